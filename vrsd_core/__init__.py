@@ -1,0 +1,11 @@
+"""vrsd_core: choose k of n retrieved vectors that are relevant *and* diverse.
+
+Pure numpy. ``select(query, candidates, k, method=...)`` returns a
+``Selection``; ``select_batch`` does B queries at once.
+"""
+
+from . import metrics
+from .api import METHODS, method_defaults, select, select_batch
+from .selection import Selection
+
+__all__ = ["METHODS", "Selection", "method_defaults", "metrics", "select", "select_batch"]

@@ -1,0 +1,253 @@
+"""Input checking and the prepared form every method works on.
+
+All methods see the same thing: a stack of B queries, each with n candidate
+rows (some masked out), plus the relevance of every candidate. The caller's
+arrays are never written: normalisation is applied as a per-row scale on the
+n-vectors the methods compute, so no normalised copy of the candidates exists.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# Scores within this relative distance of the best count as a tie, and ties go
+# to the lower candidate index (the store's own rank). float32 products carry
+# about 1e-7 * sqrt(d) of rounding, so their tolerance is wider.
+TIE_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-10}
+
+# A sum vector shorter than this (squared) has no direction: its cosine is 0.
+TINY = 1e-12
+
+
+def as_float_array(value: Any, name: str) -> np.ndarray:
+    """``value`` as a float32/float64 array (float32 stays float32), or ValueError."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name}: cannot be read as a numeric array ({exc})") from None
+    if arr.dtype == object:
+        raise ValueError(f"{name}: ragged or non-numeric values (dtype=object)")
+    if arr.dtype.kind in "biu":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind == "f":
+        if arr.dtype not in (np.float32, np.float64):
+            arr = arr.astype(np.float64)
+    else:
+        raise ValueError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        if isinstance(k, numbers.Real) and float(k).is_integer():
+            return int(k)
+        raise ValueError(f"k: expected an integer, got {k!r}")
+    return int(k)
+
+
+def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:
+    """A float in [0, 1] (or [0, 1) when ``closed_right`` is False)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a number in [0, 1], got {value!r}")
+    v = float(value)
+    upper_ok = v <= 1.0 if closed_right else v < 1.0
+    if not (v >= 0.0 and upper_ok):
+        bound = "[0, 1]" if closed_right else "[0, 1)"
+        raise ValueError(f"{name}: must be in {bound}, got {value!r}")
+    return v
+
+
+def _check_finite(arr: np.ndarray, name: str, where: np.ndarray | None = None) -> None:
+    bad = ~np.isfinite(arr)
+    if where is not None:
+        bad &= where[..., None] if bad.ndim == where.ndim + 1 else where
+    if bad.any():
+        raise ValueError(f"{name}: contains NaN or infinite values")
+
+
+def argmax_first(scores: np.ndarray) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within TIE_RTOL)."""
+    best = scores.max(axis=-1, keepdims=True)
+    tol = TIE_RTOL.get(scores.dtype, 1e-10) * np.maximum(1.0, np.abs(best))
+    return np.argmax(scores >= best - tol, axis=-1)
+
+
+@dataclass
+class Prepared:
+    """B queries with n candidates each, checked and ready for a method.
+
+    ``X`` is the caller's candidate array (read only). ``scale[b, i]`` is
+    1/|x_bi| when normalising, else 1, so ``scale * (X @ v)`` is the cosine
+    geometry without a normalised copy of X.
+    """
+
+    X: np.ndarray  # (B, n, d)
+    q: np.ndarray  # (B, d), unit length when normalising
+    valid: np.ndarray  # (B, n) bool
+    scale: np.ndarray  # (B, n)
+    sq_norm: np.ndarray  # (B, n): squared length of each working vector
+    q_norm: np.ndarray  # (B,): length of the working query
+    qsim: np.ndarray  # (B, n): working-vector inner product with the query
+    rel: np.ndarray  # (B, n): relevance used by relevance-based methods
+    normalize: bool
+
+    @property
+    def batch(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[1])
+
+    def sims_to(self, picks: np.ndarray) -> np.ndarray:
+        """(B, n): working inner product of every candidate with candidate picks[b].
+
+        This is the one n x d matrix-vector product a pick is allowed.
+        """
+        rows = np.arange(self.batch)
+        v = self.X[rows, picks]  # (B, d)
+        if self.batch == 1:
+            out = (self.X[0] @ v[0])[None, :]
+        else:
+            out = np.matmul(self.X, v[:, :, None])[:, :, 0]
+        if self.normalize:
+            return out * self.scale * self.scale[rows, picks][:, None]
+        return out.astype(np.float64, copy=False)
+
+    def sims_to_one(self, b: int, j: int) -> np.ndarray:
+        """(n,): working inner product of query b's candidates with its candidate j."""
+        out = self.X[b] @ self.X[b, j]
+        if self.normalize:
+            return out * self.scale[b] * self.scale[b, j]
+        return out.astype(np.float64, copy=False)
+
+    def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
+        """Working inner products among candidates ``idx`` of query b (small |idx|)."""
+        sub = self.X[b, idx]
+        g = sub @ sub.T
+        if self.normalize:
+            s = self.scale[b, idx]
+            g = g * s[:, None] * s[None, :]
+        return g.astype(np.float64, copy=False)
+
+    def vectors(self, b: int) -> np.ndarray:
+        """Working vectors of query b's candidates as a new (n, d) array."""
+        if self.normalize:
+            return self.X[b] * self.scale[b][:, None]
+        return np.array(self.X[b], copy=True)
+
+
+def prepare(
+    queries: Any,
+    candidates: Any,
+    *,
+    mask: Any = None,
+    relevance: Any = None,
+    normalize: bool = True,
+    batched: bool,
+) -> Prepared:
+    """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
+    q = as_float_array(queries, "queries" if batched else "query")
+    X = as_float_array(candidates, "candidates")
+    qname = "queries" if batched else "query"
+    if batched:
+        if q.ndim != 2:
+            raise ValueError(f"queries: expected a 2-D array (B, d), got shape {q.shape}")
+        if X.ndim != 3:
+            raise ValueError(
+                f"candidates: expected a 3-D array (B, n, d), got shape {X.shape}"
+            )
+        if X.shape[0] != q.shape[0]:
+            raise ValueError(
+                f"candidates: {X.shape[0]} candidate sets for {q.shape[0]} queries"
+            )
+    else:
+        if q.ndim != 1:
+            raise ValueError(f"query: expected a 1-D vector, got shape {q.shape}")
+        if X.ndim == 1 and X.size == 0:
+            X = X.reshape(0, q.shape[0])
+        if X.ndim != 2:
+            raise ValueError(f"candidates: expected a 2-D array (n, d), got shape {X.shape}")
+        q = q[None, :]
+        X = X[None, :, :]
+    B, n, d = X.shape
+    if q.shape[1] == 0:
+        raise ValueError(f"{qname}: has dimension 0")
+    if n and d != q.shape[1]:
+        raise ValueError(
+            f"candidates: dimension {d} does not match the query dimension {q.shape[1]}"
+        )
+    # One working dtype: float32 only when both are float32.
+    dtype = np.float32 if (X.dtype == np.float32 and q.dtype == np.float32) else np.float64
+    X = np.ascontiguousarray(X, dtype=dtype)
+    q = np.asarray(q, dtype=dtype)
+
+    if mask is None:
+        valid = np.ones((B, n), dtype=bool)
+    else:
+        m = np.asarray(mask)
+        if m.shape != (B, n):
+            raise ValueError(f"mask: expected shape {(B, n)}, got {m.shape}")
+        if m.dtype != bool:
+            if m.dtype.kind not in "biu" or not np.isin(m, (0, 1)).all():
+                raise ValueError("mask: expected booleans (True = a real candidate)")
+            m = m.astype(bool)
+        valid = m.copy()
+
+    _check_finite(q, qname)
+    if n:
+        _check_finite(X, "candidates", valid)
+
+    q_norm = np.sqrt(np.einsum("bd,bd->b", q, q, dtype=np.float64))
+    if (q_norm == 0).any():
+        raise ValueError(f"{qname}: zero vector (cosine is undefined)")
+    sq = np.einsum("bnd,bnd->bn", X, X, dtype=np.float64) if n else np.zeros((B, 0))
+    if (valid & (sq == 0)).any():
+        b, i = np.argwhere(valid & (sq == 0))[0]
+        where = f"row {i}" if not batched else f"set {b}, row {i}"
+        raise ValueError(f"candidates: {where} is a zero vector (cosine is undefined)")
+
+    if normalize:
+        scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
+        q = (q / q_norm[:, None].astype(dtype)).astype(dtype)
+        sq_norm = valid.astype(np.float64)
+        q_norm = np.ones(B)
+    else:
+        scale = np.ones((B, n))
+        sq_norm = sq
+
+    if n:
+        if B == 1:
+            raw = (X[0] @ q[0])[None, :]
+        else:
+            raw = np.matmul(X, q[:, :, None])[:, :, 0]
+        qsim = raw.astype(np.float64) * scale
+    else:
+        qsim = np.zeros((B, 0))
+    qsim = np.where(valid, qsim, 0.0)
+
+    if relevance is None:
+        rel = qsim
+    else:
+        r = as_float_array(relevance, "relevance").astype(np.float64)
+        want = (B, n) if batched else (n,)
+        if r.shape != want:
+            raise ValueError(f"relevance: expected shape {want}, got {r.shape}")
+        r = r.reshape(B, n)
+        _check_finite(r, "relevance", valid)
+        rel = np.where(valid, r, 0.0)
+    return Prepared(
+        X=X,
+        q=q,
+        valid=valid,
+        scale=scale,
+        sq_norm=sq_norm,
+        q_norm=q_norm,
+        qsim=qsim,
+        rel=rel,
+        normalize=normalize,
+    )

@@ -1,0 +1,153 @@
+"""``select`` and ``select_batch``: one call shape for every method."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._prepare import Prepared, check_k, prepare
+from .methods._common import Picked, cosine_from_parts
+from .methods.dpp import dpp
+from .methods.mmr import mmr
+from .methods.similarity import similarity
+from .methods.vrsd import vrsd
+from .methods.vrsd_exact import vrsd_exact
+from .selection import Selection
+
+MethodFn = Callable[..., list[Picked]]
+
+METHODS: dict[str, MethodFn] = {
+    "similarity": similarity,
+    "vrsd": vrsd,
+    "vrsd_exact": vrsd_exact,
+    "mmr": mmr,
+    "dpp": dpp,
+}
+
+# Methods whose objective is the geometry itself: an outside relevance has no place.
+GEOMETRIC_METHODS = frozenset({"vrsd", "vrsd_exact"})
+
+
+def method_defaults(method: str) -> dict[str, Any]:
+    """The options a method accepts, with their defaults."""
+    fn = _lookup(method)
+    return {
+        p.name: p.default
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+
+
+def _lookup(method: Any) -> MethodFn:
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method: unknown method {method!r}; choose from {sorted(METHODS)}")
+    return METHODS[method]
+
+
+def _run(
+    method: str, prep: Prepared, k: Any, relevance: Any, options: dict[str, Any]
+) -> list[Selection]:
+    fn = _lookup(method)
+    params = method_defaults(method)
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        allowed = ", ".join(sorted(params)) or "none"
+        raise ValueError(
+            f"{unknown[0]}: not an option of method {method!r} (its options: {allowed})"
+        )
+    if relevance is not None and method in GEOMETRIC_METHODS:
+        raise ValueError(
+            f"relevance: method {method!r} scores candidates by their vectors against the "
+            "query; it takes no outside relevance"
+        )
+    params.update(options)
+    picked = fn(prep, check_k(k), **options)
+    return [_to_selection(prep, b, p, method, params) for b, p in enumerate(picked)]
+
+
+def _to_selection(
+    prep: Prepared, b: int, picked: Picked, method: str, params: dict[str, Any]
+) -> Selection:
+    idx = picked.indices
+    if len(idx):
+        total_sq = float(prep.gram(b, idx).sum())
+        objective = float(
+            cosine_from_parts(np.float64(prep.qsim[b, idx].sum()), np.float64(total_sq),
+                              float(prep.q_norm[b]))
+        )
+    else:
+        objective = 0.0
+    return Selection(
+        indices=idx,
+        gains=picked.gains,
+        relevance=prep.rel[b, idx].astype(np.float64),
+        objective=objective,
+        method=method,
+        params=dict(params),
+        info=picked.info,
+    )
+
+
+def select(
+    query: Any,
+    candidates: Any,
+    k: int,
+    *,
+    method: str = "vrsd",
+    relevance: Any = None,
+    normalize: bool = True,
+    **options: Any,
+) -> Selection:
+    """Choose ``k`` of ``n`` candidate vectors for one query.
+
+    Args:
+        query: (d,) query vector.
+        candidates: (n, d) candidate vectors, usually the store's top-n in its order.
+        k: how many to choose. k >= n returns all n (in selection order);
+            k <= 0 or no candidates returns an empty selection.
+        method: one of ``METHODS`` (see the README's method table).
+        relevance: optional (n,) relevance scores replacing cosine-to-query for
+            relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
+        normalize: L2-normalise query and candidates first (cosine geometry).
+        **options: the method's options, e.g. ``lambda_mult=0.7`` for ``mmr``.
+
+    Returns:
+        A ``Selection`` (indices in selection order, per-pick gains, relevance,
+        the sum-vector objective of the set).
+
+    Raises:
+        ValueError: naming the argument, for NaN/inf, zero vectors, wrong shapes,
+            an unknown method or option, or an option out of range.
+    """
+    prep = prepare(query, candidates, relevance=relevance, normalize=normalize, batched=False)
+    return _run(method, prep, k, relevance, options)[0]
+
+
+def select_batch(
+    queries: Any,
+    candidates: Any,
+    k: int,
+    *,
+    method: str = "vrsd",
+    mask: Any = None,
+    relevance: Any = None,
+    normalize: bool = True,
+    **options: Any,
+) -> list[Selection]:
+    """``select`` for B queries at once; the same results as B single calls.
+
+    Args:
+        queries: (B, d).
+        candidates: (B, n, d); query b chooses among candidates[b].
+        mask: optional (B, n) booleans, False marking padding rows (for queries
+            with fewer than n candidates). Indices refer to positions in
+            candidates[b], so padding may sit anywhere.
+        relevance: optional (B, n).
+    """
+    prep = prepare(
+        queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True
+    )
+    return _run(method, prep, k, relevance, options)

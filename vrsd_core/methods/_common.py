@@ -1,0 +1,38 @@
+"""Small pieces the method modules share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._prepare import TINY, Prepared
+
+
+@dataclass
+class Picked:
+    """One query's picks, before ``vrsd_core.api`` adds relevance and objective."""
+
+    indices: np.ndarray
+    gains: np.ndarray
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def pick_counts(prep: Prepared, k: int) -> np.ndarray:
+    """Per query, how many picks: min(k, number of real candidates), at least 0."""
+    return np.minimum(max(k, 0), prep.valid.sum(axis=1))
+
+
+def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list[Picked]:
+    """Cut the (B, K) pick table into one ``Picked`` per query."""
+    return [
+        Picked(picks[b, : counts[b]].astype(np.int64), gains[b, : counts[b]].astype(np.float64))
+        for b in range(picks.shape[0])
+    ]
+
+
+def cosine_from_parts(num: np.ndarray, den2: np.ndarray, q_norm: Any = 1.0) -> np.ndarray:
+    """cos = num / (|q| sqrt(den2)); a sum vector of (near) zero length scores 0."""
+    ok = den2 > TINY
+    return np.where(ok, num / (np.sqrt(np.where(ok, den2, 1.0)) * q_norm), 0.0)

@@ -1,0 +1,86 @@
+"""Evaluation metrics of the VRSD paper (see ../shared/data/README.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._prepare import as_float_array
+
+
+def _rows(vectors: Any, name: str, normalize: bool) -> np.ndarray:
+    v = as_float_array(vectors, name).astype(np.float64)
+    if v.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array (k, d), got shape {v.shape}")
+    if not np.isfinite(v).all():
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    if normalize and len(v):
+        norms = np.linalg.norm(v, axis=1)
+        if (norms == 0).any():
+            raise ValueError(f"{name}: contains a zero vector (cosine is undefined)")
+        v = v / norms[:, None]
+    return v
+
+
+def sum_vector_similarity(query: Any, vectors: Any, *, normalize: bool = True) -> float:
+    """Sim.: cos(sum of the selected vectors, query). 0.0 for no vectors.
+
+    With ``normalize`` (the paper's setting for unit-length sentence embeddings)
+    each vector is L2-normalised before summing.
+    """
+    v = _rows(vectors, "vectors", normalize)
+    q = as_float_array(query, "query").astype(np.float64)
+    if q.ndim != 1 or (len(v) and q.shape[0] != v.shape[1]):
+        raise ValueError(f"query: expected a vector of dimension {v.shape[1] if len(v) else 'd'}")
+    qn = np.linalg.norm(q)
+    if qn == 0 or not np.isfinite(qn):
+        raise ValueError("query: zero or non-finite vector")
+    if len(v) == 0:
+        return 0.0
+    s = v.sum(axis=0)
+    sn = np.linalg.norm(s)
+    return 0.0 if sn == 0 else float(s @ q / (sn * qn))
+
+
+def intra_list_similarity(vectors: Any, *, normalize: bool = True) -> float:
+    """Div.: mean pairwise cosine over the i < j pairs (lower is more diverse).
+
+    0.0 when there are fewer than two vectors (no pair to be alike).
+    """
+    v = _rows(vectors, "vectors", normalize)
+    m = len(v)
+    if m < 2:
+        return 0.0
+    g = v @ v.T
+    return float((g.sum() - np.trace(g)) / (m * (m - 1)))
+
+
+def _paired(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    x = as_float_array(a, "a").astype(np.float64).ravel()
+    y = as_float_array(b, "b").astype(np.float64).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"b: {y.size} values for {x.size} in a (one per query in both)")
+    if x.size == 0:
+        raise ValueError("a: no queries")
+    return x, y
+
+
+def win_rate(a: Any, b: Any, *, lower_is_better: bool = False) -> float:
+    """Share of queries where method a strictly beats method b (paper, Eq. 8/9).
+
+    For Sim. higher wins; pass ``lower_is_better=True`` for Div.
+    """
+    x, y = _paired(a, b)
+    wins = x < y if lower_is_better else x > y
+    return float(wins.mean())
+
+
+def max_diff(a: Any, b: Any) -> float:
+    """Largest per-query advantage of a over b: max_i (a_i - b_i).
+
+    Negative when a never beats b. The README of the evaluation data names no
+    formula for it; this is the one the project reports.
+    """
+    x, y = _paired(a, b)
+    return float((x - y).max())

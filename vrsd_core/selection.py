@@ -1,0 +1,50 @@
+"""The result type shared by every selection method."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a method picked, in the order it picked it.
+
+    Attributes:
+        indices: candidate positions in selection order (the ranking users see).
+        gains: per pick, the method's objective gain when that item was added
+            (for ``vrsd``: the sum-vector cosine after the step).
+        relevance: per pick, the item's relevance (cosine to the query unless
+            ``relevance=`` was given), aligned with ``indices``.
+        objective: sum-vector similarity cos(sum of selected, query) of the
+            final set, whatever the method; 0.0 for an empty selection.
+        method: the method name.
+        params: the options the method ran with, defaults filled in.
+        info: method-specific facts about the run (e.g. ``filled_by_relevance``
+            for ``dpp``, ``swaps`` for ``vrsd`` with ``refine="swap"``).
+    """
+
+    indices: np.ndarray
+    gains: np.ndarray
+    relevance: np.ndarray
+    objective: float
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.indices.shape[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python form (lists and floats), e.g. for JSON."""
+        return {
+            "indices": self.indices.tolist(),
+            "gains": self.gains.tolist(),
+            "relevance": self.relevance.tolist(),
+            "objective": self.objective,
+            "method": self.method,
+            "params": dict(self.params),
+            "info": dict(self.info),
+        }
