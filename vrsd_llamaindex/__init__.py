@@ -1,1 +1,14 @@
+"""vrsd for LlamaIndex: a diversity-aware node postprocessor and reranking retriever.
 
+``index.as_query_engine(similarity_top_k=20, node_postprocessors=[VRSDPostprocessor(top_n=5)])``
+keeps the 5 of 20 retrieved nodes whose sum is best aligned with the query;
+``VRSDRetriever(index.as_retriever(), top_n=5, fetch_k=20)`` does the same as a
+retriever. Both need the embedding model the index was built with (``embed_model=``
+or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
+"""
+
+from .base import METADATA_KEY, VRSDPostprocessor
+from .embeddings import default_embed_model
+from .retriever import VRSDRetriever
+
+__all__ = ["METADATA_KEY", "VRSDPostprocessor", "VRSDRetriever", "default_embed_model"]

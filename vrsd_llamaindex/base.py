@@ -1,0 +1,283 @@
+"""``VRSDPostprocessor``: relevant *and* diverse node selection for query engines.
+
+Usage::
+
+    from vrsd_llamaindex import VRSDPostprocessor
+
+    query_engine = index.as_query_engine(
+        similarity_top_k=20,                      # over-fetch n candidates ...
+        node_postprocessors=[VRSDPostprocessor(top_n=5, embed_model=embed_model)],
+    )                                             # ... keep the k that VRSD picks
+
+The postprocessor needs one vector per candidate node and one for the query.
+Candidate vectors come, in this order of preference, from ``node.embedding``;
+from ``vector_store`` (when given and it can return them, e.g.
+``index.vector_store`` for the default ``SimpleVectorStore`` or a Chroma store);
+else from ``embed_model.get_text_embedding_batch`` on
+``node.get_content(metadata_mode=MetadataMode.EMBED)``, the very text the index
+embedded, in one batch for just the nodes that lack a vector. The query vector
+is the bundle's ``embedding`` (a synchronous vector-index retriever leaves it
+there), else the embed model on the bundle's embedding strings (LlamaIndex's
+async retriever hands postprocessors a bundle without one).
+
+Each returned node is a new ``NodeWithScore`` around a copy of the node, in
+selection order, with ``score`` = cosine similarity of the node's vector to the
+query, and ``node.metadata["vrsd"] = {"rank", "gain", "method"}``. The copy
+lists ``"vrsd"`` in its excluded LLM and embed metadata keys: the ranking
+bookkeeping is for the application, not text for the LLM or the embedder. The
+caller's nodes are never modified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.bridge.pydantic import Field, model_validator
+from llama_index.core.callbacks import CBEventType, EventPayload
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
+from llama_index.core.settings import Settings
+
+from vrsd_core import Selection, method_defaults, select
+
+from ._stores import vectors_from_store
+
+dispatcher = get_dispatcher(__name__)
+
+METADATA_KEY = "vrsd"
+
+
+def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
+    """Raise ValueError now, at construction, for anything ``select`` would refuse later.
+
+    Unknown methods and option names are checked by name; option values by a
+    dry run of the core on two orthogonal vectors (the core's own checks, not
+    a copy of them).
+    """
+    allowed = method_defaults(method)  # ValueError naming `method` if unknown
+    unknown = sorted(set(method_kwargs) - set(allowed))
+    if unknown:
+        options = ", ".join(sorted(allowed)) or "none"
+        raise ValueError(
+            f"method_kwargs: {unknown[0]!r} is not an option of method {method!r} "
+            f"(its options: {options})"
+        )
+    select(np.array([1.0, 0.0]), np.eye(2), 1, method=method, **method_kwargs)
+
+
+def _with_key(keys: Sequence[str]) -> list[str]:
+    return list(keys) if METADATA_KEY in keys else [*keys, METADATA_KEY]
+
+
+def annotated_copy(item: NodeWithScore, rank: int, gain: float, relevance: float,
+                   method: str) -> NodeWithScore:
+    """A new NodeWithScore around a copy of ``item.node`` carrying the ``"vrsd"`` entry.
+
+    The copy gets new metadata and excluded-key lists; fields vrsd does not touch
+    (text, relationships, embedding) are shared with the original, as a shallow
+    copy does.
+    """
+    node: BaseNode = item.node
+    metadata = dict(node.metadata)
+    metadata[METADATA_KEY] = {"rank": rank, "gain": gain, "method": method}
+    copy = node.model_copy(
+        update={
+            "metadata": metadata,
+            "excluded_llm_metadata_keys": _with_key(node.excluded_llm_metadata_keys),
+            "excluded_embed_metadata_keys": _with_key(node.excluded_embed_metadata_keys),
+        }
+    )
+    return NodeWithScore(node=copy, score=relevance)
+
+
+def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
+    if query_bundle is None:
+        raise ValueError(
+            "query_bundle: VRSDPostprocessor needs the query; pass query_bundle= or query_str="
+        )
+    if query_bundle.embedding is None and not query_bundle.embedding_strs:
+        raise ValueError("query_bundle: has neither an embedding nor a query string to embed")
+    return query_bundle
+
+
+def _has_vector(vector: Sequence[float] | None) -> bool:
+    return vector is not None and len(vector) > 0
+
+
+class VRSDPostprocessor(BaseNodePostprocessor):
+    """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
+
+    See the module docstring for where vectors come from and what the output
+    nodes carry. Methods are those of ``vrsd_core.METHODS``: ``"vrsd"`` (the
+    paper's greedy sum-vector selection; ``method_kwargs={"refine": "swap"}``
+    adds local search), ``"vrsd_exact"``, ``"mmr"`` (``lambda_mult``),
+    ``"dpp"`` (``theta``), ``"similarity"``.
+
+    ``embed_model`` left as None means ``Settings.embed_model``, looked up only
+    when a vector must actually be computed. If Settings has no model either,
+    that is a ValueError rather than LlamaIndex's silent OpenAI default: the
+    vectors must come from the model the index was built with.
+    ``vrsd_llamaindex.default_embed_model()`` gives the bundled all-MiniLM-L6-v2.
+    """
+
+    top_n: int = Field(default=4, gt=0, description="How many nodes to keep.")
+    method: str = Field(default="vrsd", description="A method of vrsd_core.METHODS.")
+    method_kwargs: dict[str, Any] = Field(
+        default_factory=dict, description="The method's options, e.g. {'lambda_mult': 0.5}."
+    )
+    embed_model: BaseEmbedding | None = Field(
+        default=None,
+        description="Embeds the query and nodes without vectors; None = Settings.embed_model.",
+        exclude=True,
+    )
+    vector_store: Any | None = Field(
+        default=None,
+        description="A vector store to read candidate vectors from (e.g. index.vector_store).",
+        exclude=True,
+    )
+
+    @model_validator(mode="after")
+    def _check_method(self) -> VRSDPostprocessor:
+        check_method_options(self.method, self.method_kwargs)
+        return self
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "VRSDPostprocessor"
+
+    # -- the query and candidate vectors ---------------------------------------------
+
+    def resolved_embed_model(self) -> BaseEmbedding:
+        """``embed_model``, else ``Settings.embed_model`` if one was set; else ValueError."""
+        if self.embed_model is not None:
+            return self.embed_model
+        # Settings.embed_model would resolve an unset model to OpenAI (a network
+        # call, and not the model that embedded the index): only take a set one.
+        if getattr(Settings, "_embed_model", None) is None:
+            raise ValueError(
+                "embed_model: none given and Settings.embed_model is not set; pass "
+                "embed_model= (the model that built the index, e.g. "
+                "vrsd_llamaindex.default_embed_model()) or set Settings.embed_model"
+            )
+        return Settings.embed_model
+
+    def query_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
+        """The bundle's embedding, else the embed model's on its embedding strings."""
+        if query_bundle.embedding is not None:
+            return query_bundle.embedding
+        return self.resolved_embed_model().get_agg_embedding_from_queries(
+            query_bundle.embedding_strs
+        )
+
+    async def aquery_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
+        """Async ``query_vector``."""
+        if query_bundle.embedding is not None:
+            return query_bundle.embedding
+        return await self.resolved_embed_model().aget_agg_embedding_from_queries(
+            query_bundle.embedding_strs
+        )
+
+    def _known_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float] | None]:
+        """Vectors the nodes carry, completed from ``vector_store``; None where neither has one."""
+        vectors = [n.node.embedding for n in nodes]
+        missing = [
+            n.node.node_id for n, v in zip(nodes, vectors, strict=True) if not _has_vector(v)
+        ]
+        if missing and self.vector_store is not None:
+            found = vectors_from_store(self.vector_store, missing)
+            vectors = [v if _has_vector(v) else found.get(n.node.node_id)
+                       for n, v in zip(nodes, vectors, strict=True)]
+        return [v if _has_vector(v) else None for v in vectors]
+
+    @staticmethod
+    def _texts_to_embed(nodes: Sequence[NodeWithScore],
+                        vectors: list[Sequence[float] | None]) -> tuple[list[int], list[str]]:
+        positions = [i for i, v in enumerate(vectors) if v is None]
+        texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in positions]
+        return positions, texts
+
+    def candidate_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float]]:
+        """One vector per node: its own, the store's, else embedded (one batch)."""
+        vectors = self._known_vectors(nodes)
+        positions, texts = self._texts_to_embed(nodes, vectors)
+        if texts:
+            embedded = self.resolved_embed_model().get_text_embedding_batch(texts)
+            for i, v in zip(positions, embedded, strict=True):
+                vectors[i] = v
+        return vectors  # type: ignore[return-value]
+
+    async def acandidate_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float]]:
+        """Async ``candidate_vectors`` (the store lookup runs in a worker thread)."""
+        vectors = await asyncio.to_thread(self._known_vectors, nodes)
+        positions, texts = self._texts_to_embed(nodes, vectors)
+        if texts:
+            embedded = await self.resolved_embed_model().aget_text_embedding_batch(texts)
+            for i, v in zip(positions, embedded, strict=True):
+                vectors[i] = v
+        return vectors  # type: ignore[return-value]
+
+    # -- selection ---------------------------------------------------------------------
+
+    def select_nodes(self, nodes: Sequence[NodeWithScore], query_vector: Sequence[float],
+                     vectors: Sequence[Sequence[float]]) -> list[NodeWithScore]:
+        """Run the core on the vectors and return annotated copies in selection order."""
+        sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
+                                **self.method_kwargs)
+        return [
+            annotated_copy(nodes[int(i)], rank, float(gain), float(rel), self.method)
+            for rank, (i, gain, rel) in enumerate(
+                zip(sel.indices, sel.gains, sel.relevance, strict=True), start=1
+            )
+        ]
+
+    @contextmanager
+    def _rerank_event(self, nodes: list[NodeWithScore],
+                      query_bundle: QueryBundle) -> Iterator[list[NodeWithScore]]:
+        """Rerank start/end events (instrumentation and legacy callbacks), as
+        LlamaIndex's own rerankers emit them; the caller fills the yielded list."""
+        model_name = f"vrsd:{self.method}"
+        dispatcher.event(ReRankStartEvent(query=query_bundle, nodes=nodes, top_n=self.top_n,
+                                          model_name=model_name))
+        result: list[NodeWithScore] = []
+        payload = {
+            EventPayload.NODES: nodes,
+            EventPayload.MODEL_NAME: model_name,
+            EventPayload.QUERY_STR: query_bundle.query_str,
+            EventPayload.TOP_K: self.top_n,
+        }
+        with self.callback_manager.event(CBEventType.RERANKING, payload=payload) as event:
+            yield result
+            event.on_end(payload={EventPayload.NODES: result})
+        dispatcher.event(ReRankEndEvent(nodes=result))
+
+    @dispatcher.span
+    def _postprocess_nodes(self, nodes: list[NodeWithScore],
+                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+        query_bundle = _require_query(query_bundle)
+        if not nodes:
+            return []
+        with self._rerank_event(nodes, query_bundle) as result:
+            query_vector = self.query_vector(query_bundle)
+            vectors = self.candidate_vectors(nodes)
+            result.extend(self.select_nodes(nodes, query_vector, vectors))
+        return result
+
+    @dispatcher.span
+    async def _apostprocess_nodes(self, nodes: list[NodeWithScore],
+                                  query_bundle: QueryBundle | None = None
+                                  ) -> list[NodeWithScore]:
+        query_bundle = _require_query(query_bundle)
+        if not nodes:
+            return []
+        with self._rerank_event(nodes, query_bundle) as result:
+            query_vector = await self.aquery_vector(query_bundle)
+            vectors = await self.acandidate_vectors(nodes)
+            result.extend(self.select_nodes(nodes, query_vector, vectors))
+        return result

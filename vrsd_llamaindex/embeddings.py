@@ -1,0 +1,21 @@
+"""The bundled embedding model as a LlamaIndex ``BaseEmbedding``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from vrsd_core.models import bundled_model_path
+
+if TYPE_CHECKING:  # the import loads sentence-transformers and torch
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+
+def default_embed_model(**kwargs: Any) -> HuggingFaceEmbedding:
+    """``HuggingFaceEmbedding`` on the bundled all-MiniLM-L6-v2 (offline).
+
+    Keyword arguments go to ``HuggingFaceEmbedding`` (e.g. ``embed_batch_size``).
+    Imported lazily: importing ``vrsd_llamaindex`` does not load torch.
+    """
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+    return HuggingFaceEmbedding(model_name=bundled_model_path(), **kwargs)

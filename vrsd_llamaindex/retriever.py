@@ -1,0 +1,126 @@
+"""``VRSDRetriever``: any LlamaIndex retriever, over-fetched and reranked by VRSD.
+
+Usage::
+
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from vrsd_llamaindex import VRSDRetriever
+
+    retriever = VRSDRetriever(index.as_retriever(), top_n=5, fetch_k=20)
+    nodes = retriever.retrieve("What do plants need to grow?")
+    engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
+
+The reranking is ``VRSDPostprocessor``'s, run on the wrapped retriever's
+``fetch_k`` candidates: the two share one implementation (the retriever holds
+a postprocessor, available as ``.postprocessor``).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.indices.vector_store.retrievers.retriever import VectorIndexRetriever
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from .base import VRSDPostprocessor
+
+dispatcher = get_dispatcher(__name__)
+
+
+class VRSDRetriever(BaseRetriever):
+    """Wrap ``retriever``: fetch ``fetch_k`` candidates, keep ``top_n`` picked by ``method``.
+
+    Args:
+        retriever: any LlamaIndex retriever. A ``VectorIndexRetriever`` (what
+            ``index.as_retriever()`` returns) is asked for ``fetch_k`` nodes on a
+            per-call shallow copy, so the caller's retriever is never changed and
+            concurrent calls do not race; any other retriever returns what it
+            returns, and ``fetch_k`` only bounds nothing.
+        top_n: how many nodes to return.
+        fetch_k: how many candidates to fetch from a vector index retriever.
+        method, method_kwargs: as for ``VRSDPostprocessor``.
+        embed_model: embeds the query and candidates without vectors. Default:
+            the vector index retriever's own model (the one the index used),
+            else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
+        vector_store: where candidate vectors can be read back. Default: the
+            vector index retriever's store.
+    """
+
+    def __init__(
+        self,
+        retriever: BaseRetriever,
+        top_n: int = 4,
+        fetch_k: int = 20,
+        method: str = "vrsd",
+        method_kwargs: dict[str, Any] | None = None,
+        embed_model: BaseEmbedding | None = None,
+        vector_store: Any | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(retriever, BaseRetriever):
+            raise ValueError(
+                f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
+            )
+        if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < top_n:
+            raise ValueError(f"fetch_k: must be an integer >= top_n ({top_n}), got {fetch_k!r}")
+        if isinstance(retriever, VectorIndexRetriever):
+            # Private attributes, but the only way to reach the index's model and store.
+            embed_model = embed_model or getattr(retriever, "_embed_model", None)
+            if vector_store is None:
+                vector_store = getattr(retriever, "_vector_store", None)
+        self.retriever = retriever
+        self.fetch_k = fetch_k
+        self.postprocessor = VRSDPostprocessor(
+            top_n=top_n,
+            method=method,
+            method_kwargs=dict(method_kwargs or {}),
+            embed_model=embed_model,
+            vector_store=vector_store,
+            callback_manager=callback_manager or CallbackManager(),
+        )
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    @property
+    def top_n(self) -> int:
+        return self.postprocessor.top_n
+
+    @property
+    def method(self) -> str:
+        return self.postprocessor.method
+
+    def _fetcher(self) -> BaseRetriever:
+        """The wrapped retriever, asked for ``fetch_k`` results if it takes a top-k."""
+        if isinstance(self.retriever, VectorIndexRetriever):
+            fetcher = copy.copy(self.retriever)
+            fetcher.similarity_top_k = self.fetch_k
+            return fetcher
+        return self.retriever
+
+    def _bundles(
+        self, query_bundle: QueryBundle, embedding: Any
+    ) -> tuple[QueryBundle, QueryBundle]:
+        """(bundle for the wrapped retriever, bundle for the reranking): copies, so the
+        caller's bundle is never written. A vector index retriever whose model is
+        ours gets the query vector too, instead of embedding the query again."""
+        ranked = dataclasses.replace(query_bundle, embedding=list(embedding))
+        same_model = self.postprocessor.embed_model is getattr(self.retriever, "_embed_model", 0)
+        return (ranked if same_model else dataclasses.replace(query_bundle)), ranked
+
+    @dispatcher.span
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        fetch, ranked = self._bundles(query_bundle, self.postprocessor.query_vector(query_bundle))
+        nodes = self._fetcher().retrieve(fetch)
+        return self.postprocessor.postprocess_nodes(nodes, query_bundle=ranked)
+
+    @dispatcher.span
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        embedding = await self.postprocessor.aquery_vector(query_bundle)
+        fetch, ranked = self._bundles(query_bundle, embedding)
+        nodes = await self._fetcher().aretrieve(fetch)
+        return await self.postprocessor.apostprocess_nodes(nodes, query_bundle=ranked)
