@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first
 from ._common import Picked, pick_counts, split_rows
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:
-    """Top-k by relevance; equal relevance keeps the store's order (stable sort)."""
+    """Top-k by relevance; ties (within the core's tie tolerance) keep the store's order.
+
+    One ``argmax_first`` per pick rather than a sort: a sort treats scores that
+    are equal up to rounding (e.g. the same cosine summed in another order) as
+    distinct and would break such ties toward whichever came out larger.
+    """
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
+    B = prep.batch
+    rows = np.arange(B)
     scores = np.where(prep.valid, prep.rel, -np.inf)
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :K]
-    gains = np.take_along_axis(prep.rel, order, axis=1)
-    return split_rows(order, gains, counts)
+    picks = np.zeros((B, K), dtype=np.int64)
+    for t in range(K):
+        p = argmax_first(scores)
+        picks[:, t] = p
+        scores[rows, p] = -np.inf
+    gains = np.take_along_axis(prep.rel, picks, axis=1)
+    return split_rows(picks, gains, counts)
