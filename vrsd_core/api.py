@@ -9,10 +9,15 @@ from typing import Any
 import numpy as np
 
 from ._prepare import Prepared, check_k, prepare
+from ._prior import PRIOR_DEFAULTS, PRIOR_METHODS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, cosine_from_parts
+from .methods.cluster import cluster
 from .methods.dpp import dpp
 from .methods.mmr import mmr
 from .methods.similarity import similarity
+from .methods.threshold import threshold
+from .methods.top_m import top_m
+from .methods.top_p import top_p
 from .methods.vrsd import vrsd
 from .methods.vrsd_exact import vrsd_exact
 from .selection import Selection
@@ -25,6 +30,11 @@ METHODS: dict[str, MethodFn] = {
     "vrsd_exact": vrsd_exact,
     "mmr": mmr,
     "dpp": dpp,
+    # The RAG_diversity strategies (seeded sampling and clustering).
+    "threshold": threshold,
+    "top_m": top_m,
+    "top_p": top_p,
+    "cluster": cluster,
 }
 
 # Methods whose objective is the geometry itself: an outside relevance has no place.
@@ -34,11 +44,14 @@ GEOMETRIC_METHODS = frozenset({"vrsd", "vrsd_exact"})
 def method_defaults(method: str) -> dict[str, Any]:
     """The options a method accepts, with their defaults."""
     fn = _lookup(method)
-    return {
+    options = {
         p.name: p.default
         for p in inspect.signature(fn).parameters.values()
         if p.kind is inspect.Parameter.KEYWORD_ONLY
     }
+    if method in PRIOR_METHODS:  # the quality prior (see _prior.py)
+        options.update(PRIOR_DEFAULTS)
+    return options
 
 
 def _lookup(method: Any) -> MethodFn:
@@ -48,9 +61,16 @@ def _lookup(method: Any) -> MethodFn:
 
 
 def _run(
-    method: str, prep: Prepared, k: Any, relevance: Any, options: dict[str, Any]
+    method: str,
+    prep: Prepared,
+    k: Any,
+    relevance: Any,
+    options: dict[str, Any],
+    *,
+    batched: bool = False,
 ) -> list[Selection]:
     fn = _lookup(method)
+    refuse_prior(method, options)
     params = method_defaults(method)
     unknown = sorted(set(options) - set(params))
     if unknown:
@@ -63,8 +83,14 @@ def _run(
             f"relevance: method {method!r} scores candidates by their vectors against the "
             "query; it takes no outside relevance"
         )
-    params.update(options)
-    picked = fn(prep, check_k(k), **options)
+    params = shown_params({**params, **options})
+    # Quality prior: the method runs on the blended relevance; the Selection
+    # reports the plain one (see _prior.py).
+    run_prep, options, prior = apply_prior(prep, options, batched=batched)
+    picked = fn(run_prep, check_k(k), **options)
+    if prior is not None:
+        for b, p in enumerate(picked):
+            p.info["prior"] = prior[b, p.indices].tolist()
     return [_to_selection(prep, b, p, method, params) for b, p in enumerate(picked)]
 
 
@@ -113,6 +139,9 @@ def select(
             relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
         normalize: L2-normalise query and candidates first (cosine geometry).
         **options: the method's options, e.g. ``lambda_mult=0.7`` for ``mmr``.
+            ``similarity``, ``mmr`` and ``dpp`` also take the quality prior
+            ``prior`` ((n,) scores) and ``prior_weight`` (in [0, 1], default 0):
+            relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
 
     Returns:
         A ``Selection`` (indices in selection order, per-pick gains, relevance,
@@ -145,9 +174,9 @@ def select_batch(
         mask: optional (B, n) booleans, False marking padding rows (for queries
             with fewer than n candidates). Indices refer to positions in
             candidates[b], so padding may sit anywhere.
-        relevance: optional (B, n).
+        relevance: optional (B, n); a ``prior`` option is (B, n) here too.
     """
     prep = prepare(
         queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True
     )
-    return _run(method, prep, k, relevance, options)
+    return _run(method, prep, k, relevance, options, batched=True)

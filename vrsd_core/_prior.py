@@ -1,0 +1,84 @@
+"""The quality prior (RAGSys, Contal & McGoldrick 2024, Algorithm 1 "MMR with quality bias").
+
+Options ``prior`` (b_i, one real number per candidate: shape (n,) in
+``select``, (B, n) in ``select_batch``) and ``prior_weight`` (w in [0, 1],
+default 0 = no prior; RAGSys's lambda_b is 1 - w) of the relevance-based
+methods in ``PRIOR_METHODS``. Before the method runs, its relevance becomes
+
+    v_i = (1 - w) * rel_i + w * b_i
+
+so no method repeats this. With ``mmr`` that is exactly Algorithm 1: the
+first pick is argmax v, then lambda_mult * v_i - (1 - lambda_mult) * max_j
+cos(e_i, e_j). In ``dpp`` v sets the kernel's quality weights; in
+``similarity`` it is the ranking score.
+
+A prior with ``prior_weight=0`` is checked but has no effect (so a caller can
+pass a metadata field always and tune only the weight); ``prior_weight > 0``
+without a prior is an error. ``vrsd``/``vrsd_exact`` refuse both options:
+their objective, cos(sum of picks, query), has no place for a prior.
+
+Reporting: ``Selection.relevance`` stays the plain relevance (cosine to the
+query unless ``relevance=`` was given); ``params`` shows ``prior_weight`` and
+``prior`` as ``"given"`` or None (not the array); ``info["prior"]`` lists the
+picks' prior values, aligned with ``indices``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ._prepare import Prepared, _check_finite, as_float_array, check_unit
+
+PRIOR_METHODS = frozenset({"similarity", "mmr", "dpp"})
+PRIOR_DEFAULTS: dict[str, Any] = {"prior": None, "prior_weight": 0.0}
+
+
+def refuse_prior(method: str, options: dict[str, Any]) -> None:
+    """ValueError naming ``prior``/``prior_weight`` for methods without a prior."""
+    for name in PRIOR_DEFAULTS:
+        if name in options and method not in PRIOR_METHODS:
+            raise ValueError(
+                f"{name}: method {method!r} takes no quality prior; the methods that do "
+                f"are {sorted(PRIOR_METHODS)}"
+            )
+
+
+def apply_prior(
+    prep: Prepared, options: dict[str, Any], *, batched: bool
+) -> tuple[Prepared, dict[str, Any], np.ndarray | None]:
+    """Split the prior options off and blend the prior into the relevance.
+
+    Returns the ``Prepared`` the method runs on (the input itself when there is
+    no effective prior), the remaining options, and the checked (B, n) prior
+    (None when none was given).
+    """
+    rest = {key: val for key, val in options.items() if key not in PRIOR_DEFAULTS}
+    raw = options.get("prior")
+    weight = check_unit(options.get("prior_weight", 0.0), "prior_weight")
+    if raw is None:
+        if weight > 0:
+            raise ValueError(
+                f"prior_weight: {weight:g} > 0 needs a prior (one score per candidate)"
+            )
+        return prep, rest, None
+    prior = as_float_array(raw, "prior").astype(np.float64)
+    want = (prep.batch, prep.n) if batched else (prep.n,)
+    if prior.shape != want:
+        raise ValueError(f"prior: expected shape {want} (one score per candidate), got "
+                         f"{prior.shape}")
+    prior = np.where(prep.valid, prior.reshape(prep.batch, prep.n), 0.0)
+    _check_finite(prior, "prior", prep.valid)
+    if weight == 0:
+        return prep, rest, prior
+    blended = np.where(prep.valid, (1.0 - weight) * prep.rel + weight * prior, 0.0)
+    return dataclasses.replace(prep, rel=blended), rest, prior
+
+
+def shown_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` for the Selection: the prior array is shown as ``"given"``."""
+    if params.get("prior") is not None:
+        return {**params, "prior": "given"}
+    return params

@@ -1,0 +1,117 @@
+"""What the seeded strategies (``threshold``, ``top_m``, ``top_p``, ``cluster``) share.
+
+- Seeds: ``None`` (fresh entropy each call), an int >= 0 (reproducible), or a
+  ``numpy.random.Generator`` (one number is drawn from it per call, so it
+  advances the way numpy generators do, and equal generator states give equal
+  results). Every query of a batch starts from the same seed, so
+  ``select_batch`` equals the corresponding single ``select`` calls.
+- Sampling k of m without replacement with probabilities p (each draw
+  proportional to p among the items left) is the Plackett-Luce order of
+  ``log p + Gumbel noise`` (Gumbel-top-k): one vectorised draw, no loop over
+  candidates. Items of probability 0 (log p = -inf) come last, in the order
+  they were given, which is the relevance ranking everywhere here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .._prepare import Prepared
+
+
+def resolve_seed(seed: Any) -> int:
+    """The integer every query of this call seeds its generator with."""
+    if seed is None:
+        return int(np.random.default_rng().integers(0, 2**63 - 1))  # fresh entropy
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(
+            f"seed: expected None, an integer >= 0 or a numpy Generator, got {seed!r}"
+        )
+    return int(seed)
+
+
+def query_rng(base: int) -> np.random.Generator:
+    """A fresh generator for one query (the same for every query of a call)."""
+    return np.random.default_rng(base)
+
+
+def check_int(value: Any, name: str, *, low: int, allow_none: bool = False) -> int | None:
+    """An integer >= ``low`` (or None when allowed), else ValueError naming it."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        extra = " or None" if allow_none else ""
+        raise ValueError(f"{name}: expected an integer >= {low}{extra}, got {value!r}")
+    return int(value)
+
+
+def check_real(
+    value: Any, name: str, *, low: float, high: float = math.inf,
+    low_open: bool = False, allow_inf: bool = False,
+) -> float:
+    """A real number in [low, high] ((low, high] if ``low_open``), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a number, got {value!r}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    above = v > low if low_open else v >= low
+    if not (above and v <= high):
+        left = "(" if low_open else "["
+        right = "]" if math.isfinite(high) or allow_inf else ")"
+        raise ValueError(f"{name}: must be in {left}{low:g}, {high:g}{right}, got {value!r}")
+    return v
+
+
+def pool_size(m: int | None, k: int) -> int:
+    """The documented default pool: ``m`` if given, else 2 k."""
+    return 2 * max(k, 0) if m is None else m
+
+
+def ranking(prep: Prepared, b: int) -> np.ndarray:
+    """Query b's real candidates by relevance, best first; ties keep the store's order."""
+    items = np.flatnonzero(prep.valid[b])
+    return items[np.argsort(-prep.rel[b, items], kind="stable")]
+
+
+def log_softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
+    """log softmax(scores / temperature), stable for any temperature in [0, inf].
+
+    The best score is subtracted first, so a tiny temperature gives -inf (never
+    an overflow) for every item below the best; temperature 0 is the limit
+    (equal mass on the best items), infinity is uniform.
+    """
+    if len(scores) == 0:
+        return np.zeros(0)
+    shifted = scores - scores.max()
+    if temperature == 0.0:
+        logits = np.where(shifted == 0.0, 0.0, -np.inf)
+    else:
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            logits = shifted / temperature
+        logits = np.where(np.isnan(logits), 0.0, logits)  # 0 / inf
+    top = logits.max()
+    return logits - (top + np.log(np.exp(logits - top).sum()))
+
+
+def plackett_luce_order(log_weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random order of all items, each draw proportional to exp(log_weights) among
+    the items left (sampling without replacement). -inf weights come last, in order."""
+    keys = log_weights + rng.gumbel(size=len(log_weights))
+    return np.argsort(-keys, kind="stable")
+
+
+def draw_probabilities(probs: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """For items drawn in ``order``: the probability each had at its draw,
+    p_i / (mass of the items not drawn before it); 0 once no mass is left."""
+    p = probs[order]
+    left = np.cumsum(p[::-1])[::-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(left > 0, p / np.where(left > 0, left, 1.0), 0.0)
+    return out
