@@ -1,1 +1,24 @@
+"""vrsd_langchain: relevant and diverse retrieval as LangChain retrievers.
 
+* ``VRSDRetriever(vectorstore=store, k=4, fetch_k=20, method="vrsd")``: any vector store.
+* ``DiverseVectorStore(store).as_retriever(search_type="vrsd", search_kwargs={...})``:
+  the usual ``as_retriever`` call, with ``"vrsd"``, ``"dpp"``, ... as search types.
+* ``VRSDCompressor(embeddings=...)``: rerank any retriever's output
+  (for ``ContextualCompressionRetriever``).
+* ``default_embeddings()``: the bundled all-MiniLM-L6-v2 (loaded on first call).
+
+Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
+= ``{"rank", "relevance", "gain", "method"}``.
+"""
+
+from .cache import EmbeddingCache
+from .documents import METADATA_KEY
+from .embeddings import default_embeddings
+from .retriever import VRSDRetriever
+
+__all__ = [
+    "METADATA_KEY",
+    "EmbeddingCache",
+    "VRSDRetriever",
+    "default_embeddings",
+]

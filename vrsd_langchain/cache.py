@@ -1,0 +1,140 @@
+"""A bounded, thread-safe LRU cache of document embeddings, keyed by content.
+
+Used wherever candidate vectors have to be computed from text: the generic
+fallback for stores that do not hand out their stored vectors, and
+``VRSDCompressor``. Repeated queries over the same documents (the common case
+in a RAG loop) then embed each text once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+DEFAULT_CACHE_SIZE = 4096
+
+_Key = tuple[int, str]
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex digest of ``text`` (UTF-8): the cache's content key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """LRU map ``(embeddings model, content hash) -> vector``, at most ``maxsize`` entries.
+
+    The model is part of the key (by identity; the cache keeps a reference to
+    every model it has entries for, so an identity is never reused while its
+    entries live), so one cache can serve several ``Embeddings`` safely.
+    ``maxsize=0`` disables caching. Safe to share between threads: lookups and
+    inserts hold a lock; the embedding call itself runs outside it.
+
+    Attributes:
+        hits: texts served from the cache so far.
+        misses: texts that had to be embedded so far.
+    """
+
+    def __init__(self, maxsize: int = DEFAULT_CACHE_SIZE) -> None:
+        if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 0:
+            raise ValueError(f"maxsize: expected an integer >= 0, got {maxsize!r}")
+        self.maxsize = maxsize
+        self._entries: OrderedDict[_Key, np.ndarray] = OrderedDict()
+        self._models: dict[int, Embeddings] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def clear(self) -> None:
+        """Drop every entry and reset the counters."""
+        with self._lock:
+            self._entries.clear()
+            self._models.clear()
+            self.hits = 0
+            self.misses = 0
+
+    def embed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
+        """(n, d) vectors of ``texts``, embedding only those not cached (each once)."""
+        keys, found, todo = self._plan(embeddings, texts)
+        if todo:
+            fresh = embeddings.embed_documents([texts[i] for i in todo])
+            found.update(self._store(embeddings, keys, todo, fresh))
+        return self._stack(found, len(texts))
+
+    async def aembed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_documents`` through ``embeddings.aembed_documents``."""
+        keys, found, todo = self._plan(embeddings, texts)
+        if todo:
+            fresh = await embeddings.aembed_documents([texts[i] for i in todo])
+            found.update(self._store(embeddings, keys, todo, fresh))
+        return self._stack(found, len(texts))
+
+    def _plan(
+        self, embeddings: Embeddings, texts: Sequence[str]
+    ) -> tuple[list[_Key], dict[int, np.ndarray], list[int]]:
+        """Keys of ``texts``, the positions already cached, and one position per missing text."""
+        model = id(embeddings)
+        keys = [(model, content_hash(t)) for t in texts]
+        found: dict[int, np.ndarray] = {}
+        todo: list[int] = []
+        first_of: dict[_Key, int] = {}
+        with self._lock:
+            for i, key in enumerate(keys):
+                vec = self._entries.get(key)
+                if vec is not None:
+                    self._entries.move_to_end(key)
+                    found[i] = vec
+                    self.hits += 1
+                elif key not in first_of:
+                    first_of[key] = i
+                    todo.append(i)
+                    self.misses += 1
+        return keys, found, todo
+
+    def _store(
+        self,
+        embeddings: Embeddings,
+        keys: list[_Key],
+        todo: list[int],
+        fresh: Sequence[Sequence[float]],
+    ) -> dict[int, np.ndarray]:
+        """Cache the fresh vectors; return them for every position sharing a missing key."""
+        if len(fresh) != len(todo):
+            raise ValueError(
+                f"embeddings: embed_documents returned {len(fresh)} vectors for {len(todo)} texts"
+            )
+        by_key: dict[_Key, np.ndarray] = {}
+        for i, vec in zip(todo, fresh, strict=True):
+            arr = np.array(vec, dtype=np.float64)
+            arr.setflags(write=False)
+            by_key[keys[i]] = arr
+        with self._lock:
+            if self.maxsize:
+                self._models[id(embeddings)] = embeddings
+                for key, arr in by_key.items():
+                    self._entries[key] = arr
+                    self._entries.move_to_end(key)
+                while len(self._entries) > self.maxsize:
+                    self._entries.popitem(last=False)
+                live = {m for m, _ in self._entries}
+                for m in [m for m in self._models if m not in live]:
+                    del self._models[m]
+        return {i: by_key[key] for i, key in enumerate(keys) if key in by_key}
+
+    @staticmethod
+    def _stack(found: dict[int, np.ndarray], n: int) -> np.ndarray:
+        if n == 0:
+            return np.zeros((0, 0))
+        return np.stack([found[i] for i in range(n)])

@@ -1,0 +1,325 @@
+"""The n candidates of a query, each a Document with its vector, from any vector store.
+
+One pipeline for every store: query vector -> n candidates (Document + vector)
+-> ``vrsd_core.select`` -> Documents. Only the middle step depends on the
+store:
+
+* fast paths read the vectors the store already keeps (no re-embedding):
+  ``InMemoryVectorStore`` (its ``store`` dict), FAISS (``index.reconstruct``),
+  Chroma (``collection.query(include=[..., "embeddings"])``) and Qdrant
+  (``query_points(with_vectors=...)``, dense mode);
+* any other store: ``similarity_search_by_vector`` (else ``similarity_search``,
+  which embeds the query a second time inside the store), then the candidates'
+  ``page_content`` is embedded with the given embeddings through an
+  ``EmbeddingCache``.
+
+Each fast path searches the way its store does (same candidates, same order)
+and says which search arguments it understands; anything else is a
+``ValueError`` rather than silently ignored. Fast paths are found by class,
+without importing any store package: a store whose package was never imported
+cannot be an instance of it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from langchain_core.documents import Document
+from langchain_core.runnables.config import run_in_executor
+from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
+
+from .cache import EmbeddingCache
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+SOURCE_REEMBEDDED = "re-embedded"
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The store's top-n for a query, in the store's order.
+
+    Attributes:
+        documents: the candidate Documents as the store returned them (not yet copied).
+        vectors: (n, d) their vectors, row i belonging to ``documents[i]``.
+        source: the fast path's name, or ``"re-embedded"`` for the fallback.
+    """
+
+    documents: list[Document]
+    vectors: np.ndarray
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+
+def _empty(source: str) -> Candidates:
+    return Candidates([], np.zeros((0, 0)), source)
+
+
+@dataclass(frozen=True)
+class FastPath:
+    """How to read candidates and their stored vectors from one kind of store."""
+
+    name: str
+    module: str
+    class_name: str
+    search_kwargs: tuple[str, ...]
+    fetch: Callable[[Any, list[float], int, dict[str, Any]], Candidates]
+    applies: Callable[[Any], bool] = lambda store: True
+
+    def store_class(self) -> type | None:
+        mod = sys.modules.get(self.module)
+        return getattr(mod, self.class_name, None) if mod is not None else None
+
+
+# --- InMemoryVectorStore -------------------------------------------------------
+
+
+def _fetch_in_memory(
+    store: InMemoryVectorStore, query: list[float], n: int, kwargs: dict[str, Any]
+) -> Candidates:
+    flt = kwargs.get("filter")
+    if flt is not None and not callable(flt):
+        raise ValueError(
+            "filter: InMemoryVectorStore filters with a callable (Document) -> bool, "
+            f"got {type(flt).__name__}"
+        )
+    # The store's own search; its third element is the stored vector.
+    hits = store._similarity_search_with_score_by_vector(
+        embedding=query, k=n, filter=flt
+    )
+    if not hits:
+        return _empty("in_memory")
+    return Candidates(
+        [doc for doc, _, _ in hits], np.asarray([vec for _, _, vec in hits]), "in_memory"
+    )
+
+
+# --- FAISS (langchain-community) -----------------------------------------------
+
+
+def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+    index = store.index
+    total = int(index.ntotal)
+    if total == 0:
+        return _empty("faiss")
+    q = np.asarray([query], dtype=np.float32)
+    if store._normalize_L2:
+        import faiss
+
+        faiss.normalize_L2(q)
+    flt = kwargs.get("filter")
+    keep = store._create_filter_func(flt) if flt is not None else None
+    # Unfiltered: the index's top-n. Filtered: the top-n of the documents that
+    # pass, widening the search until n pass or the index is exhausted (the
+    # stock search stops at a fixed fetch_k and may return fewer).
+    width = min(n, total) if keep is None else min(total, max(4 * n, 64))
+    while True:
+        _, found = index.search(q, width)
+        positions = found[0][found[0] >= 0]
+        docs: list[Document] = []
+        kept: list[int] = []
+        for pos in positions.tolist():
+            doc_id = store.index_to_docstore_id[pos]
+            doc = store.docstore.search(doc_id)
+            if not isinstance(doc, Document):
+                raise ValueError(f"vectorstore: FAISS docstore has no document for id {doc_id!r}")
+            if keep is None or keep(doc.metadata):
+                docs.append(doc)
+                kept.append(pos)
+                if len(docs) == n:
+                    break
+        if len(docs) == n or width >= total or keep is None:
+            break
+        width = min(total, 4 * width)
+    if not docs:
+        return _empty("faiss")
+    vectors = index.reconstruct_batch(np.asarray(kept, dtype=np.int64))
+    return Candidates(docs, np.asarray(vectors), "faiss")
+
+
+# --- Chroma (langchain-chroma) -------------------------------------------------
+
+
+def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+    if "filter" in kwargs and "where" in kwargs:
+        raise ValueError("filter: give either 'filter' or 'where' (the same Chroma filter)")
+    where = kwargs.get("filter", kwargs.get("where"))
+    collection = store._collection
+    if collection.count() == 0:
+        return _empty("chroma")
+    res = collection.query(
+        query_embeddings=[query],
+        n_results=n,
+        where=where,
+        where_document=kwargs.get("where_document"),
+        include=["embeddings", "documents", "metadatas", "distances"],
+    )
+    texts = res["documents"][0]
+    # Rows without text are dropped as langchain-chroma drops them, with their vectors.
+    rows = [i for i, text in enumerate(texts) if text is not None]
+    if not rows:
+        return _empty("chroma")
+    metadatas, ids = res["metadatas"][0], res["ids"][0]
+    docs = [Document(page_content=texts[i], metadata=metadatas[i] or {}, id=ids[i]) for i in rows]
+    vectors = np.asarray(res["embeddings"][0])[rows]
+    return Candidates(docs, vectors, "chroma")
+
+
+# --- Qdrant (langchain-qdrant) -------------------------------------------------
+
+
+def _qdrant_dense(store: Any) -> bool:
+    return str(getattr(store.retrieval_mode, "value", store.retrieval_mode)) == "dense"
+
+
+def _fetch_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+    name = store.vector_name
+    points = store.client.query_points(
+        collection_name=store.collection_name,
+        query=query,
+        using=name or None,
+        query_filter=kwargs.get("filter"),
+        search_params=kwargs.get("search_params"),
+        score_threshold=kwargs.get("score_threshold"),
+        consistency=kwargs.get("consistency"),
+        limit=n,
+        with_payload=True,
+        with_vectors=[name] if name else True,
+    ).points
+    if not points:
+        return _empty("qdrant")
+    docs = [
+        store._document_from_point(
+            p, store.collection_name, store.content_payload_key, store.metadata_payload_key
+        )
+        for p in points
+    ]
+    raw = [p.vector[name] if isinstance(p.vector, dict) else p.vector for p in points]
+    return Candidates(docs, np.asarray(raw, dtype=np.float64), "qdrant")
+
+
+FAST_PATHS: tuple[FastPath, ...] = (
+    FastPath(
+        "in_memory", "langchain_core.vectorstores.in_memory", "InMemoryVectorStore",
+        ("filter",), _fetch_in_memory,
+    ),
+    FastPath(
+        "faiss", "langchain_community.vectorstores.faiss", "FAISS", ("filter",), _fetch_faiss,
+    ),
+    FastPath(
+        "chroma", "langchain_chroma.vectorstores", "Chroma",
+        ("filter", "where", "where_document"), _fetch_chroma,
+    ),
+    FastPath(
+        "qdrant", "langchain_qdrant.qdrant", "QdrantVectorStore",
+        ("filter", "search_params", "score_threshold", "consistency"), _fetch_qdrant,
+        applies=_qdrant_dense,
+    ),
+)
+
+
+def unwrap(store: VectorStore) -> VectorStore:
+    """The store that actually holds the vectors (``DiverseVectorStore`` unwrapped)."""
+    inner = getattr(store, "wrapped_vectorstore", None)
+    while isinstance(inner, VectorStore):
+        store = inner
+        inner = getattr(store, "wrapped_vectorstore", None)
+    return store
+
+
+def fast_path_for(store: VectorStore) -> FastPath | None:
+    """The fast path for ``store`` (after unwrapping), or None for the generic fallback."""
+    store = unwrap(store)
+    for path in FAST_PATHS:
+        cls = path.store_class()
+        if cls is not None and isinstance(store, cls) and path.applies(store):
+            return path
+    return None
+
+
+def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str = "") -> None:
+    """ValueError if a fast path would not understand one of ``kwargs``.
+
+    The generic fallback passes search arguments to the store unchecked (the
+    store's own search decides). ``hint`` is appended to the message (e.g. the
+    method's options, when the argument may have been meant for the method).
+    """
+    path = fast_path_for(store)
+    if path is None:
+        return
+    unknown = sorted(set(kwargs) - set(path.search_kwargs))
+    if unknown:
+        name = type(unwrap(store)).__name__
+        raise ValueError(
+            f"{unknown[0]}: not a search argument of {name} "
+            f"(accepted: {', '.join(path.search_kwargs)}){hint}"
+        )
+
+
+def _query_list(query_vector: Sequence[float]) -> list[float]:
+    return [float(x) for x in query_vector]
+
+
+def fetch_candidates(
+    store: VectorStore,
+    query: str,
+    query_vector: Sequence[float],
+    n: int,
+    search_kwargs: Mapping[str, Any],
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+) -> Candidates:
+    """The store's top-n for ``query_vector`` with their vectors (see the module doc).
+
+    ``query`` (the text) is used only by stores that cannot search by vector.
+    """
+    store = unwrap(store)
+    kwargs = dict(search_kwargs)
+    path = fast_path_for(store)
+    if path is not None:
+        return path.fetch(store, _query_list(query_vector), n, kwargs)
+    try:
+        docs = store.similarity_search_by_vector(_query_list(query_vector), k=n, **kwargs)
+    except NotImplementedError:
+        docs = store.similarity_search(query, k=n, **kwargs)
+    docs = list(docs)[:n]
+    if not docs:
+        return _empty(SOURCE_REEMBEDDED)
+    vectors = cache.embed_documents(embeddings, [d.page_content for d in docs])
+    return Candidates(docs, vectors, SOURCE_REEMBEDDED)
+
+
+async def afetch_candidates(
+    store: VectorStore,
+    query: str,
+    query_vector: Sequence[float],
+    n: int,
+    search_kwargs: Mapping[str, Any],
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+) -> Candidates:
+    """Async ``fetch_candidates``: the store's async search and ``aembed_documents``.
+
+    Fast paths call synchronous clients, so they run in the default executor.
+    """
+    store = unwrap(store)
+    kwargs = dict(search_kwargs)
+    path = fast_path_for(store)
+    if path is not None:
+        return await run_in_executor(None, path.fetch, store, _query_list(query_vector), n, kwargs)
+    try:
+        docs = await store.asimilarity_search_by_vector(_query_list(query_vector), k=n, **kwargs)
+    except NotImplementedError:
+        docs = await store.asimilarity_search(query, k=n, **kwargs)
+    docs = list(docs)[:n]
+    if not docs:
+        return _empty(SOURCE_REEMBEDDED)
+    vectors = await cache.aembed_documents(embeddings, [d.page_content for d in docs])
+    return Candidates(docs, vectors, SOURCE_REEMBEDDED)

@@ -1,0 +1,29 @@
+"""The bundled embedding model as a LangChain ``Embeddings``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+
+def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
+    """``HuggingFaceEmbeddings`` on the bundled all-MiniLM-L6-v2 (offline, 384 dimensions).
+
+    langchain-huggingface and the model are imported here, on first use, so
+    ``import vrsd_langchain`` stays light. ``kwargs`` go to ``HuggingFaceEmbeddings``
+    (e.g. ``encode_kwargs={"batch_size": 64}``).
+
+    Raises:
+        ImportError: with the install command, if an extra is missing.
+    """
+    from vrsd_core.models import bundled_model_path
+
+    try:
+        from langchain_huggingface import HuggingFaceEmbeddings
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(
+            "default_embeddings needs langchain-huggingface: pip install 'vrsd[langchain]'"
+        ) from exc
+    return HuggingFaceEmbeddings(model_name=bundled_model_path(), **kwargs)

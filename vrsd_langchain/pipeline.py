@@ -1,0 +1,172 @@
+"""The one retrieval pipeline every LangChain entry point shares.
+
+query -> query vector (embedded once) -> n = fetch_k candidates with their
+vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
+(``documents``). ``VRSDRetriever``, ``DiverseVectorStoreRetriever`` and
+``VRSDCompressor`` differ only in where their settings come from.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore
+
+from vrsd_core import method_defaults, select
+
+from .cache import EmbeddingCache
+from .candidates import Candidates, afetch_candidates, check_search_kwargs, fetch_candidates
+from .documents import annotate
+
+# A one-candidate problem: running it checks option *values* (ranges, choices)
+# exactly as a real call would, at construction time.
+_PROBE_QUERY = np.ones(2)
+_PROBE_CANDIDATES = np.ones((1, 2))
+
+
+def check_count(value: Any, name: str) -> int:
+    """``value`` as an int >= 0, or ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name}: expected an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def check_counts(k: Any, fetch_k: Any) -> tuple[int, int]:
+    """(k, fetch_k) checked: integers >= 0 with fetch_k >= k."""
+    k, fetch_k = check_count(k, "k"), check_count(fetch_k, "fetch_k")
+    if fetch_k < k:
+        raise ValueError(
+            f"fetch_k: must be >= k (the number of candidates to choose from), "
+            f"got fetch_k={fetch_k} < k={k}"
+        )
+    return k, fetch_k
+
+
+def _options_text(method: str) -> str:
+    return ", ".join(sorted(method_defaults(method))) or "none"
+
+
+def check_method(method: Any, options: Mapping[str, Any]) -> None:
+    """ValueError for an unknown method, an unknown option, or an option out of range."""
+    params = method_defaults(method)  # ValueError naming `method` if unknown
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]}: not an option of method {method!r} "
+            f"(its options: {_options_text(method)})"
+        )
+    select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **options)
+
+
+def split_options(method: str, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split mixed keyword arguments into (method options, store search arguments)."""
+    params = method_defaults(method)
+    options = {key: v for key, v in kwargs.items() if key in params}
+    search = {key: v for key, v in kwargs.items() if key not in params}
+    return options, search
+
+
+def resolve_embeddings(
+    store: VectorStore, embeddings: Embeddings | None, owner: str
+) -> Embeddings:
+    """``embeddings``, else the store's; ValueError saying how to pass them if neither."""
+    if embeddings is not None:
+        if not isinstance(embeddings, Embeddings):
+            raise ValueError(
+                f"embeddings: expected a langchain_core Embeddings, got {type(embeddings).__name__}"
+            )
+        return embeddings
+    found = store.embeddings
+    if found is None:
+        raise ValueError(
+            f"embeddings: {type(store).__name__} exposes no embeddings (its .embeddings is None); "
+            f"pass the model its vectors were made with, e.g. "
+            f"{owner}(vectorstore=store, embeddings=HuggingFaceEmbeddings(model_name=...)) "
+            "or vrsd_langchain.default_embeddings() for the bundled all-MiniLM-L6-v2"
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """One call's settings, checked."""
+
+    k: int
+    fetch_k: int
+    method: str
+    options: dict[str, Any] = field(default_factory=dict)
+    search_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def make_plan(
+    store: VectorStore,
+    *,
+    k: Any,
+    fetch_k: Any,
+    method: Any,
+    options: Mapping[str, Any],
+    search_kwargs: Mapping[str, Any],
+) -> SearchPlan:
+    """Check every setting of a call (counts, method and options, store search arguments)."""
+    k, fetch_k = check_counts(k, fetch_k)
+    check_method(method, options)
+    check_search_kwargs(
+        store,
+        search_kwargs,
+        hint=f", nor an option of method {method!r} (its options: {_options_text(method)})",
+    )
+    return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs))
+
+
+def choose(query_vector: Any, candidates: Candidates, plan: SearchPlan) -> list[Document]:
+    """Run the plan's method on the candidates; annotated copies in selection order."""
+    if len(candidates) == 0 or plan.k == 0:
+        return []
+    sel = select(
+        np.asarray(query_vector, dtype=np.float64),
+        candidates.vectors,
+        plan.k,
+        method=plan.method,
+        **plan.options,
+    )
+    return annotate(candidates.documents, sel)
+
+
+def run(
+    store: VectorStore,
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+    query: str,
+    plan: SearchPlan,
+) -> list[Document]:
+    """The whole pipeline for one query (the query is embedded exactly once)."""
+    if plan.k == 0:
+        return []
+    qvec = embeddings.embed_query(query)
+    cands = fetch_candidates(
+        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
+    )
+    return choose(qvec, cands, plan)
+
+
+async def arun(
+    store: VectorStore,
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+    query: str,
+    plan: SearchPlan,
+) -> list[Document]:
+    """Async ``run``: ``aembed_query``, the store's async search, ``aembed_documents``."""
+    if plan.k == 0:
+        return []
+    qvec = await embeddings.aembed_query(query)
+    cands = await afetch_candidates(
+        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
+    )
+    return choose(qvec, cands, plan)

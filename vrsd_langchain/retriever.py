@@ -1,0 +1,126 @@
+"""``VRSDRetriever``: relevant *and* diverse retrieval over any LangChain vector store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .candidates import unwrap
+from .pipeline import SearchPlan, arun, make_plan, resolve_embeddings, run, split_options
+
+
+class VRSDRetriever(BaseRetriever):
+    """Over-fetch ``fetch_k`` candidates from a vector store, return ``k`` chosen by ``method``.
+
+    ``method="vrsd"`` (default) picks the k documents whose *sum* vector is most
+    cosine-aligned with the query (Gao, Deng & Zhang); any ``vrsd_core`` method
+    works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``).
+
+    Candidate vectors come from the store when it keeps them (InMemoryVectorStore,
+    FAISS, Chroma, Qdrant), else the candidates' text is embedded with
+    ``embeddings`` through a bounded cache. Each returned Document is a copy with
+    ``metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (see
+    ``vrsd_langchain.METADATA_KEY``), in selection order.
+
+    Per-call overrides: ``retriever.invoke(q, k=2, fetch_k=40, filter=..., lambda_mult=0.3)``.
+    ``k``/``fetch_k`` replace the fields, names of the method's options update
+    ``method_kwargs`` for that call, everything else is added to ``search_kwargs``.
+    ``method=`` may be given per call too; it then runs with only that call's options.
+
+    Every setting is checked when the retriever is built (bad method, option or
+    value, ``fetch_k < k``, no embeddings): a ``ValueError`` at once, not at the
+    first query.
+
+    Example:
+        .. code-block:: python
+
+            from langchain_core.vectorstores import InMemoryVectorStore
+            from vrsd_langchain import VRSDRetriever, default_embeddings
+
+            store = InMemoryVectorStore.from_texts(texts, default_embeddings())
+            retriever = VRSDRetriever(vectorstore=store, k=4, fetch_k=20)
+            docs = retriever.invoke("Why do leaves change colour?")
+    """
+
+    vectorstore: VectorStore
+    """The store to retrieve from (any LangChain ``VectorStore``)."""
+    k: int = 4
+    """How many documents to return."""
+    fetch_k: int = 20
+    """How many candidates to fetch from the store and choose from (>= k)."""
+    method: str = "vrsd"
+    """A ``vrsd_core.METHODS`` name."""
+    method_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
+    search_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Passed to the store's search, e.g. ``{"filter": ...}`` in the store's filter syntax."""
+    embeddings: Embeddings | None = None
+    """Embeds the query (and, for stores without a fast path, the candidates); it must be
+    the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
+    cache_size: int = DEFAULT_CACHE_SIZE
+    """Entries of the re-embedding cache (used only by stores without a fast path)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    _cache: EmbeddingCache = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _check(self) -> VRSDRetriever:
+        self._embedder()
+        self._plan({})
+        self._cache = EmbeddingCache(self.cache_size)
+        return self
+
+    @property
+    def cache(self) -> EmbeddingCache:
+        """The re-embedding cache (hits/misses show what the fallback embedded)."""
+        return self._cache
+
+    def _embedder(self) -> Embeddings:
+        return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
+
+    def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
+        kwargs = dict(kwargs)
+        k = kwargs.pop("k", self.k)
+        fetch_k = kwargs.pop("fetch_k", self.fetch_k)
+        if "method" in kwargs:
+            method, base_options = kwargs.pop("method"), {}
+        else:
+            method, base_options = self.method, self.method_kwargs
+        options, search = split_options(method, kwargs)
+        return make_plan(
+            self.vectorstore,
+            k=k,
+            fetch_k=fetch_k,
+            method=method,
+            options={**base_options, **options},
+            search_kwargs={**self.search_kwargs, **search},
+        )
+
+    def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
+        params = super()._get_ls_params(**kwargs)
+        params["ls_vector_store_provider"] = type(unwrap(self.vectorstore)).__name__
+        params["ls_embedding_provider"] = type(self._embedder()).__name__
+        return params
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        plan = self._plan(kwargs)
+        return run(self.vectorstore, self._embedder(), self._cache, query, plan)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        plan = self._plan(kwargs)
+        return await arun(self.vectorstore, self._embedder(), self._cache, query, plan)
