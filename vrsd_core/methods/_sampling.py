@@ -41,6 +41,13 @@ def query_rng(base: int) -> np.random.Generator:
     return np.random.default_rng(base)
 
 
+def noise_rng(base: int) -> np.random.Generator:
+    """A second, independent stream for one query's noise: the draw order's own
+    stream is then the same with or without noise, so the result is continuous
+    in the noise level (noise -> 0 gives the noiseless result)."""
+    return np.random.default_rng([base, 1])
+
+
 def check_int(value: Any, name: str, *, low: int, allow_none: bool = False) -> int | None:
     """An integer >= ``low`` (or None when allowed), else ValueError naming it."""
     if value is None and allow_none:

@@ -21,6 +21,7 @@ from ._sampling import (
     check_real,
     draw_probabilities,
     log_softmax,
+    noise_rng,
     plackett_luce_order,
     pool_size,
     query_rng,
@@ -70,10 +71,11 @@ def top_m(
         take = min(int(counts[b]), len(pool))
         logp = log_softmax(prep.rel[b, pool], temp)
         probs = np.exp(logp)
-        # Noise is drawn only when asked for: noise=0 consumes no randomness,
-        # so it equals the noiseless draw exactly.
+        # Noise has its own stream: the draw below uses the same randomness with
+        # or without it, so noise=0 is exactly the noiseless draw.
         if sigma > 0 and len(pool):
-            probs = np.maximum(probs + rng.normal(0.0, sigma, size=len(pool)), 0.0)
+            jitter = noise_rng(base).normal(0.0, sigma, size=len(pool))
+            probs = np.maximum(probs + jitter, 0.0)
             total = probs.sum()
             probs = probs / total if total > 0 else probs
             with np.errstate(divide="ignore"):
