@@ -1,0 +1,244 @@
+"""The ``vrsd`` command line: ``demo``, ``eval``, ``index`` and ``search``.
+
+    vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
+    vrsd eval [--datasets ...]        the VRSD paper's quality protocol (table + plot)
+    vrsd index PATH                   chunk a folder of .txt/.md files into a local Chroma index
+    vrsd search "question"            search that index with any selection method
+
+Everything runs offline on the bundled all-MiniLM-L6-v2. Heavy libraries
+(torch, LangChain, Chroma, matplotlib) are imported only by the command that
+needs them, so ``vrsd --help`` is instant.
+
+Exit codes: 0 success, 2 a usage or input problem (the message says which; no
+traceback), 1 an unexpected error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+
+class CLIError(ValueError):
+    """A problem with the user's input: printed as ``vrsd: error: ...``, exit code 2."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def _add_model(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model", default=None,
+        help="sentence-transformers model name or local path (default: the bundled "
+        "all-MiniLM-L6-v2, offline)",
+    )
+
+
+def _add_cache(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--cache-dir", default=None,
+        help="embedding cache folder (default: $VRSD_CACHE_DIR, else ~/.cache/vrsd)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``vrsd`` (all subcommands)."""
+    parser = argparse.ArgumentParser(
+        prog="vrsd",
+        description="Relevant and diverse retrieval: VRSD, MMR, k-DPP and more.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    demo = sub.add_parser(
+        "demo", help="compare similarity, VRSD, MMR and DPP on a built-in corpus",
+        description="Top-k of a built-in corpus (66 short passages on eight topics, with "
+        "near-duplicates) by plain similarity, VRSD, MMR and DPP, each with its Sim. and Div.",
+    )
+    demo.add_argument("query", nargs="?", default=None, help="the question (default: a sample)")
+    demo.add_argument("--k", type=_positive_int, default=5, help="passages per method (5)")
+    demo.add_argument("--fetch-k", type=_positive_int, default=20,
+                      help="candidates over-fetched by similarity (20)")
+    demo.add_argument("--lambda-mult", type=float, default=0.5, help="MMR's lambda_mult (0.5)")
+    demo.add_argument("--theta", type=float, default=0.5, help="DPP's theta (0.5)")
+    demo.add_argument("--corpus", default=None,
+                      help="a corpus file instead of the built-in one (lines 'id | text')")
+    _add_model(demo)
+    _add_cache(demo)
+
+    ev = sub.add_parser(
+        "eval", help="the VRSD paper's quality protocol on ARC-DA and OpenBookQA",
+        description="For each query: over-fetch --fetch-k items by cosine, select k with each "
+        "method (a VRSDRetriever per method and k over a LangChain store), report mean Sim., "
+        "mean Div. and VRSD's win rates. Writes eval.md, eval.json and eval_<dataset>.png.",
+    )
+    ev.add_argument("--data-dir", default=None,
+                    help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
+                    "else ../shared/data)")
+    ev.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                    help="arc_da and/or openbookqa (default: both)")
+    ev.add_argument("--k", nargs="+", type=_positive_int, default=None, metavar="K",
+                    help="set sizes (default: 6 12 18)")
+    ev.add_argument("--fetch-k", type=_positive_int, default=None,
+                    help="candidates over-fetched per query (default: 50)")
+    ev.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
+                    help="similarity, vrsd, vrsd_swap, mmr (lambda 0.2..0.9), dpp, any other "
+                    "registered method, or NAME:key=value,... (default: all of them except "
+                    "vrsd_exact)")
+    ev.add_argument("--limit", type=_positive_int, default=None,
+                    help="evaluate only the first N queries of each dataset")
+    ev.add_argument("--corpus-limit", type=_positive_int, default=None,
+                    help="index only the first N corpus texts of each dataset (for quick runs)")
+    ev.add_argument("--store", choices=("faiss", "memory"), default="faiss",
+                    help="LangChain store holding the corpus: FAISS (exact cosine, default) or "
+                    "InMemoryVectorStore")
+    ev.add_argument("--out", default="results", help="output folder (default: results/)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bars")
+    _add_model(ev)
+    _add_cache(ev)
+
+    idx = sub.add_parser(
+        "index", help="index a folder of .txt/.md files into a local Chroma store",
+        description="Chunk every .txt and .md file under PATH (recursively) and add the chunks "
+        "to a persistent Chroma store. Re-indexing the same folder updates changed files and "
+        "removes chunks of deleted files (LangChain indexing API, cleanup='full', scoped to "
+        "the folder). Unreadable files are skipped with a warning.",
+    )
+    idx.add_argument("path", help="folder to index")
+    idx.add_argument("--index-dir", default=None,
+                     help="where the index lives (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
+    idx.add_argument("--chunk-size", type=_positive_int, default=800,
+                     help="characters per chunk (800)")
+    idx.add_argument("--chunk-overlap", type=int, default=100,
+                     help="characters shared by neighbouring chunks (100)")
+    _add_model(idx)
+
+    se = sub.add_parser(
+        "search", help="search the index built by 'vrsd index'",
+        description="Over-fetch --fetch-k chunks by similarity, then select --k with --method.",
+    )
+    se.add_argument("query", help="the question")
+    se.add_argument("--index-dir", default=None,
+                    help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
+    se.add_argument("--method", default="vrsd",
+                    help="similarity, vrsd, vrsd_swap, mmr, dpp, ... or NAME:key=value,... "
+                    "(default: vrsd)")
+    se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
+    se.add_argument("--fetch-k", type=_positive_int, default=20,
+                    help="candidates over-fetched (20)")
+    return parser
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    print(run_demo(
+        args.query, k=args.k, fetch_k=args.fetch_k, lambda_mult=args.lambda_mult,
+        theta=args.theta, corpus_path=args.corpus, model=args.model, cache_dir=args.cache_dir,
+    ))
+    return 0
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from vrsd_core.datasets import DATASETS, default_data_dir, load_dataset
+
+    from . import evaluation as ev
+    from .disk_embeddings import cached_embeddings, model_label
+
+    names = args.datasets or list(DATASETS)
+    for name in names:
+        if name not in DATASETS:
+            raise CLIError(f"--datasets: unknown dataset {name!r}; choose from {list(DATASETS)}")
+    data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
+    if data_dir is None:
+        raise CLIError("--data-dir: no data folder found (../shared/data); pass --data-dir "
+                       "or set VRSD_DATA_DIR")
+    ks = args.k or list(ev.DEFAULT_KS)
+    fetch_k = args.fetch_k or ev.DEFAULT_FETCH_K
+    if fetch_k < max(ks):
+        raise CLIError(f"--fetch-k: {fetch_k} is smaller than the largest --k ({max(ks)})")
+    try:
+        specs = ev.parse_methods(args.methods)
+    except ValueError as exc:
+        raise CLIError(f"--{exc}") from None
+    datasets = []
+    for name in names:
+        try:
+            datasets.append(load_dataset(name, data_dir))
+        except (ValueError, OSError) as exc:
+            raise CLIError(f"--data-dir: cannot read {name} from {data_dir}: {exc}") from None
+    embeddings = cached_embeddings(args.model, args.cache_dir)
+    label = model_label(args.model)
+    results = []
+    for data in datasets:
+        queries = data.queries[: args.limit] if args.limit else data.queries
+        corpus = data.corpus[: args.corpus_limit] if args.corpus_limit else data.corpus
+        res = ev.evaluate_dataset(
+            data.name, queries, corpus, embeddings, specs, ks, fetch_k,
+            model=label, store=args.store, progress=not args.no_progress,
+        )
+        print(f"{data.name}: {res.n_queries} queries x {len(ks)} k x {len(specs)} methods, "
+              f"{res.encoded} corpus texts encoded ({res.n_corpus - res.encoded} from cache), "
+              f"{res.seconds:.0f} s", file=sys.stderr)
+        results.append(res)
+    print(ev.format_report(results))
+    paths = ev.write_outputs(results, args.out)
+    for what, path in paths.items():
+        print(f"wrote {what}: {path}", file=sys.stderr)
+    return 0
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    from .indexing import index_folder
+
+    report = index_folder(
+        args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
+        chunk_overlap=args.chunk_overlap, model=args.model,
+    )
+    print(report.summary())
+    return 0
+
+
+def _run_search(args: argparse.Namespace) -> int:
+    from .indexing import format_hits, search_index
+
+    hits = search_index(
+        args.query, index_dir=args.index_dir, method=args.method, k=args.k, fetch_k=args.fetch_k,
+    )
+    print(format_hits(args.query, hits))
+    return 0
+
+
+_COMMANDS = {"demo": _run_demo, "eval": _run_eval, "index": _run_index, "search": _run_search}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``vrsd`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-home
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    args = parser.parse_args(argv)  # usage errors exit 2 with argparse's message
+    try:
+        return _COMMANDS[args.command](args)
+    except (CLIError, ValueError) as exc:
+        # Bad input (library functions raise ValueError naming the argument).
+        # VRSD_DEBUG=1 shows the traceback instead.
+        if os.environ.get("VRSD_DEBUG"):
+            raise
+        print(f"vrsd {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("vrsd: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,390 @@
+"""``vrsd eval``: the VRSD paper's quality protocol, run through the LangChain path.
+
+Protocol (``../shared/data/README.md``, paper Table 1): the first 20% of each
+dataset are the queries, the remaining 80% the corpus; for every query the
+``fetch_k`` nearest corpus items by cosine are over-fetched and each method
+selects ``k`` of them. Per method we report the mean over queries of
+
+* Sim. = cos(sum of the k selected vectors, query)  (``metrics.sum_vector_similarity``)
+* Div. = mean pairwise cosine of the k selected vectors, lower is more diverse
+  (``metrics.intra_list_similarity``)
+
+and VRSD's win rate against each method (share of queries where VRSD's Sim. is
+strictly higher; the same for Div., where lower wins).
+
+Nothing here re-implements retrieval: the corpus goes into a LangChain vector
+store (FAISS flat inner product on L2-normalised vectors, i.e. exact cosine, or
+``InMemoryVectorStore``) and every method is a ``vrsd_langchain.VRSDRetriever``
+called once per query and k. Embeddings come from ``disk_embeddings`` (on disk,
+documents and queries), so each text is encoded once, ever.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vrsd_core import METHODS, method_defaults, metrics
+
+DEFAULT_KS = (6, 12, 18)
+DEFAULT_FETCH_K = 50
+MMR_LAMBDAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+# Registered methods left out of the default run: vrsd_exact enumerates all
+# C(fetch_k, k) subsets, hopeless at fetch_k = 50.
+EXCLUDED_BY_DEFAULT = frozenset({"vrsd_exact"})
+REFERENCE = "vrsd"  # the paper's greedy: the method whose win rates are reported
+STORES = ("faiss", "memory")
+
+
+@dataclass
+class MethodSpec:
+    """One column of the evaluation: a label, a core method and its options."""
+
+    label: str
+    method: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def options_text(self) -> str:
+        """The options as ``key=value`` pairs (empty for none)."""
+        return ", ".join(f"{k}={v}" for k, v in self.options.items())
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None if text == "None" else text
+
+
+def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
+    """Specs for one ``--methods`` token.
+
+    ``similarity``, ``vrsd``, ``dpp``, any registered method (its defaults);
+    ``vrsd_swap`` (alias ``vrsd+swap``): greedy VRSD with 1-swap refinement;
+    ``mmr``: MMR at lambda_mult 0.2, 0.3, ..., 0.9 (the paper's grid), or with
+    ``expand_mmr=False`` one MMR at its default lambda;
+    ``NAME:key=value,key=value``: one method with explicit options
+    (e.g. ``mmr:lambda_mult=0.5``, ``dpp:theta=0.7``).
+
+    Raises:
+        ValueError: naming ``methods``, for an unknown method or option.
+    """
+    name, _, opts = token.partition(":")
+    name = name.strip().lower()
+    options: dict[str, Any] = {}
+    for pair in filter(None, (p.strip() for p in opts.split(","))):
+        key, eq, value = pair.partition("=")
+        if not eq:
+            raise ValueError(f"methods: {token!r}: options are written key=value")
+        options[key.strip()] = _parse_value(value.strip())
+    if name in ("vrsd_swap", "vrsd+swap"):
+        name, options = "vrsd", {"refine": "swap", **options}
+        label = "vrsd_swap" if options == {"refine": "swap"} else token
+    elif name == "mmr" and not options and expand_mmr:
+        return [MethodSpec(f"mmr({lam})", "mmr", {"lambda_mult": lam}) for lam in MMR_LAMBDAS]
+    elif name == "mmr" and set(options) == {"lambda_mult"}:
+        label = f"mmr({options['lambda_mult']})"
+    else:
+        label = token if options else name
+    if name not in METHODS:
+        raise ValueError(f"methods: unknown method {name!r}; choose from {available_methods()}")
+    allowed = method_defaults(name)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"methods: {unknown[0]!r} is not an option of {name!r} "
+            f"(its options: {', '.join(sorted(allowed)) or 'none'})"
+        )
+    return [MethodSpec(label, name, options)]
+
+
+def available_methods() -> list[str]:
+    """The names ``--methods`` accepts (besides ``NAME:key=value`` forms)."""
+    return ["similarity", "vrsd", "vrsd_swap", "mmr", *[
+        m for m in METHODS if m not in ("similarity", "vrsd", "mmr")
+    ]]
+
+
+def default_method_tokens() -> list[str]:
+    """The default run: similarity, vrsd, vrsd_swap, mmr 0.2..0.9, dpp, then every
+    other registered method except those in ``EXCLUDED_BY_DEFAULT``."""
+    head = ["similarity", "vrsd", "vrsd_swap", "mmr", "dpp"]
+    rest = [m for m in METHODS if m not in head and m not in EXCLUDED_BY_DEFAULT]
+    return head + rest
+
+
+def parse_methods(tokens: Iterable[str] | None) -> list[MethodSpec]:
+    """All specs for ``tokens`` (None: the default run), ``vrsd`` first if missing,
+    duplicates dropped."""
+    specs: list[MethodSpec] = []
+    for token in tokens or default_method_tokens():
+        for spec in parse_method(token):
+            if spec.label not in {s.label for s in specs}:
+                specs.append(spec)
+    if REFERENCE not in {s.label for s in specs}:
+        specs.insert(0, MethodSpec(REFERENCE, "vrsd"))
+    return specs
+
+
+@dataclass
+class DatasetResult:
+    """Per-query Sim. and Div. of every method at every k, for one dataset."""
+
+    name: str
+    n_queries: int
+    n_corpus: int
+    fetch_k: int
+    model: str
+    specs: list[MethodSpec]
+    ks: list[int]
+    sim: dict[int, dict[str, np.ndarray]]
+    div: dict[int, dict[str, np.ndarray]]
+    seconds: float = 0.0
+    encoded: int = 0
+
+    def rows(self, k: int) -> list[dict[str, Any]]:
+        """One row per method at ``k``: means and VRSD's win rates against it."""
+        ref_sim, ref_div = self.sim[k][REFERENCE], self.div[k][REFERENCE]
+        out = []
+        for spec in self.specs:
+            s, d = self.sim[k][spec.label], self.div[k][spec.label]
+            is_ref = spec.label == REFERENCE
+            out.append({
+                "method": spec.label,
+                "options": spec.options_text(),
+                "sim_mean": float(s.mean()),
+                "div_mean": float(d.mean()),
+                "vrsd_win_sim": None if is_ref else metrics.win_rate(ref_sim, s),
+                "vrsd_win_div": None if is_ref else metrics.win_rate(
+                    ref_div, d, lower_is_better=True
+                ),
+            })
+        return out
+
+    def swap_never_below_greedy(self, k: int) -> tuple[int, int] | None:
+        """(queries where vrsd_swap's Sim. >= greedy's, all queries), if both ran."""
+        if "vrsd_swap" not in self.sim[k]:
+            return None
+        swap, greedy = self.sim[k]["vrsd_swap"], self.sim[k][REFERENCE]
+        return int((swap >= greedy - 1e-9).sum()), len(greedy)
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.4f}"
+
+
+def format_table(result: DatasetResult, k: int) -> str:
+    """The markdown table of one dataset at one k, with a heading and a summary line."""
+    rows = result.rows(k)
+    lines = [
+        f"#### {result.name}, k = {k}",
+        "",
+        f"{result.n_queries} queries, corpus {result.n_corpus}, fetch_k = {result.fetch_k}, "
+        f"model {result.model}",
+        "",
+        "| method | options | Sim. mean | Div. mean | VRSD wins Sim. | VRSD wins Div. |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['method']} | {r['options']} | {_fmt(r['sim_mean'])} | {_fmt(r['div_mean'])} "
+            f"| {_fmt(r['vrsd_win_sim'])} | {_fmt(r['vrsd_win_div'])} |"
+        )
+    best = max(rows, key=lambda r: r["sim_mean"])
+    notes = [f"highest mean Sim.: {best['method']}"]
+    swap = result.swap_never_below_greedy(k)
+    if swap is not None:
+        notes.append(f"vrsd_swap Sim. >= vrsd on {swap[0]}/{swap[1]} queries")
+    lines += ["", "; ".join(notes) + "."]
+    return "\n".join(lines)
+
+
+def format_report(results: Sequence[DatasetResult]) -> str:
+    """Every table of every dataset, as one markdown document."""
+    parts = []
+    for res in results:
+        parts += [format_table(res, k) for k in res.ks]
+    return "\n\n".join(parts) + "\n"
+
+
+def _short_label(spec: MethodSpec) -> str:
+    if spec.method == "mmr" and set(spec.options) == {"lambda_mult"}:
+        return f"{spec.options['lambda_mult']}"
+    return spec.label
+
+
+def plot_result(result: DatasetResult, path: str | Path) -> Path:
+    """PNG of mean Sim. against mean Div., one panel per k, one point per method
+    (the MMR points, labelled by lambda, joined by a line)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = result.ks
+    fig, axes = plt.subplots(1, len(ks), figsize=(5.2 * len(ks), 4.6), squeeze=False)
+    for ax, k in zip(axes[0], ks, strict=True):
+        mmr = [s for s in result.specs if s.method == "mmr"]
+        if len(mmr) > 1:
+            ax.plot(
+                [result.div[k][s.label].mean() for s in mmr],
+                [result.sim[k][s.label].mean() for s in mmr],
+                color="tab:gray", lw=1, zorder=1, label="mmr (by lambda)",
+            )
+        for spec in result.specs:
+            x, y = result.div[k][spec.label].mean(), result.sim[k][spec.label].mean()
+            color = (
+                "tab:red" if spec.method == "vrsd"
+                else "tab:gray" if spec.method == "mmr" else "tab:blue"
+            )
+            ax.scatter([x], [y], color=color, s=36, zorder=2)
+            ax.annotate(_short_label(spec), (x, y), textcoords="offset points", xytext=(4, 3),
+                        fontsize=8)
+        ax.set_title(f"{result.name}, k = {k}")
+        ax.set_xlabel("Div. mean (mean pairwise cosine, lower = more diverse)")
+        ax.set_ylabel("Sim. mean (cos(sum of selected, query))")
+        ax.grid(alpha=0.3)
+    fig.suptitle(
+        f"{result.name}: {result.n_queries} queries, fetch_k = {result.fetch_k}, {result.model}"
+    )
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def build_store(kind: str, texts: list[str], vectors: list[list[float]], embeddings: Any) -> Any:
+    """A LangChain vector store holding ``texts`` with their precomputed ``vectors``.
+
+    Each document's metadata carries ``row`` (its position in ``texts``).
+    ``faiss``: exact cosine (flat inner-product index over L2-normalised vectors);
+    ``memory``: ``InMemoryVectorStore`` (exact cosine, ~40 ms per query at 5k texts).
+    """
+    ids = [str(i) for i in range(len(texts))]
+    metadatas = [{"row": i} for i in range(len(texts))]
+    if kind == "faiss":
+        from langchain_community.vectorstores import FAISS
+        from langchain_community.vectorstores.utils import DistanceStrategy
+
+        return FAISS.from_embeddings(
+            list(zip(texts, vectors, strict=True)), embeddings, metadatas=metadatas, ids=ids,
+            distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT, normalize_L2=True,
+        )
+    if kind == "memory":
+        from langchain_core.vectorstores import InMemoryVectorStore
+
+        store = InMemoryVectorStore(embeddings)
+        # Embeds through ``embeddings``: with the on-disk cache, a lookup, not a re-encode.
+        store.add_texts(texts, metadatas=metadatas, ids=ids)
+        return store
+    raise ValueError(f"store: expected one of {STORES}, got {kind!r}")
+
+
+def evaluate_dataset(
+    name: str,
+    queries: Sequence[str],
+    corpus: Sequence[str],
+    embeddings: Any,
+    specs: Sequence[MethodSpec],
+    ks: Sequence[int] = DEFAULT_KS,
+    fetch_k: int = DEFAULT_FETCH_K,
+    *,
+    model: str = "",
+    store: str = "faiss",
+    progress: bool = True,
+) -> DatasetResult:
+    """Run every spec at every k for every query through ``VRSDRetriever``.
+
+    Args:
+        embeddings: a LangChain ``Embeddings`` (``disk_embeddings.cached_embeddings``
+            in the CLI), used for the corpus, the queries and the store.
+        specs: the methods (``parse_methods``).
+        store: ``"faiss"`` or ``"memory"`` (see ``build_store``).
+    """
+    from tqdm.auto import tqdm
+
+    from vrsd_langchain import VRSDRetriever
+
+    from .disk_embeddings import count_uncached
+
+    if not queries:
+        raise ValueError("queries: no queries to evaluate")
+    if not corpus:
+        raise ValueError("corpus: no corpus texts to retrieve from")
+    ks = [int(k) for k in ks]
+    if any(k <= 0 for k in ks):
+        raise ValueError(f"k: every k must be >= 1, got {ks}")
+    if fetch_k < max(ks):
+        raise ValueError(f"fetch_k: {fetch_k} is smaller than the largest k ({max(ks)})")
+    start = time.perf_counter()
+    corpus = list(corpus)
+    encoded = count_uncached(embeddings, corpus) if hasattr(
+        embeddings, "document_embedding_store") else len(corpus)
+    vectors: list[list[float]] = []
+    batch = 512
+    with tqdm(total=len(corpus), desc=f"{name}: corpus embeddings ({encoded} to encode)",
+              disable=not progress, unit="text") as bar:
+        for i in range(0, len(corpus), batch):
+            vectors += embeddings.embed_documents(corpus[i : i + batch])
+            bar.update(len(corpus[i : i + batch]))
+    matrix = np.asarray(vectors, dtype=np.float64)
+    vs = build_store(store, corpus, vectors, embeddings)
+    query_vecs = np.asarray(
+        [embeddings.embed_query(q) for q in tqdm(
+            queries, desc=f"{name}: query embeddings", disable=not progress, unit="query")],
+        dtype=np.float64,
+    )
+    retrievers = {
+        (k, s.label): VRSDRetriever(
+            vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method, method_kwargs=dict(s.options)
+        )
+        for k in ks for s in specs
+    }
+    sim = {k: {s.label: np.zeros(len(queries)) for s in specs} for k in ks}
+    div = {k: {s.label: np.zeros(len(queries)) for s in specs} for k in ks}
+    for qi, query in enumerate(tqdm(queries, desc=f"{name}: {len(retrievers)} retrievers",
+                                    disable=not progress, unit="query")):
+        for (k, label), retriever in retrievers.items():
+            docs = retriever.invoke(query)
+            picked = matrix[[int(d.metadata["row"]) for d in docs]]
+            sim[k][label][qi] = metrics.sum_vector_similarity(query_vecs[qi], picked)
+            div[k][label][qi] = metrics.intra_list_similarity(picked)
+    return DatasetResult(
+        name=name, n_queries=len(queries), n_corpus=len(corpus), fetch_k=fetch_k, model=model,
+        specs=list(specs), ks=ks, sim=sim, div=div,
+        seconds=time.perf_counter() - start, encoded=encoded,
+    )
+
+
+def results_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
+    """Means and win rates of every dataset and k, as plain JSON data."""
+    return {
+        res.name: {
+            "n_queries": res.n_queries, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
+            "model": res.model, "seconds": round(res.seconds, 1),
+            "k": {str(k): res.rows(k) for k in res.ks},
+        }
+        for res in results
+    }
+
+
+def write_outputs(results: Sequence[DatasetResult], out_dir: str | Path) -> dict[str, Path]:
+    """Write ``eval.md`` (the tables), ``eval.json`` and ``eval_<dataset>.png`` into
+    ``out_dir``; returns their paths by name."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {"markdown": out / "eval.md", "json": out / "eval.json"}
+    paths["markdown"].write_text(format_report(results), encoding="utf-8")
+    paths["json"].write_text(json.dumps(results_json(results), indent=1), encoding="utf-8")
+    for res in results:
+        paths[f"plot_{res.name}"] = plot_result(res, out / f"eval_{res.name}.png")
+    return paths
+

@@ -1,0 +1,276 @@
+"""``vrsd index`` and ``vrsd search``: a folder of .txt/.md files in a local Chroma index.
+
+Layout of an index folder (``--index-dir``; default ``$VRSD_INDEX_DIR``, else
+``./.vrsd/index``)::
+
+    chroma/             the persistent Chroma store (collection "vrsd", cosine space)
+    records.sqlite      LangChain's SQLRecordManager: what was indexed, by content hash
+    vrsd_index.json     the embedding model, chunking, and the folders indexed
+
+Indexing goes through LangChain's indexing API (``langchain_core.indexing.index``,
+``cleanup="full"``), so re-indexing a folder adds new and changed chunks, leaves
+unchanged ones alone and deletes the chunks of edited or removed files: no
+duplicates. The record manager's *namespace* is the folder's absolute path, so
+the full cleanup is scoped to that folder: indexing folder B into the same
+index never deletes folder A's chunks, and ``vrsd search`` searches them all.
+
+Files: every ``*.txt`` and ``*.md`` under the folder, recursively, skipping
+hidden folders (``.git``, ``.vrsd``, ...). A file that cannot be read or is not
+UTF-8 is skipped with a warning; an empty folder, or one where nothing is
+readable, is an error (``ValueError``; the CLI prints it and exits with 2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import Embeddings
+
+INDEX_ENV = "VRSD_INDEX_DIR"
+COLLECTION = "vrsd"
+MANIFEST = "vrsd_index.json"
+RECORDS = "records.sqlite"
+SUFFIXES = (".txt", ".md")
+
+
+def default_index_dir() -> Path:
+    """``$VRSD_INDEX_DIR`` if set, else ``./.vrsd/index``."""
+    env = os.environ.get(INDEX_ENV)
+    return Path(env) if env else Path(".vrsd") / "index"
+
+
+def find_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """The .txt/.md files under ``folder`` (recursive, sorted, hidden folders skipped)."""
+    root = Path(folder)
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts[:-1]):
+            continue
+        if path.suffix.lower() in SUFFIXES and path.is_file():
+            found.append(path)
+    return sorted(found)
+
+
+@dataclass
+class IndexReport:
+    """What one ``index_folder`` call did."""
+
+    folder: Path
+    index_dir: Path
+    files: int = 0
+    chunks: int = 0
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        return (
+            f"indexed {self.folder}: {self.files} files, {self.chunks} chunks "
+            f"({self.added} added, {self.unchanged} unchanged, {self.deleted} deleted"
+            f"{f', {len(self.skipped)} files skipped' if self.skipped else ''}) "
+            f"into {self.index_dir}"
+        )
+
+
+def _read_manifest(index_dir: Path) -> dict[str, Any] | None:
+    path = index_dir / MANIFEST
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _open_store(index_dir: Path, embeddings: Embeddings) -> Any:
+    from langchain_chroma import Chroma
+
+    return Chroma(
+        collection_name=COLLECTION,
+        embedding_function=embeddings,
+        persist_directory=str(index_dir / "chroma"),
+        collection_metadata={"hnsw:space": "cosine"},
+    )
+
+
+def _record_manager(index_dir: Path, folder: Path) -> Any:
+    from langchain_classic.indexes import SQLRecordManager
+
+    manager = SQLRecordManager(
+        f"{COLLECTION}:{folder}", db_url=f"sqlite:///{(index_dir / RECORDS).resolve()}"
+    )
+    manager.create_schema()
+    return manager
+
+
+def load_chunks(
+    folder: Path, files: list[Path], chunk_size: int, chunk_overlap: int
+) -> tuple[list[Document], list[tuple[Path, str]]]:
+    """Chunks of every readable file (metadata ``source`` = path relative to the folder,
+    ``chunk`` = position in the file) and the files skipped, with the reason."""
+    from langchain_core.documents import Document
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=chunk_size, chunk_overlap=chunk_overlap
+    )
+    chunks: list[Document] = []
+    skipped: list[tuple[Path, str]] = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            skipped.append((path, "not UTF-8 text"))
+            continue
+        except OSError as exc:
+            skipped.append((path, exc.strerror or str(exc)))
+            continue
+        if not text.strip():
+            skipped.append((path, "empty"))
+            continue
+        source = path.relative_to(folder).as_posix()
+        for i, piece in enumerate(splitter.split_text(text)):
+            chunks.append(Document(page_content=piece, metadata={"source": source, "chunk": i}))
+    return chunks, skipped
+
+
+def index_folder(
+    path: str | os.PathLike[str],
+    *,
+    index_dir: str | os.PathLike[str] | None = None,
+    chunk_size: int = 800,
+    chunk_overlap: int = 100,
+    model: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> IndexReport:
+    """Index (or re-index) the .txt/.md files of ``path`` into ``index_dir``.
+
+    Raises:
+        ValueError: naming the argument: ``path`` missing, not a folder, without
+            .txt/.md files or without readable text; ``chunk_overlap`` out of range;
+            ``model`` different from the one the index was built with.
+    """
+    from langchain_core.indexing import index
+
+    from .disk_embeddings import cached_embeddings
+
+    folder = Path(path).expanduser().resolve()
+    if not folder.exists():
+        raise ValueError(f"path: {path} does not exist")
+    if not folder.is_dir():
+        raise ValueError(f"path: {path} is not a folder")
+    if not 0 <= chunk_overlap < chunk_size:
+        raise ValueError(
+            f"chunk_overlap: expected 0 <= chunk_overlap < chunk_size ({chunk_size}), "
+            f"got {chunk_overlap}"
+        )
+    files = find_files(folder)
+    if not files:
+        raise ValueError(f"path: no .txt or .md files under {path}")
+    chunks, skipped = load_chunks(folder, files, chunk_size, chunk_overlap)
+    if not chunks:
+        raise ValueError(f"path: no readable text in the {len(files)} .txt/.md files under {path}")
+    where = Path(index_dir) if index_dir is not None else default_index_dir()
+    manifest = _read_manifest(where) or {"model": model, "folders": {}}
+    if manifest["model"] != model:
+        raise ValueError(
+            f"model: the index at {where} was built with "
+            f"{manifest['model'] or 'the bundled model'}; pass that --model or use another "
+            "--index-dir"
+        )
+    where.mkdir(parents=True, exist_ok=True)
+    store = _open_store(where, cached_embeddings(model, cache_dir))
+    result = index(
+        chunks, _record_manager(where, folder), store,
+        cleanup="full", source_id_key="source", key_encoder="sha256",
+    )
+    manifest["folders"][str(folder)] = {
+        "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunks": len(chunks),
+    }
+    (where / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return IndexReport(
+        folder=folder, index_dir=where, files=len(files) - len(skipped), chunks=len(chunks),
+        skipped=skipped, added=result["num_added"], updated=result["num_updated"],
+        unchanged=result["num_skipped"], deleted=result["num_deleted"],
+    )
+
+
+def open_index(
+    index_dir: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> Any:
+    """The Chroma store of an existing index, with the model it was built with.
+
+    Raises:
+        ValueError: naming ``index_dir``, when there is no index there.
+    """
+    from .disk_embeddings import cached_embeddings
+
+    where = Path(index_dir) if index_dir is not None else default_index_dir()
+    manifest = _read_manifest(where)
+    if manifest is None:
+        raise ValueError(
+            f"index_dir: no index at {where}; build one with 'vrsd index PATH' "
+            "(or pass --index-dir)"
+        )
+    return _open_store(where, cached_embeddings(manifest["model"], cache_dir))
+
+
+def search_index(
+    query: str,
+    *,
+    index_dir: str | os.PathLike[str] | None = None,
+    method: str = "vrsd",
+    k: int = 4,
+    fetch_k: int = 20,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> list[Document]:
+    """Over-fetch ``fetch_k`` chunks by similarity, select ``k`` with ``method``.
+
+    ``method`` is a ``--methods`` token of ``vrsd eval`` (``mmr`` alone means
+    MMR at its default lambda). Returned Documents carry ``metadata["vrsd"]``.
+
+    Raises:
+        ValueError: naming the argument: no index, an empty index, an unknown
+            method or option, an empty query.
+    """
+    from vrsd_langchain import VRSDRetriever
+
+    from .evaluation import parse_method
+
+    if not query.strip():
+        raise ValueError("query: empty")
+    spec = parse_method(method, expand_mmr=False)[0]
+    store = open_index(index_dir, cache_dir)
+    if not store.get(limit=1)["ids"]:
+        raise ValueError(f"index_dir: the index at {index_dir or default_index_dir()} is empty")
+    retriever = VRSDRetriever(
+        vectorstore=store, k=k, fetch_k=max(fetch_k, k), method=spec.method,
+        method_kwargs=dict(spec.options),
+    )
+    return retriever.invoke(query)
+
+
+def format_hits(query: str, docs: list[Document], width: int = 100) -> str:
+    """Readable search results: rank, source, relevance, and the chunk's text."""
+    lines = [f"{len(docs)} results for {query!r}", ""]
+    for i, doc in enumerate(docs, 1):
+        info = doc.metadata.get("vrsd", {})
+        rel = info.get("relevance")
+        head = f"{i}. {doc.metadata.get('source', '?')} (chunk {doc.metadata.get('chunk', '?')})"
+        if rel is not None:
+            head += f"  relevance {rel:.3f}"
+        lines.append(head)
+        body = " ".join(doc.page_content.split())
+        lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
+                               max_lines=4, placeholder=" ...")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
