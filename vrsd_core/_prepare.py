@@ -42,7 +42,10 @@ def as_float_array(value: Any, name: str) -> np.ndarray:
 
 
 def check_k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+    """``k`` as an int: integers and integral floats (3.0) pass; bools do not."""
+    if isinstance(k, bool | np.bool_):
+        raise ValueError(f"k: expected an integer, got {k!r}")
+    if not isinstance(k, numbers.Integral):
         if isinstance(k, numbers.Real) and float(k).is_integer():
             return int(k)
         raise ValueError(f"k: expected an integer, got {k!r}")
