@@ -58,6 +58,7 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
         avail[rows, p] = False
         if t < K - 1 and not exhausted.all():
             d_p = np.sqrt(np.maximum(d2[rows, p], floor))
+            d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
             kernel_row = w * w[rows, p][:, None] * prep.sims_to(p)
             proj = np.einsum("bt,btn->bn", factors[rows, :t, p], factors[:, :t, :])
             e = (kernel_row - proj) / d_p[:, None]
