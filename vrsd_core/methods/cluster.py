@@ -1,11 +1,15 @@
 """``cluster``: one representative per k-means cluster (RAG_diversity, "maximum margin").
 
 The candidates' working vectors (unit length with ``normalize=True``) are
-split into k clusters by Lloyd's k-means, seeded by k-means++ (Arthur &
-Vassilvitskii 2007) with a seeded generator: the first centre is the most
-relevant candidate, each further centre is drawn with probability
-proportional to its squared distance from the nearest centre so far. The
-result is the most relevant member of each cluster, ordered by relevance.
+split into k clusters by Lloyd's k-means, seeded by greedy k-means++ (Arthur &
+Vassilvitskii 2007; the greedy variant is scikit-learn's default) with a
+seeded generator: the first centre is the most relevant candidate; each
+further centre is the best of 2 + ln k draws with probability proportional to
+the squared distance from the nearest centre so far (best = lowest total
+squared distance afterwards). Plain k-means++ puts two seeds in one blob
+often enough that Lloyd's iteration cannot recover; the greedy draw makes that
+rare. The result is the most relevant member of each cluster, ordered by
+relevance.
 
 numpy only, no scikit-learn: for the n <= a few thousand candidates of one
 query, Lloyd's iteration is a few lines of matrix products (distances as
@@ -99,20 +103,26 @@ def _kmeans(
 def _seed_centres(
     X: np.ndarray, sq: np.ndarray, rel: np.ndarray, kk: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """k-means++: the most relevant point, then D^2-weighted draws (one product each)."""
+    """Greedy k-means++: the most relevant point first; then per step draw
+    2 + ln k candidates with probability proportional to D^2 and keep the one
+    that lowers the potential (sum of D^2) most. One (n, trials) product a step."""
+    trials = 2 + int(np.log(kk))
     chosen = [int(argmax_first(rel[None, :])[0])]
     d2 = np.maximum(sq - 2.0 * (X @ X[chosen[0]]) + sq[chosen[0]], 0.0)
     for _ in range(1, kk):
         d2[chosen] = 0.0
         total = d2.sum()
         if total > 0:
-            nxt = int(rng.choice(len(X), p=d2 / total))
+            cands = rng.choice(len(X), size=trials, p=d2 / total)
+            dc = np.maximum(sq[:, None] - 2.0 * (X @ X[cands].T) + sq[cands][None, :], 0.0)
+            dc = np.minimum(dc, d2[:, None])
+            best = int(np.argmin(dc.sum(axis=0)))
+            chosen.append(int(cands[best]))
+            d2 = dc[:, best]
         else:  # only copies of the centres are left: take the next by relevance
             left = np.ones(len(X), dtype=bool)
             left[chosen] = False
-            nxt = int(np.flatnonzero(left)[int(argmax_first(rel[left][None, :])[0])])
-        chosen.append(nxt)
-        d2 = np.minimum(d2, np.maximum(sq - 2.0 * (X @ X[nxt]) + sq[nxt], 0.0))
+            chosen.append(int(np.flatnonzero(left)[int(argmax_first(rel[left][None, :])[0])]))
     return X[chosen]
 
 
