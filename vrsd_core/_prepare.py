@@ -9,6 +9,7 @@ n-vectors the methods compute, so no normalised copy of the candidates exists.
 from __future__ import annotations
 
 import numbers
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +47,11 @@ def check_k(k: Any) -> int:
     if isinstance(k, bool | np.bool_):
         raise ValueError(f"k: expected an integer, got {k!r}")
     if not isinstance(k, numbers.Integral):
-        if isinstance(k, numbers.Real) and float(k).is_integer():
-            return int(k)
-        raise ValueError(f"k: expected an integer, got {k!r}")
-    return int(k)
+        if not (isinstance(k, numbers.Real) and float(k).is_integer()):
+            raise ValueError(f"k: expected an integer, got {k!r}")
+    # A k past any candidate count (10**30, 1e300) means "all": clamp it so the
+    # methods' numpy arithmetic on k cannot overflow.
+    return max(min(int(k), sys.maxsize), -sys.maxsize)
 
 
 def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:
@@ -70,6 +72,31 @@ def _check_finite(arr: np.ndarray, name: str, where: np.ndarray | None = None) -
         bad &= where[..., None] if bad.ndim == where.ndim + 1 else where
     if bad.any():
         raise ValueError(f"{name}: contains NaN or infinite values")
+
+
+def _check_length_range(
+    sq: np.ndarray, valid: np.ndarray, name: str, dtype: Any, n: int, batched: bool
+) -> None:
+    """Refuse finite candidate rows too long or too short for the working dtype.
+
+    The methods multiply unnormalised rows (normalisation is a per-row scale on
+    the products) and sum up to n of them, so a squared length must keep
+    n^2 * |x|^2 finite and |x|^2 a normal number; past that the products are
+    inf/NaN or subnormal noise and the picks would be silently wrong.
+    """
+    info = np.finfo(dtype)
+    high = float(info.max) / (4.0 * max(n, 1) ** 2)
+    low = float(info.tiny) / float(info.eps)
+    bad = valid & ~((sq >= low) & (sq <= high))
+    if bad.any():
+        b, i = np.argwhere(bad)[0]
+        where = f"row {i}" if not batched else f"set {b}, row {i}"
+        size = "too short" if sq[b, i] < low else "too long"
+        raise ValueError(
+            f"{name}: {where} is {size} for {np.dtype(dtype).name} arithmetic "
+            f"(squared length {sq[b, i]:.3g}, allowed {low:.3g} to {high:.3g}); "
+            "rescale the vectors"
+        )
 
 
 def argmax_first(scores: np.ndarray) -> np.ndarray:
@@ -205,14 +232,19 @@ def prepare(
     if n:
         _check_finite(X, "candidates", valid)
 
-    q_norm = np.sqrt(np.einsum("bd,bd->b", q, q, dtype=np.float64))
-    if (q_norm == 0).any():
+    with np.errstate(over="ignore", under="ignore"):
+        q_sq = np.einsum("bd,bd->b", q, q, dtype=np.float64)
+        sq = np.einsum("bnd,bnd->bn", X, X, dtype=np.float64) if n else np.zeros((B, 0))
+    if (q_sq == 0).any():
         raise ValueError(f"{qname}: zero vector (cosine is undefined)")
-    sq = np.einsum("bnd,bnd->bn", X, X, dtype=np.float64) if n else np.zeros((B, 0))
     if (valid & (sq == 0)).any():
         b, i = np.argwhere(valid & (sq == 0))[0]
         where = f"row {i}" if not batched else f"set {b}, row {i}"
         raise ValueError(f"candidates: {where} is a zero vector (cosine is undefined)")
+    if not np.isfinite(q_sq).all():  # the query is normalised alone: only overflow matters
+        raise ValueError(f"{qname}: too long for float64 arithmetic; rescale the vector")
+    _check_length_range(sq, valid, "candidates", dtype, n, batched)
+    q_norm = np.sqrt(q_sq)
 
     if normalize:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
