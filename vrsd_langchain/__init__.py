@@ -12,13 +12,18 @@ Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 """
 
 from .cache import EmbeddingCache
+from .compressor import VRSDCompressor
 from .documents import METADATA_KEY
 from .embeddings import default_embeddings
 from .retriever import VRSDRetriever
+from .vectorstore import DiverseVectorStore, DiverseVectorStoreRetriever
 
 __all__ = [
     "METADATA_KEY",
+    "DiverseVectorStore",
+    "DiverseVectorStoreRetriever",
     "EmbeddingCache",
+    "VRSDCompressor",
     "VRSDRetriever",
     "default_embeddings",
 ]

@@ -9,7 +9,7 @@ vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +61,33 @@ def check_method(method: Any, options: Mapping[str, Any]) -> None:
             f"{unknown[0]}: not an option of method {method!r} "
             f"(its options: {_options_text(method)})"
         )
-    select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **options)
+    probe = dict(options)
+    if probe.get("prior") is not None:
+        _check_prior_spec(probe["prior"])
+        probe["prior"] = [0.0]
+    select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
+
+
+def _check_prior_spec(prior: Any) -> None:
+    if not (isinstance(prior, str) or callable(prior)):
+        raise ValueError(
+            "prior: give the name of a numeric metadata field or a callable "
+            f"(Document) -> float (candidates are not known in advance), got {prior!r}"
+        )
+
+
+def prior_values(prior: str | Callable[[Document], float], documents: list[Document]) -> list:
+    """The quality prior of each candidate: a metadata field, or ``prior(doc)``."""
+    _check_prior_spec(prior)
+    if callable(prior):
+        return [prior(doc) for doc in documents]
+    missing = [doc for doc in documents if prior not in doc.metadata]
+    if missing:
+        raise ValueError(
+            f"prior: candidate {missing[0].id or missing[0].page_content[:40]!r} "
+            f"has no metadata field {prior!r}"
+        )
+    return [doc.metadata[prior] for doc in documents]
 
 
 def split_options(method: str, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -128,12 +154,15 @@ def choose(query_vector: Any, candidates: Candidates, plan: SearchPlan) -> list[
     """Run the plan's method on the candidates; annotated copies in selection order."""
     if len(candidates) == 0 or plan.k == 0:
         return []
+    options = dict(plan.options)
+    if options.get("prior") is not None:
+        options["prior"] = prior_values(options["prior"], candidates.documents)
     sel = select(
         np.asarray(query_vector, dtype=np.float64),
         candidates.vectors,
         plan.k,
         method=plan.method,
-        **plan.options,
+        **options,
     )
     return annotate(candidates.documents, sel)
 

@@ -12,7 +12,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
@@ -67,24 +67,26 @@ class VRSDRetriever(BaseRetriever):
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
+    cache: EmbeddingCache | None = None
+    """Re-embedding cache, used only by stores without a fast path (may be shared with
+    other retrievers or a ``VRSDCompressor``). Default: a new one of ``cache_size``
+    entries; its ``hits``/``misses`` show what the fallback embedded."""
     cache_size: int = DEFAULT_CACHE_SIZE
-    """Entries of the re-embedding cache (used only by stores without a fast path)."""
+    """Entries of the default cache."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    _cache: EmbeddingCache = PrivateAttr()
 
     @model_validator(mode="after")
     def _check(self) -> VRSDRetriever:
         self._embedder()
         self._plan({})
-        self._cache = EmbeddingCache(self.cache_size)
+        if self.cache is None:
+            self.cache = EmbeddingCache(self.cache_size)
         return self
 
-    @property
-    def cache(self) -> EmbeddingCache:
-        """The re-embedding cache (hits/misses show what the fallback embedded)."""
-        return self._cache
+    def _cache(self) -> EmbeddingCache:
+        assert self.cache is not None  # set by the validator
+        return self.cache
 
     def _embedder(self) -> Embeddings:
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
@@ -117,10 +119,10 @@ class VRSDRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         plan = self._plan(kwargs)
-        return run(self.vectorstore, self._embedder(), self._cache, query, plan)
+        return run(self.vectorstore, self._embedder(), self._cache(), query, plan)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         plan = self._plan(kwargs)
-        return await arun(self.vectorstore, self._embedder(), self._cache, query, plan)
+        return await arun(self.vectorstore, self._embedder(), self._cache(), query, plan)

@@ -1,0 +1,188 @@
+"""The four fast paths on real stores: the core's answer, filters, no re-embedding, no mutation.
+
+For each store the test gets the candidates and their vectors on its own
+(through the store's public search and its client, not through the adapter),
+runs ``vrsd_core.select`` on them, and expects exactly the adapter's picks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from vrsd_core import select
+from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
+from vrsd_langchain.candidates import fast_path_for
+
+K, FETCH_K = 4, 20
+
+
+def rows(docs) -> list[int]:
+    return [int(d.metadata["row"]) for d in docs]
+
+
+def expected(case, query, method, filtered=False, **options):
+    qvec = np.asarray(case.store.embeddings.inner.embed_query(query))
+    cand_docs, cand_vecs = case.candidates(qvec, FETCH_K, filtered=filtered)
+    sel = select(qvec, cand_vecs, K, method=method, **options)
+    return [row_of(cand_docs[i]) for i in sel.indices], sel
+
+
+def row_of(doc) -> int:
+    return int(doc.metadata["row"])
+
+
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [("vrsd", {}), ("mmr", {"lambda_mult": 0.3}), ("dpp", {}), ("vrsd", {"refine": "swap"})],
+)
+def test_result_equals_core_select_on_the_same_candidates(case, queries, method, options):
+    retriever = VRSDRetriever(
+        vectorstore=case.store, k=K, fetch_k=FETCH_K, method=method, method_kwargs=options
+    )
+    for query in queries[:2]:
+        want_rows, sel = expected(case, query, method, **options)
+        got = retriever.invoke(query)
+        assert rows(got) == want_rows
+        meta = [d.metadata[METADATA_KEY] for d in got]
+        assert [m["rank"] for m in meta] == list(range(K))
+        assert [m["method"] for m in meta] == [method] * K
+        np.testing.assert_allclose([m["relevance"] for m in meta], sel.relevance, atol=1e-5)
+        np.testing.assert_allclose([m["gain"] for m in meta], sel.gains, atol=1e-5)
+
+
+def test_vrsd_differs_from_plain_similarity_somewhere(case, queries):
+    """Guard against a test that cannot fail: on real data VRSD reorders or replaces picks."""
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    differs = [
+        rows(retriever.invoke(q)) != expected(case, q, "similarity")[0] for q in queries
+    ]
+    assert any(differs)
+
+
+def test_filter_excludes_the_other_split(case, queries):
+    retriever = VRSDRetriever(
+        vectorstore=case.store, k=K, fetch_k=FETCH_K, search_kwargs={"filter": case.filter_a}
+    )
+    for query in queries[:2]:
+        got = retriever.invoke(query)
+        assert len(got) == K
+        assert {d.metadata["split"] for d in got} == {"A"}
+        assert rows(got) == expected(case, query, "vrsd", filtered=True)[0]
+    # The same filter per call, on a retriever without one.
+    plain = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    per_call = plain.invoke(queries[0], filter=case.filter_a)
+    assert {d.metadata["split"] for d in per_call} == {"A"}
+    assert rows(per_call) == rows(retriever.invoke(queries[0]))
+
+
+def test_fast_path_is_used_and_embeds_only_the_query(case, queries):
+    assert fast_path_for(case.store).name == case.kind
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    case.spy.reset()
+    retriever.invoke(queries[2])
+    assert (case.spy.query_calls, case.spy.document_calls) == (1, 0)
+    retriever.batch(queries[:3])
+    assert (case.spy.query_calls, case.spy.document_calls) == (4, 0)
+    assert retriever.cache.misses == 0
+
+
+async def test_async_fast_path_matches_sync_and_embeds_only_the_query(case, queries):
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    sync = retriever.invoke(queries[3])
+    case.spy.reset()
+    got = await retriever.ainvoke(queries[3])
+    assert got == sync
+    assert (case.spy.query_calls, case.spy.document_calls) == (1, 0)
+
+
+def test_search_type_retriever_on_each_store(case, queries):
+    wrapped = DiverseVectorStore(case.store)
+    assert fast_path_for(wrapped).name == case.kind
+    for search_type in ("vrsd", "dpp"):
+        retriever = wrapped.as_retriever(
+            search_type=search_type, search_kwargs={"k": K, "fetch_k": FETCH_K}
+        )
+        assert rows(retriever.invoke(queries[0])) == expected(case, queries[0], search_type)[0]
+    mmr = wrapped.as_retriever(search_type="mmr", search_kwargs={"k": K, "lambda_mult": 0.25})
+    assert rows(mmr.invoke(queries[0])) == expected(
+        case, queries[0], "mmr", lambda_mult=0.25
+    )[0]
+
+
+def test_store_and_returned_documents_stay_independent(case, queries):
+    before = case.snapshot()
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    first = retriever.invoke(queries[4])
+    for doc in first:  # a caller scribbling on the results must not reach the store
+        doc.metadata["split"] = "changed"
+        doc.metadata[METADATA_KEY]["rank"] = -1
+        doc.page_content = "changed"
+    again = retriever.invoke(queries[4])
+    assert rows(again) == rows(first)
+    assert {d.metadata["split"] for d in again} <= {"A", "B"}
+    assert all(d.page_content != "changed" for d in again)
+    after = case.snapshot()
+    _assert_same(before, after)
+
+
+def _assert_same(a, b) -> None:
+    if isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, (tuple, list)) and any(isinstance(x, np.ndarray) for x in a):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _assert_same(x, y)
+    elif isinstance(a, dict) and any(isinstance(v, dict) and "vector" in v for v in a.values()):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert {k: v for k, v in a[key].items() if k != "vector"} == {
+                k: v for k, v in b[key].items() if k != "vector"
+            }
+            np.testing.assert_array_equal(a[key]["vector"], b[key]["vector"])
+    else:
+        assert a == b
+
+
+def test_document_ids_and_content_are_the_stores(case, queries):
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    qvec = np.asarray(case.store.embeddings.inner.embed_query(queries[5]))
+    cand_docs, _ = case.candidates(qvec, FETCH_K)
+    by_row = {row_of(d): d for d in cand_docs}
+    for doc in retriever.invoke(queries[5]):
+        src = by_row[row_of(doc)]
+        assert doc.id == src.id
+        assert doc.page_content == src.page_content
+        meta = dict(doc.metadata)
+        del meta[METADATA_KEY]
+        assert meta == src.metadata
+
+
+@pytest.mark.parametrize("kind", ["in_memory", "faiss", "chroma", "qdrant"])
+def test_empty_store_gives_no_documents(kind, make_spy, tmp_path):
+    spy = make_spy()
+    if kind == "in_memory":
+        store = InMemoryVectorStore(spy)
+    elif kind == "faiss":
+        import faiss
+        from langchain_community.docstore.in_memory import InMemoryDocstore
+        from langchain_community.vectorstores import FAISS
+
+        store = FAISS(spy, faiss.IndexFlatL2(384), InMemoryDocstore(), {})
+    elif kind == "chroma":
+        from langchain_chroma import Chroma
+
+        store = Chroma("empty", embedding_function=spy, persist_directory=str(tmp_path))
+    else:
+        from langchain_qdrant import QdrantVectorStore
+        from qdrant_client import QdrantClient, models
+
+        client = QdrantClient(location=":memory:")
+        client.create_collection(
+            "empty", vectors_config=models.VectorParams(size=384, distance=models.Distance.COSINE)
+        )
+        store = QdrantVectorStore(client=client, collection_name="empty", embedding=spy)
+    assert fast_path_for(store).name == kind
+    assert VRSDRetriever(vectorstore=store).invoke("anything at all") == []
+    assert DiverseVectorStore(store).as_retriever(search_type="vrsd").invoke("x") == []

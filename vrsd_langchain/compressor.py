@@ -1,0 +1,95 @@
+"""``VRSDCompressor``: choose k of any retriever's documents (BM25, ensembles, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.embeddings import Embeddings
+from pydantic import ConfigDict, Field, model_validator
+
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .candidates import SOURCE_REEMBEDDED, Candidates
+from .pipeline import SearchPlan, check_count, check_method, choose
+
+
+class VRSDCompressor(BaseDocumentCompressor):
+    """Rerank a retriever's output: embed query and documents, keep ``k`` chosen by ``method``.
+
+    For ``langchain_classic.retrievers.ContextualCompressionRetriever``: the base
+    retriever over-fetches, this picks k relevant *and* diverse documents. The
+    documents' text is embedded with ``embeddings`` through a bounded cache
+    keyed by content (shareable with a ``VRSDRetriever``), the query once per
+    call. Output: copies in selection order with ``metadata["vrsd"]``
+    (``vrsd_langchain.METADATA_KEY``); the input documents are not changed.
+
+    Example:
+        .. code-block:: python
+
+            from langchain_classic.retrievers import ContextualCompressionRetriever
+            from langchain_community.retrievers import BM25Retriever
+
+            retriever = ContextualCompressionRetriever(
+                base_compressor=VRSDCompressor(embeddings=default_embeddings(), k=4),
+                base_retriever=BM25Retriever.from_texts(texts, k=20),
+            )
+    """
+
+    embeddings: Embeddings
+    """Embeds the query and the documents."""
+    k: int = 4
+    """How many documents to keep."""
+    method: str = "vrsd"
+    """A ``vrsd_core.METHODS`` name."""
+    method_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """The method's options (``prior`` may name a numeric metadata field)."""
+    cache: EmbeddingCache | None = None
+    """Document-embedding cache; default a new one of ``cache_size`` entries."""
+    cache_size: int = DEFAULT_CACHE_SIZE
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @model_validator(mode="after")
+    def _check(self) -> VRSDCompressor:
+        check_count(self.k, "k")
+        check_method(self.method, self.method_kwargs)
+        if self.cache is None:
+            self.cache = EmbeddingCache(self.cache_size)
+        return self
+
+    def _plan(self, n: int) -> SearchPlan:
+        return SearchPlan(self.k, n, self.method, dict(self.method_kwargs))
+
+    def compress_documents(
+        self,
+        documents: Sequence[Document],
+        query: str,
+        callbacks: Callbacks | None = None,
+    ) -> Sequence[Document]:
+        """The chosen documents, as annotated copies in selection order."""
+        docs = list(documents)
+        if not docs or self.k == 0:
+            return []
+        assert self.cache is not None  # set by the validator
+        qvec = self.embeddings.embed_query(query)
+        vectors = self.cache.embed_documents(self.embeddings, [d.page_content for d in docs])
+        return choose(qvec, Candidates(docs, vectors, SOURCE_REEMBEDDED), self._plan(len(docs)))
+
+    async def acompress_documents(
+        self,
+        documents: Sequence[Document],
+        query: str,
+        callbacks: Callbacks | None = None,
+    ) -> Sequence[Document]:
+        """Async ``compress_documents`` (``aembed_query``, ``aembed_documents``)."""
+        docs = list(documents)
+        if not docs or self.k == 0:
+            return []
+        assert self.cache is not None  # set by the validator
+        qvec = await self.embeddings.aembed_query(query)
+        vectors = await self.cache.aembed_documents(
+            self.embeddings, [d.page_content for d in docs]
+        )
+        return choose(qvec, Candidates(docs, vectors, SOURCE_REEMBEDDED), self._plan(len(docs)))

@@ -1,0 +1,355 @@
+"""``search_type="vrsd"``: the usual ``as_retriever`` call with diverse search types.
+
+``DiverseVectorStore(store)`` wraps any vector store and delegates everything
+to it (adding, deleting, searching, its embeddings, store-specific attributes);
+only its ``as_retriever`` differs: it returns a ``DiverseVectorStoreRetriever``,
+a ``VectorStoreRetriever`` whose search types are
+
+* ``"similarity"``, ``"similarity_score_threshold"``: the store's own search,
+  exactly as LangChain's ``VectorStoreRetriever`` runs it (Documents untouched);
+* ``"mmr"``, ``"vrsd"``, ``"dpp"`` and every other ``vrsd_core`` method
+  (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``, ``"cluster"``):
+  the shared pipeline (fetch ``fetch_k`` candidates with their vectors, let the
+  core choose ``k``), returning annotated copies in selection order.
+
+``"mmr"`` deliberately goes through ``vrsd_core``'s MMR rather than the store's
+``max_marginal_relevance_search``: one meaning of ``lambda_mult`` on every store
+(1 = relevance only, 0 = diversity only; langchain-qdrant's own MMR inverts it),
+the selection order kept (langchain-chroma's returns similarity order), and a
+``metadata["vrsd"]`` entry with relevance and MMR score for each pick. Call the
+store's ``max_marginal_relevance_search`` directly for its own MMR.
+
+``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
+(default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
+``refine``), and the store's search arguments (e.g. ``filter``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Any, ClassVar
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
+from pydantic import model_validator
+
+from vrsd_core import METHODS
+
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .pipeline import SearchPlan, arun, make_plan, resolve_embeddings, run, split_options
+
+STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
+CORE_SEARCH_TYPES = tuple(m for m in METHODS if m != "similarity")
+"""Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...)."""
+DEFAULT_K = 4
+DEFAULT_FETCH_K = 20
+
+
+class DiverseVectorStoreRetriever(VectorStoreRetriever):
+    """``VectorStoreRetriever`` with the ``vrsd_core`` methods as extra search types.
+
+    See the module doc for what each search type does. Settings are checked
+    when the retriever is built: an unknown search type is a ``ValueError``
+    listing the allowed ones; a bad option, ``fetch_k < k`` or missing
+    embeddings too. ``invoke(q, k=2, filter=...)`` overrides ``search_kwargs``
+    for one call, as in LangChain.
+    """
+
+    allowed_search_types: ClassVar[Collection[str]] = (*STOCK_SEARCH_TYPES, *CORE_SEARCH_TYPES)
+
+    embeddings: Embeddings | None = None
+    """For the core search types: embeds the query (and candidates of stores without a
+    fast path). Default: the store's embeddings."""
+    cache: EmbeddingCache | None = None
+    """Re-embedding cache for stores without a fast path; default: the
+    ``DiverseVectorStore``'s, else a new one."""
+
+    @model_validator(mode="after")
+    def _check_core_settings(self) -> DiverseVectorStoreRetriever:
+        if self.cache is None:
+            shared = getattr(self.vectorstore, "cache", None)
+            self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
+        if self.search_type in CORE_SEARCH_TYPES:
+            self._embedder()
+            self._plan({})
+        return self
+
+    def _embedder(self) -> Embeddings:
+        return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
+
+    def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
+        merged = self.search_kwargs | kwargs
+        k = merged.pop("k", DEFAULT_K)
+        fetch_k = merged.pop("fetch_k", DEFAULT_FETCH_K)
+        options, search = split_options(self.search_type, merged)
+        return make_plan(
+            self.vectorstore,
+            k=k,
+            fetch_k=fetch_k,
+            method=self.search_type,
+            options=options,
+            search_kwargs=search,
+        )
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        if self.search_type not in CORE_SEARCH_TYPES:
+            return super()._get_relevant_documents(query, run_manager=run_manager, **kwargs)
+        assert self.cache is not None  # set by the validator
+        return run(self.vectorstore, self._embedder(), self.cache, query, self._plan(kwargs))
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        if self.search_type not in CORE_SEARCH_TYPES:
+            return await super()._aget_relevant_documents(
+                query, run_manager=run_manager, **kwargs
+            )
+        assert self.cache is not None  # set by the validator
+        return await arun(
+            self.vectorstore, self._embedder(), self.cache, query, self._plan(kwargs)
+        )
+
+
+class DiverseVectorStore(VectorStore):
+    """A vector store wrapper whose ``as_retriever`` offers ``"vrsd"``, ``"dpp"``, ...
+
+    Everything else is the wrapped store's: its methods are called directly,
+    and any other attribute (``index``, ``client``, ...) is looked up on it.
+
+    Args:
+        vectorstore: the store to wrap (any LangChain ``VectorStore``).
+        embeddings: for the core search types, instead of the store's own
+            (needed when the store exposes none).
+        cache: re-embedding cache shared by the retrievers made here
+            (default: a new ``EmbeddingCache(cache_size)``).
+
+    Example:
+        .. code-block:: python
+
+            store = DiverseVectorStore(FAISS.from_texts(texts, embeddings))
+            retriever = store.as_retriever(
+                search_type="vrsd", search_kwargs={"k": 4, "fetch_k": 20}
+            )
+    """
+
+    def __init__(
+        self,
+        vectorstore: VectorStore,
+        *,
+        embeddings: Embeddings | None = None,
+        cache: EmbeddingCache | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        if not isinstance(vectorstore, VectorStore):
+            raise ValueError(
+                f"vectorstore: expected a LangChain VectorStore, got {type(vectorstore).__name__}"
+            )
+        if embeddings is not None and not isinstance(embeddings, Embeddings):
+            raise ValueError(
+                f"embeddings: expected a langchain_core Embeddings, got {type(embeddings).__name__}"
+            )
+        self.wrapped_vectorstore = vectorstore
+        self._embeddings = embeddings
+        self.cache = cache if cache is not None else EmbeddingCache(cache_size)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: store-specific attributes.
+        inner = self.__dict__.get("wrapped_vectorstore")
+        if inner is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(inner, name)
+
+    def __repr__(self) -> str:
+        return f"DiverseVectorStore({self.wrapped_vectorstore!r})"
+
+    @property
+    def embeddings(self) -> Embeddings | None:
+        """The ``embeddings`` given here, else the wrapped store's."""
+        if self._embeddings is not None:
+            return self._embeddings
+        return self.wrapped_vectorstore.embeddings
+
+    # --- the retriever -------------------------------------------------------
+
+    def _get_retriever_tags(self) -> list[str]:
+        return self.wrapped_vectorstore._get_retriever_tags()
+
+    def as_retriever(self, **kwargs: Any) -> DiverseVectorStoreRetriever:
+        """A ``DiverseVectorStoreRetriever`` on this store.
+
+        Args:
+            **kwargs: ``search_type`` (``"similarity"``, ``"similarity_score_threshold"``,
+                ``"mmr"``, ``"vrsd"``, ``"dpp"``, ...), ``search_kwargs`` (``k``,
+                ``fetch_k``, method options, the store's search arguments), and any
+                other retriever field (``tags``, ``embeddings``, ...).
+        """
+        tags = kwargs.pop("tags", None) or [*self._get_retriever_tags()]
+        return DiverseVectorStoreRetriever(vectorstore=self, tags=tags, **kwargs)
+
+    def search(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
+        """``search_type`` may also be a core search type (``"vrsd"``, ``"dpp"``, ...)."""
+        if search_type in CORE_SEARCH_TYPES:
+            return self.as_retriever(search_type=search_type, search_kwargs=kwargs).invoke(query)
+        return self.wrapped_vectorstore.search(query, search_type, **kwargs)
+
+    async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
+        """Async ``search``."""
+        if search_type in CORE_SEARCH_TYPES:
+            retriever = self.as_retriever(search_type=search_type, search_kwargs=kwargs)
+            return await retriever.ainvoke(query)
+        return await self.wrapped_vectorstore.asearch(query, search_type, **kwargs)
+
+    # --- everything else is the wrapped store's ------------------------------
+
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict[str, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        if ids is not None:
+            kwargs["ids"] = ids
+        return self.wrapped_vectorstore.add_texts(texts, metadatas, **kwargs)
+
+    async def aadd_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict[str, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        if ids is not None:
+            kwargs["ids"] = ids
+        return await self.wrapped_vectorstore.aadd_texts(texts, metadatas, **kwargs)
+
+    def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        return self.wrapped_vectorstore.add_documents(documents, **kwargs)
+
+    async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        return await self.wrapped_vectorstore.aadd_documents(documents, **kwargs)
+
+    def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
+        return self.wrapped_vectorstore.delete(ids, **kwargs)
+
+    async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
+        return await self.wrapped_vectorstore.adelete(ids, **kwargs)
+
+    def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        return self.wrapped_vectorstore.get_by_ids(ids)
+
+    async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        return await self.wrapped_vectorstore.aget_by_ids(ids)
+
+    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        return self.wrapped_vectorstore.similarity_search(query, k=k, **kwargs)
+
+    async def asimilarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        return await self.wrapped_vectorstore.asimilarity_search(query, k=k, **kwargs)
+
+    def similarity_search_with_score(
+        self, *args: Any, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        return self.wrapped_vectorstore.similarity_search_with_score(*args, **kwargs)
+
+    async def asimilarity_search_with_score(
+        self, *args: Any, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        return await self.wrapped_vectorstore.asimilarity_search_with_score(*args, **kwargs)
+
+    def similarity_search_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[Document]:
+        return self.wrapped_vectorstore.similarity_search_by_vector(embedding, k=k, **kwargs)
+
+    async def asimilarity_search_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[Document]:
+        return await self.wrapped_vectorstore.asimilarity_search_by_vector(
+            embedding, k=k, **kwargs
+        )
+
+    def similarity_search_with_relevance_scores(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        return self.wrapped_vectorstore.similarity_search_with_relevance_scores(
+            query, k=k, **kwargs
+        )
+
+    async def asimilarity_search_with_relevance_scores(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        return await self.wrapped_vectorstore.asimilarity_search_with_relevance_scores(
+            query, k=k, **kwargs
+        )
+
+    def _select_relevance_score_fn(self) -> Callable[[float], float]:
+        return self.wrapped_vectorstore._select_relevance_score_fn()
+
+    def max_marginal_relevance_search(
+        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        """The wrapped store's own MMR (``as_retriever(search_type="mmr")`` uses the core's)."""
+        return self.wrapped_vectorstore.max_marginal_relevance_search(
+            query, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        )
+
+    async def amax_marginal_relevance_search(
+        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        return await self.wrapped_vectorstore.amax_marginal_relevance_search(
+            query, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        )
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return self.wrapped_vectorstore.max_marginal_relevance_search_by_vector(
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        )
+
+    async def amax_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return await self.wrapped_vectorstore.amax_marginal_relevance_search_by_vector(
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        )
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings,
+        metadatas: list[dict[str, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        vectorstore_cls: type[VectorStore] = InMemoryVectorStore,
+        **kwargs: Any,
+    ) -> DiverseVectorStore:
+        """Build a ``vectorstore_cls`` (default ``InMemoryVectorStore``) from texts, wrapped.
+
+        ``kwargs`` go to ``vectorstore_cls.from_texts``.
+        """
+        if ids is not None:
+            kwargs["ids"] = ids
+        inner = vectorstore_cls.from_texts(texts, embedding, metadatas=metadatas, **kwargs)
+        return cls(inner)
