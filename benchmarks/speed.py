@@ -1,0 +1,297 @@
+"""Speed of the selection core against the implementations people use today.
+
+Same float32 arrays (random unit-norm rows), same process, for
+(n, d, k) = (100, 384, 10), (1000, 768, 20), (10000, 384, 20), plus a batch of
+256 queries with (n, d, k) = (100, 384, 10). Compared:
+
+- this core: ``vrsd``, ``vrsd`` + ``refine="swap"``, ``mmr`` (lambda 0.5), ``dpp`` (theta 0.5)
+- LangChain ``langchain_core.vectorstores.utils.maximal_marginal_relevance`` (lambda 0.5)
+- LlamaIndex ``llama_index.core.indices.query.embedding_utils.get_top_k_mmr_embeddings``
+  (given a list of the float32 rows, built outside the timing)
+- ``pyversity.mmr`` and ``pyversity.dpp`` (diversity 0.5; they take relevance
+  scores, so their timing includes the one ``C @ q`` that produces them)
+- the paper's Algorithm 1 transcribed directly (a Python loop over candidates)
+- the floor: k plain matrix-vector products ``C @ C[j]``, the work any greedy
+  method that looks at every candidate once per pick must do
+
+Timings are interleaved (one call of every implementation per round) and the
+median over rounds is reported; ratios are medians divided by medians. Prints
+markdown tables and the targets of issue 2, each marked met or missed.
+
+Run: ``.venv/bin/python benchmarks/speed.py [--repeats N] [--quick]``.
+OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (set on some machines here) select an older
+BLAS kernel; the script prints which kernel and how many BLAS threads it ran with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vrsd_core import select, select_batch
+
+CASES = [(100, 384, 10), (1000, 768, 20), (10000, 384, 20)]
+BATCH = (256, 100, 384, 10)  # B, n, d, k
+DTYPE = np.float32
+SLOW_CALL_SECONDS = 0.25  # implementations slower than this get fewer rounds
+
+
+# --------------------------------------------------------------------------- competitors
+
+
+def paper_algorithm_1(q: np.ndarray, R: np.ndarray, k: int) -> list[int]:
+    """The paper's Algorithm 1, line by line: for each pick, loop over the remaining
+    candidates v, form t = s + v and keep the v with the largest cos(t, q)."""
+    S: list[int] = []
+    remaining = list(range(len(R)))
+    q_norm = np.linalg.norm(q)
+    for _ in range(min(k, len(R))):
+        s = R[S].sum(axis=0) if S else np.zeros_like(q)
+        max_cos, p = -1.0, None
+        for v in remaining:
+            t = s + R[v]
+            cos = float(t @ q) / (float(np.linalg.norm(t)) * q_norm)
+            if cos > max_cos:
+                max_cos, p = cos, v
+        S.append(p)
+        remaining.remove(p)
+    return S
+
+
+def floor(C: np.ndarray, k: int) -> None:
+    """k matrix-vector products: the least work of a k-step greedy over all candidates."""
+    for j in range(k):
+        C @ C[j]
+
+
+def competitors(q: np.ndarray, C: np.ndarray, k: int) -> dict[str, Callable[[], object]]:
+    """Zero-argument callables, each doing one full selection on (q, C, k)."""
+    import pyversity
+    from langchain_core.vectorstores.utils import maximal_marginal_relevance
+    from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
+
+    rows = list(C)  # LlamaIndex wants a list of embeddings; ndarray rows are its fastest form
+    return {
+        "floor (k × C @ C[j])": lambda: floor(C, k),
+        "core vrsd": lambda: select(q, C, k, method="vrsd"),
+        "core vrsd + swap": lambda: select(q, C, k, method="vrsd", refine="swap"),
+        "core mmr": lambda: select(q, C, k, method="mmr", lambda_mult=0.5),
+        "core dpp": lambda: select(q, C, k, method="dpp", theta=0.5),
+        "pyversity mmr": lambda: pyversity.mmr(C, C @ q, k, diversity=0.5),
+        "pyversity dpp": lambda: pyversity.dpp(C, C @ q, k, diversity=0.5),
+        "LangChain maximal_marginal_relevance": lambda: maximal_marginal_relevance(
+            q, C, lambda_mult=0.5, k=k
+        ),
+        "LlamaIndex get_top_k_mmr_embeddings": lambda: get_top_k_mmr_embeddings(
+            q, rows, similarity_top_k=k, mmr_threshold=0.5
+        ),
+        "paper Algorithm 1 (Python loop)": lambda: paper_algorithm_1(q, C, k),
+    }
+
+
+# The competitor each row is compared with in the "vs" column.
+VERSUS = {
+    "core vrsd": "paper Algorithm 1 (Python loop)",
+    "core vrsd + swap": "paper Algorithm 1 (Python loop)",
+    "core mmr": "pyversity mmr",
+    "core dpp": "pyversity dpp",
+    "pyversity mmr": "core mmr",
+    "pyversity dpp": "core dpp",
+    "LangChain maximal_marginal_relevance": "core mmr",
+    "LlamaIndex get_top_k_mmr_embeddings": "core mmr",
+    "paper Algorithm 1 (Python loop)": "core vrsd",
+}
+
+
+# --------------------------------------------------------------------------- timing
+
+
+@dataclass
+class Timings:
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.samples[name])
+
+
+def time_interleaved(fns: dict[str, Callable[[], object]], repeats: int) -> Timings:
+    """One call of every implementation per round, ``repeats`` rounds; slow ones
+    (over SLOW_CALL_SECONDS a call) only in the first 3 rounds."""
+    out = Timings({name: [] for name in fns})
+    for fn in fns.values():  # warm-up: imports, BLAS threads, caches
+        fn()
+    for r in range(repeats):
+        for name, fn in fns.items():
+            samples = out.samples[name]
+            if r >= 3 and samples and statistics.median(samples) > SLOW_CALL_SECONDS:
+                continue
+            t0 = time.perf_counter()
+            fn()
+            samples.append(time.perf_counter() - t0)
+    return out
+
+
+def unit_rows(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    x = rng.standard_normal(shape).astype(DTYPE)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def fmt_ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}" if ms < 1000 else f"{ms:,.0f}"
+
+
+def fmt_ratio(x: float) -> str:
+    return f"{x:.2f}×" if x < 100 else f"{x:,.0f}×"
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class Target:
+    what: str
+    value: float
+    limit: float
+    higher_is_better: bool = False
+
+    @property
+    def met(self) -> bool:
+        return self.value >= self.limit if self.higher_is_better else self.value <= self.limit
+
+    def row(self) -> str:
+        sign = "≥" if self.higher_is_better else "≤"
+        state = "met" if self.met else "MISSED"
+        return f"| {self.what} | {fmt_ratio(self.value)} | {sign} {self.limit:g}× | {state} |"
+
+
+def blas_description() -> str:
+    try:
+        from threadpoolctl import threadpool_info
+
+        infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+        parts = [
+            f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')} kernel, "
+            f"{i.get('num_threads')} threads)"
+            for i in infos
+        ]
+        return "; ".join(parts) or "unknown"
+    except ImportError:
+        return "unknown (threadpoolctl not installed)"
+
+
+def run(repeats: int, quick: bool, seed: int) -> int:
+    rng = np.random.default_rng(seed)
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    print("# vrsd_core speed benchmark\n")
+    print(f"- dtype: {np.dtype(DTYPE).name} (random unit-norm rows), seed {seed}, "
+          f"{repeats} rounds (median; implementations slower than "
+          f"{SLOW_CALL_SECONDS * 1e3:.0f} ms a call: 3 rounds)")
+    print(f"- numpy {np.__version__}, Python {platform.python_version()}, "
+          f"BLAS: {blas_description()}")
+    print(f"- OPENBLAS_CORETYPE={coretype or '(unset)'}, "
+          f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE') or '(unset)'}\n")
+
+    medians: dict[tuple[int, int, int], dict[str, float]] = {}
+    cases = CASES[:2] if quick else CASES
+    print("| n, d, k | implementation | median ms | × floor | vs | ratio |")
+    print("|---|---|---:|---:|---|---:|")
+    for n, d, k in cases:
+        C = unit_rows(rng, (n, d))
+        q = unit_rows(rng, (d,))
+        timings = time_interleaved(competitors(q, C, k), repeats)
+        med = {name: timings.median(name) for name in timings.samples}
+        medians[(n, d, k)] = med
+        base = med["floor (k × C @ C[j])"]
+        for name, t in med.items():
+            vs = VERSUS.get(name)
+            ratio = fmt_ratio(t / med[vs]) if vs else ""
+            print(f"| {n}, {d}, {k} | {name} | {fmt_ms(t)} | {fmt_ratio(t / base)} | "
+                  f"{vs or ''} | {ratio} |")
+        # The core's greedy is Algorithm 1: same picks on the same arrays.
+        same = select(q, C, k, method="vrsd").indices.tolist() == paper_algorithm_1(q, C, k)
+        if not same:
+            print(f"| {n}, {d}, {k} | note: core vrsd and Algorithm 1 disagree "
+                  "(a float32 near-tie) | | | | |")
+
+    B, n, d, k = BATCH
+    Q = unit_rows(rng, (B, d))
+    X = unit_rows(rng, (B, n, d))
+    fns = {
+        "select_batch (all 256)": lambda: select_batch(Q, X, k, method="vrsd"),
+        "256 single select calls": lambda: [select(Q[b], X[b], k, method="vrsd")
+                                            for b in range(B)],
+        "one single select call": lambda: select(Q[0], X[0], k, method="vrsd"),
+    }
+    bt = time_interleaved(fns, max(5, repeats // 2))
+    per_query = bt.median("select_batch (all 256)") / B
+    single = bt.median("one single select call")
+    print(f"\n## Batch: B={B}, n={n}, d={d}, k={k}, core vrsd\n")
+    print("| what | median ms | per query ms | per query / single call |")
+    print("|---|---:|---:|---:|")
+    for name in fns:
+        t = bt.median(name)
+        per = t / B if name != "one single select call" else t
+        print(f"| {name} | {fmt_ms(t)} | {fmt_ms(per)} | {fmt_ratio(per / single)} |")
+
+    mid = medians[(1000, 768, 20)]
+    small = medians[(100, 384, 10)]
+    targets = [
+        Target("(1000,768,20) core vrsd / floor", mid["core vrsd"] / mid["floor (k × C @ C[j])"],
+               1.3),
+        Target("(1000,768,20) core vrsd / pyversity dpp",
+               mid["core vrsd"] / mid["pyversity dpp"], 0.6),
+        Target("(1000,768,20) LangChain MMR / core vrsd (speed-up)",
+               mid["LangChain maximal_marginal_relevance"] / mid["core vrsd"], 40,
+               higher_is_better=True),
+        Target("(100,384,10) core vrsd / pyversity mmr",
+               small["core vrsd"] / small["pyversity mmr"], 1.0),
+        Target("batch per-query / single call", per_query / single, 0.2),
+    ]
+    for (n, d, k), med in medians.items():
+        for ours, theirs in (("core mmr", "pyversity mmr"), ("core dpp", "pyversity dpp")):
+            targets.append(Target(f"({n},{d},{k}) {ours} / {theirs}",
+                                  med[ours] / med[theirs], 1.0))
+    print("\n## Targets (issue 2)\n")
+    print("| target | measured | limit | state |")
+    print("|---|---:|---:|---|")
+    for t in targets:
+        print(t.row())
+    missed = [t for t in targets if not t.met]
+    print(f"\n{len(targets) - len(missed)} of {len(targets)} targets met.")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=30,
+                        help="timing rounds per case (median reported; default 30)")
+    parser.add_argument("--quick", action="store_true",
+                        help="5 rounds and only the two smaller single-query cases")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random arrays")
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="BLAS threads (default 1: on a shared machine, threads that "
+                        "wait for a busy core make small products 1000x slower; 0 = BLAS "
+                        "default)")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be >= 1")
+    repeats = min(args.repeats, 5) if args.quick else args.repeats
+    if args.blas_threads > 0:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=args.blas_threads, user_api="blas"):
+            return run(repeats, args.quick, args.seed)
+    return run(repeats, args.quick, args.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
