@@ -1,0 +1,229 @@
+"""The postprocessor's contract on hand-built geometry: edge cases, validation,
+untouched inputs, what the output nodes carry, and the instrumentation events."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pytest
+from llama_index.core.callbacks import CallbackManager, CBEventType
+from llama_index.core.callbacks.base_handler import BaseCallbackHandler
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
+from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+
+from vrsd_core import select
+from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+
+QUERY = np.array([1.0, 0.6, 0.0])
+# Two near-duplicates along x, one vector along y, one off-topic along z.
+VECTORS = np.array([[1.0, 0.05, 0.0], [1.0, 0.0, 0.05], [0.0, 1.0, 0.0], [0.1, 0.0, 1.0]])
+
+
+def make_nodes(vectors: np.ndarray = VECTORS) -> list[NodeWithScore]:
+    return [
+        NodeWithScore(
+            node=TextNode(text=f"text {i}", id_=f"n{i}", embedding=v.tolist(),
+                          metadata={"source": "hand-built", "i": i},
+                          excluded_llm_metadata_keys=["i"]),
+            score=1.0 - i / 10,
+        )
+        for i, v in enumerate(vectors)
+    ]
+
+
+def bundle() -> QueryBundle:
+    return QueryBundle("q", embedding=QUERY.tolist())
+
+
+def snapshot(nodes: list[NodeWithScore]) -> list[dict[str, Any]]:
+    return [copy.deepcopy(n.model_dump()) for n in nodes]
+
+
+def test_duplicates_lose_to_the_complementary_vector():
+    out = VRSDPostprocessor(top_n=2).postprocess_nodes(make_nodes(), query_bundle=bundle())
+    assert {n.node.node_id for n in out} == {"n0", "n2"}  # x + y, not x + x'
+    plain = VRSDPostprocessor(top_n=2, method="similarity").postprocess_nodes(
+        make_nodes(), query_bundle=bundle())
+    assert [n.node.node_id for n in plain] == ["n0", "n1"]
+
+
+def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
+    out = VRSDPostprocessor(top_n=3).postprocess_nodes(make_nodes(), query_bundle=bundle())
+    sel = select(QUERY, VECTORS, 3)
+    assert [n.node.node_id for n in out] == [f"n{i}" for i in sel.indices]
+    for rank, (n, i, gain) in enumerate(zip(out, sel.indices, sel.gains, strict=True), start=1):
+        v = VECTORS[i]
+        cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
+        assert n.score == pytest.approx(cosine)
+        assert n.node.metadata["vrsd"] == {"rank": rank, "gain": pytest.approx(gain),
+                                           "method": "vrsd"}
+        assert n.node.metadata["source"] == "hand-built"
+
+
+def test_vrsd_entry_is_hidden_from_llm_and_embedder_text():
+    out = VRSDPostprocessor(top_n=2).postprocess_nodes(make_nodes(), query_bundle=bundle())
+    node = out[0].node
+    assert "vrsd" in node.metadata
+    for mode in (MetadataMode.LLM, MetadataMode.EMBED):
+        text = node.get_content(metadata_mode=mode)
+        assert "rank" not in text and "vrsd" not in text
+    assert "source: hand-built" in node.get_content(metadata_mode=MetadataMode.LLM)
+    assert node.excluded_llm_metadata_keys == ["i", "vrsd"]  # the caller's exclusions kept
+    assert "rank" in node.get_content(metadata_mode=MetadataMode.ALL)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_callers_nodes_are_unchanged(mode):
+    nodes = make_nodes()
+    before = snapshot(nodes)
+    ids_before = [id(n.node) for n in nodes]
+    postprocessor = VRSDPostprocessor(top_n=2)
+    if mode == "sync":
+        out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle())
+    else:
+        out = await postprocessor.apostprocess_nodes(nodes, query_bundle=bundle())
+    assert snapshot(nodes) == before
+    assert [id(n.node) for n in nodes] == ids_before
+    assert not {id(n) for n in out} & {id(n) for n in nodes}
+    assert not {id(n.node) for n in out} & set(ids_before)
+    # writing to an output node's metadata does not reach the input
+    out[0].node.metadata["extra"] = 1
+    assert snapshot(nodes) == before
+
+
+def test_top_n_at_least_len_returns_all_in_selection_order():
+    for top_n in (4, 10):
+        out = VRSDPostprocessor(top_n=top_n).postprocess_nodes(make_nodes(),
+                                                               query_bundle=bundle())
+        assert [n.node.node_id for n in out] == [f"n{i}" for i in select(QUERY, VECTORS, 4).indices]
+    assert [n.node.node_id for n in out] != [f"n{i}" for i in range(4)]  # not the input order
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_empty_input_returns_empty(mode):
+    postprocessor = VRSDPostprocessor(top_n=2)
+    if mode == "sync":
+        assert postprocessor.postprocess_nodes([], query_bundle=bundle()) == []
+    else:
+        assert await postprocessor.apostprocess_nodes([], query_bundle=bundle()) == []
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_no_query_is_a_value_error(mode):
+    postprocessor = VRSDPostprocessor(top_n=2)
+    call = (postprocessor.postprocess_nodes if mode == "sync"
+            else postprocessor.apostprocess_nodes)
+    for query_bundle in (None, QueryBundle("")):
+        with pytest.raises(ValueError, match="query"):
+            result = call(make_nodes(), query_bundle=query_bundle)
+            if mode == "async":
+                await result
+
+
+def test_query_str_works(hf_embed, settings_embed_model):
+    """``postprocess_nodes(nodes, query_str=...)`` embeds the string (Settings' model)."""
+    settings_embed_model(hf_embed)
+    texts = ["The sun gives plants light.", "The sun gives plants light!", "Rain waters crops."]
+    nodes = [NodeWithScore(node=TextNode(text=t, id_=str(i)), score=0.5)
+             for i, t in enumerate(texts)]
+    out = VRSDPostprocessor(top_n=2).postprocess_nodes(nodes, query_str="What do plants need?")
+    assert len(out) == 2 and {"0", "1"} != {n.node.node_id for n in out}
+
+
+@pytest.mark.parametrize(
+    "kwargs,named",
+    [
+        ({"method": "nope"}, "method"),
+        ({"method": "mmr", "method_kwargs": {"lambda_mult": 1.5}}, "lambda_mult"),
+        ({"method": "dpp", "method_kwargs": {"theta": 1.0}}, "theta"),
+        ({"method": "vrsd", "method_kwargs": {"lambda_mult": 0.5}}, "lambda_mult"),
+        ({"method": "vrsd", "method_kwargs": {"refine": "anneal"}}, "refine"),
+        ({"method_kwargs": {"relevance": [1.0]}}, "relevance"),
+        ({"method_kwargs": {"normalize": False}}, "normalize"),
+        ({"top_n": 0}, "top_n"),
+    ],
+)
+def test_bad_method_or_options_fail_at_construction(kwargs, named):
+    with pytest.raises(ValueError, match=named):
+        VRSDPostprocessor(**kwargs)
+
+
+def test_bad_retriever_arguments():
+    with pytest.raises(ValueError, match="retriever"):
+        VRSDRetriever(object())  # type: ignore[arg-type]
+
+
+def test_class_name_and_serialisation():
+    postprocessor = VRSDPostprocessor(top_n=3, method="mmr", method_kwargs={"lambda_mult": 0.3})
+    assert postprocessor.class_name() == "VRSDPostprocessor"
+    data = postprocessor.to_dict()
+    assert data["class_name"] == "VRSDPostprocessor"
+    assert data["method_kwargs"] == {"lambda_mult": 0.3}
+    assert VRSDPostprocessor.from_dict(data).method_kwargs == {"lambda_mult": 0.3}
+
+
+class _Collect(BaseEventHandler):
+    events: list = []
+
+    def handle(self, event, **kwargs):
+        self.events.append(event)
+
+
+class _LegacyCollect(BaseCallbackHandler):
+    def __init__(self) -> None:
+        super().__init__([], [])
+        self.starts: list = []
+        self.ends: list = []
+
+    def on_event_start(self, event_type, payload=None, event_id="", parent_id="", **kw):
+        self.starts.append((event_type, payload))
+        return event_id
+
+    def on_event_end(self, event_type, payload=None, event_id="", **kw):
+        self.ends.append((event_type, payload))
+
+    def start_trace(self, trace_id=None):
+        pass
+
+    def end_trace(self, trace_id=None, trace_map=None):
+        pass
+
+
+@pytest.fixture
+def instrumented():
+    root = get_dispatcher()
+    events = _Collect(events=[])
+    spans = SimpleSpanHandler()
+    root.add_event_handler(events)
+    root.add_span_handler(spans)
+    yield events, spans
+    root.event_handlers.remove(events)
+    root.span_handlers.remove(spans)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_rerank_events_and_span_fire(instrumented, mode):
+    events, spans = instrumented
+    legacy = _LegacyCollect()
+    postprocessor = VRSDPostprocessor(top_n=2, callback_manager=CallbackManager([legacy]))
+    nodes = make_nodes()
+    if mode == "sync":
+        out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle())
+    else:
+        out = await postprocessor.apostprocess_nodes(nodes, query_bundle=bundle())
+    starts = [e for e in events.events if isinstance(e, ReRankStartEvent)]
+    ends = [e for e in events.events if isinstance(e, ReRankEndEvent)]
+    assert len(starts) == len(ends) == 1
+    assert starts[0].top_n == 2 and starts[0].model_name == "vrsd:vrsd"
+    assert [n.node.node_id for n in starts[0].nodes] == [n.node.node_id for n in nodes]
+    assert [n.node.node_id for n in ends[0].nodes] == [n.node.node_id for n in out]
+    span_names = [s.id_ for s in spans.completed_spans]
+    assert any("VRSDPostprocessor._" in name and "postprocess_nodes" in name
+               for name in span_names)
+    assert [t for t, _ in legacy.starts] == [CBEventType.RERANKING]
+    assert [t for t, _ in legacy.ends] == [CBEventType.RERANKING]
