@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +52,17 @@ class MethodSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
     def options_text(self) -> str:
-        """The options as ``key=value`` pairs (empty for none)."""
-        return ", ".join(f"{k}={v}" for k, v in self.options.items())
+        """The options as ``key=value`` pairs: the method's defaults overridden by
+        the ones given (unset priors and ``None`` defaults left out; for
+        similarity and vrsd only the ones given)."""
+        shown = dict(self.options)
+        if self.method not in ("similarity", "vrsd"):
+            defaults = {
+                k: v for k, v in method_defaults(self.method).items()
+                if v is not None and k not in ("prior", "prior_weight")
+            }
+            shown = {**defaults, **shown}
+        return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
 def _parse_value(text: str) -> Any:
@@ -95,6 +105,8 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
     if name not in METHODS:
         raise ValueError(f"methods: unknown method {name!r}; choose from {available_methods()}")
     allowed = method_defaults(name)
+    if "seed" in allowed and allowed["seed"] is None and "seed" not in options:
+        options["seed"] = 0  # sampling methods: reproducible tables
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(
@@ -198,6 +210,10 @@ def format_table(result: DatasetResult, k: int) -> str:
         )
     best = max(rows, key=lambda r: r["sim_mean"])
     notes = [f"highest mean Sim.: {best['method']}"]
+    if best["method"] == "vrsd_swap":
+        runner_up = max((r for r in rows if r["method"] != "vrsd_swap"),
+                        key=lambda r: r["sim_mean"])
+        notes[0] += f" (without it: {runner_up['method']})"
     swap = result.swap_never_below_greedy(k)
     if swap is not None:
         notes.append(f"vrsd_swap Sim. >= vrsd on {swap[0]}/{swap[1]} queries")
@@ -274,10 +290,15 @@ def build_store(kind: str, texts: list[str], vectors: list[list[float]], embeddi
         from langchain_community.vectorstores import FAISS
         from langchain_community.vectorstores.utils import DistanceStrategy
 
-        return FAISS.from_embeddings(
-            list(zip(texts, vectors, strict=True)), embeddings, metadatas=metadatas, ids=ids,
-            distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT, normalize_L2=True,
-        )
+        with warnings.catch_warnings():
+            # FAISS warns that normalize_L2 "is not applicable" to inner product, yet
+            # applies it (to the index and every query): exactly the cosine we want.
+            warnings.filterwarnings("ignore", message="Normalizing L2")
+            return FAISS.from_embeddings(
+                list(zip(texts, vectors, strict=True)), embeddings, metadatas=metadatas,
+                ids=ids, distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
+                normalize_L2=True,
+            )
     if kind == "memory":
         from langchain_core.vectorstores import InMemoryVectorStore
 
@@ -313,7 +334,7 @@ def evaluate_dataset(
 
     from vrsd_langchain import VRSDRetriever
 
-    from .disk_embeddings import count_uncached
+    from .disk_embeddings import count_uncached, warm_query_cache
 
     if not queries:
         raise ValueError("queries: no queries to evaluate")
@@ -337,11 +358,11 @@ def evaluate_dataset(
             bar.update(len(corpus[i : i + batch]))
     matrix = np.asarray(vectors, dtype=np.float64)
     vs = build_store(store, corpus, vectors, embeddings)
-    query_vecs = np.asarray(
-        [embeddings.embed_query(q) for q in tqdm(
-            queries, desc=f"{name}: query embeddings", disable=not progress, unit="query")],
-        dtype=np.float64,
-    )
+    with tqdm(total=1, desc=f"{name}: query embeddings", disable=not progress) as bar:
+        if hasattr(embeddings, "query_embedding_store"):
+            warm_query_cache(embeddings, list(queries))
+        query_vecs = np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
+        bar.update(1)
     retrievers = {
         (k, s.label): VRSDRetriever(
             vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method, method_kwargs=dict(s.options)
