@@ -139,7 +139,9 @@ def main() -> None:
     fig, ax = plt.subplots(figsize=(7, 5))
     for label, sim, div, _, _ in rows:
         ax.scatter(div, sim)
-        ax.annotate(label.split(" (")[0], (div, sim), fontsize=8,
+        short = label.replace("lambda ", "").replace("prior_weight ", "w ")
+        short = short.replace("RAGSys: ", "").replace("(", "").replace(")", "")
+        ax.annotate(short, (div, sim), fontsize=7,
                     xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("Div. (mean pairwise cosine, lower = more diverse)")
     ax.set_ylabel("Sim. (cos of sum vector to query)")
