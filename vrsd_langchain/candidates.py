@@ -72,6 +72,8 @@ class FastPath:
     search_kwargs: tuple[str, ...]
     fetch: Callable[[Any, list[float], int, dict[str, Any]], Candidates]
     applies: Callable[[Any], bool] = lambda store: True
+    check: Callable[[Mapping[str, Any]], None] = lambda kwargs: None
+    """Raises ValueError for search argument values the store would reject."""
 
     def store_class(self) -> type | None:
         mod = sys.modules.get(self.module)
@@ -81,15 +83,19 @@ class FastPath:
 # --- InMemoryVectorStore -------------------------------------------------------
 
 
-def _fetch_in_memory(
-    store: InMemoryVectorStore, query: list[float], n: int, kwargs: dict[str, Any]
-) -> Candidates:
+def _check_in_memory(kwargs: Mapping[str, Any]) -> None:
     flt = kwargs.get("filter")
     if flt is not None and not callable(flt):
         raise ValueError(
             "filter: InMemoryVectorStore filters with a callable (Document) -> bool, "
             f"got {type(flt).__name__}"
         )
+
+
+def _fetch_in_memory(
+    store: InMemoryVectorStore, query: list[float], n: int, kwargs: dict[str, Any]
+) -> Candidates:
+    flt = kwargs.get("filter")
     # The store's own search; its third element is the stored vector.
     hits = store._similarity_search_with_score_by_vector(
         embedding=query, k=n, filter=flt
@@ -208,7 +214,7 @@ def _fetch_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
 FAST_PATHS: tuple[FastPath, ...] = (
     FastPath(
         "in_memory", "langchain_core.vectorstores.in_memory", "InMemoryVectorStore",
-        ("filter",), _fetch_in_memory,
+        ("filter",), _fetch_in_memory, check=_check_in_memory,
     ),
     FastPath(
         "faiss", "langchain_community.vectorstores.faiss", "FAISS", ("filter",), _fetch_faiss,
@@ -245,7 +251,8 @@ def fast_path_for(store: VectorStore) -> FastPath | None:
 
 
 def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str = "") -> None:
-    """ValueError if a fast path would not understand one of ``kwargs``.
+    """ValueError if a fast path would not understand one of ``kwargs`` (names and, where
+    cheap to check, values).
 
     The generic fallback passes search arguments to the store unchecked (the
     store's own search decides). ``hint`` is appended to the message (e.g. the
@@ -261,6 +268,7 @@ def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str
             f"{unknown[0]}: not a search argument of {name} "
             f"(accepted: {', '.join(path.search_kwargs)}){hint}"
         )
+    path.check(kwargs)
 
 
 def _query_list(query_vector: Sequence[float]) -> list[float]:

@@ -145,7 +145,7 @@ def make_plan(
     check_search_kwargs(
         store,
         search_kwargs,
-        hint=f", nor an option of method {method!r} (its options: {_options_text(method)})",
+        hint=f", nor an option of {method!r} (its options: {_options_text(method)})",
     )
     return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs))
 

@@ -44,8 +44,10 @@ from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import SearchPlan, arun, make_plan, resolve_embeddings, run, split_options
 
 STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
-CORE_SEARCH_TYPES = tuple(m for m in METHODS if m != "similarity")
-"""Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...)."""
+"""Search types run by the store itself, as in LangChain's ``VectorStoreRetriever``."""
+CORE_SEARCH_TYPES = ("mmr", *(m for m in METHODS if m not in ("similarity", "mmr")))
+"""Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
+method but ``"similarity"``."""
 DEFAULT_K = 4
 DEFAULT_FETCH_K = 20
 

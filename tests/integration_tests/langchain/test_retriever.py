@@ -1,0 +1,282 @@
+"""VRSDRetriever and the search-type retriever: LangChain's standard suite, chains, errors."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from langchain_core.documents import Document
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_tests.integration_tests import RetrieversIntegrationTests
+
+from vrsd_core import select
+from vrsd_langchain import (
+    METADATA_KEY,
+    DiverseVectorStore,
+    DiverseVectorStoreRetriever,
+    VRSDRetriever,
+)
+
+QUERY = "Which process changes liquid water into water vapor?"
+
+
+def rows(docs) -> list[int]:
+    return [int(d.metadata["row"]) for d in docs]
+
+
+# --- LangChain's standard retriever suite ------------------------------------------
+
+
+class TestVRSDRetrieverStandard(RetrieversIntegrationTests):
+    @pytest.fixture(autouse=True)
+    def _store(self, in_memory_store):
+        self.store = in_memory_store
+
+    @property
+    def retriever_constructor(self) -> type[VRSDRetriever]:
+        return VRSDRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict:
+        return {"vectorstore": self.store, "k": 4, "fetch_k": 20}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return QUERY
+
+
+def search_type_retriever(vectorstore, k: int = 4, **kwargs) -> DiverseVectorStoreRetriever:
+    """The suite builds retrievers as ``constructor(k=...)``; ``k`` lives in search_kwargs."""
+    return DiverseVectorStore(vectorstore).as_retriever(
+        search_type="vrsd", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
+    )
+
+
+class TestSearchTypeRetrieverStandard(RetrieversIntegrationTests):
+    @pytest.fixture(autouse=True)
+    def _store(self, in_memory_store):
+        self.store = in_memory_store
+
+    @property
+    def retriever_constructor(self):
+        return search_type_retriever
+
+    @property
+    def retriever_constructor_params(self) -> dict:
+        return {"vectorstore": self.store, "k": 4}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return QUERY
+
+    def test_constructor_gives_the_subclass(self, retriever):
+        assert type(retriever) is DiverseVectorStoreRetriever
+        assert retriever.search_type == "vrsd"
+
+
+# --- chains, async, batch -------------------------------------------------------------
+
+
+def format_docs(docs: list[Document]) -> str:
+    return "\n\n".join(d.page_content for d in docs)
+
+
+def test_lcel_chain_retriever_format_prompt(in_memory_store):
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3)
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Answer from the context.\n\n{context}"), ("human", "{question}")]
+    )
+    chain = {"context": retriever | RunnableLambda(format_docs),
+             "question": RunnablePassthrough()} | prompt
+    value = chain.invoke(QUERY)
+    messages = value.to_messages()
+    assert messages[1].content == QUERY
+    picked = retriever.invoke(QUERY)
+    assert messages[0].content == "Answer from the context.\n\n" + format_docs(picked)
+    # The same chain ending in a parser, as a RAG pipeline would feed an LLM.
+    text = (retriever | RunnableLambda(format_docs) | StrOutputParser()).invoke(QUERY)
+    assert text == format_docs(picked)
+
+
+async def test_ainvoke_and_abatch_match_invoke(in_memory_store, queries):
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=15)
+    sync = [retriever.invoke(q) for q in queries[:3]]
+    assert await retriever.ainvoke(queries[0]) == sync[0]
+    assert await retriever.abatch(queries[:3]) == sync
+    # VRSD's first pick is the most relevant candidate, whatever k.
+    assert await retriever.ainvoke(queries[1], k=1) == sync[1][:1]
+
+
+def test_batch_matches_invoke_and_accepts_per_call_kwargs(in_memory_store, queries):
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3)
+    assert retriever.batch(queries[:4]) == [retriever.invoke(q) for q in queries[:4]]
+    assert [len(r) for r in retriever.batch(queries[:2], k=2)] == [2, 2]
+
+
+# --- per-call overrides ---------------------------------------------------------------
+
+
+def test_per_call_k_fetch_k_and_method_options(in_memory_store, embeddings):
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=4, fetch_k=20, method="mmr")
+    qvec = np.asarray(embeddings.embed_query(QUERY))
+    cand = in_memory_store.similarity_search_by_vector(list(qvec), k=30)
+    vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cand]))
+
+    def want(k, n, **options):
+        sel = select(qvec, vecs[:n], k, method="mmr", **options)
+        return [rows(cand)[i] for i in sel.indices]
+
+    assert rows(retriever.invoke(QUERY)) == want(4, 20)
+    assert rows(retriever.invoke(QUERY, k=2)) == want(2, 20)
+    wider = retriever.invoke(QUERY, fetch_k=30, lambda_mult=0.1)
+    assert rows(wider) == want(4, 30, lambda_mult=0.1)
+    # The fields are untouched by per-call values.
+    assert (retriever.k, retriever.fetch_k, retriever.method_kwargs) == (4, 20, {})
+    # method per call: runs with that call's options only.
+    swap = retriever.invoke(QUERY, method="vrsd", refine="swap")
+    assert {d.metadata[METADATA_KEY]["method"] for d in swap} == {"vrsd"}
+
+
+def test_quality_prior_from_a_metadata_field(in_memory_store, embeddings):
+    retriever = VRSDRetriever(
+        vectorstore=in_memory_store, k=4, method="similarity",
+        method_kwargs={"prior": "row", "prior_weight": 0.5},
+    )
+    qvec = np.asarray(embeddings.embed_query(QUERY))
+    cand = in_memory_store.similarity_search_by_vector(list(qvec), k=20)
+    vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cand]))
+    sel = select(qvec, vecs, 4, method="similarity", prior=rows(cand), prior_weight=0.5)
+    got = retriever.invoke(QUERY)
+    assert rows(got) == [rows(cand)[i] for i in sel.indices]
+    assert rows(got) != rows(cand[:4])  # the prior (a large row number) changed the picks
+    with pytest.raises(ValueError, match="prior: .*no metadata field 'missing'"):
+        retriever.invoke(QUERY, prior="missing")
+    with pytest.raises(ValueError, match="prior"):
+        VRSDRetriever(vectorstore=in_memory_store, method="mmr", method_kwargs={"prior": [1.0]})
+
+
+# --- output ---------------------------------------------------------------------------
+
+
+def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddings):
+    before = copy.deepcopy(in_memory_store.store)
+    got = VRSDRetriever(vectorstore=in_memory_store, k=4).invoke(QUERY)
+    qvec = np.asarray(embeddings.embed_query(QUERY))
+    for rank, doc in enumerate(got):
+        entry = doc.metadata[METADATA_KEY]
+        assert set(entry) == {"rank", "relevance", "gain", "method"}
+        assert entry["rank"] == rank and entry["method"] == "vrsd"
+        assert isinstance(entry["relevance"], float) and isinstance(entry["gain"], float)
+        stored = in_memory_store.store[doc.id]
+        vec = np.asarray(stored["vector"])
+        cosine = float(vec @ qvec / (np.linalg.norm(vec) * np.linalg.norm(qvec)))
+        assert entry["relevance"] == pytest.approx(cosine, abs=1e-6)
+        assert stored["metadata"] is not doc.metadata
+        assert METADATA_KEY not in stored["metadata"]
+    gains = [d.metadata[METADATA_KEY]["gain"] for d in got]
+    assert gains[0] == pytest.approx(got[0].metadata[METADATA_KEY]["relevance"])
+    assert in_memory_store.store.keys() == before.keys()
+    assert all(in_memory_store.store[k]["metadata"] == before[k]["metadata"] for k in before)
+
+
+def test_callers_documents_are_untouched(make_spy, corpus_docs):
+    docs = copy.deepcopy(corpus_docs[:40])
+    snapshot = copy.deepcopy(docs)
+    store = InMemoryVectorStore(make_spy())
+    ids = store.add_documents(docs)
+    retriever = VRSDRetriever(vectorstore=store, k=5)
+    for result in retriever.batch([QUERY, "What makes a magnet attract iron?"]):
+        assert len(result) == 5
+    assert docs == snapshot
+    assert sorted(store.store) == sorted(ids) and len(store.store) == 40
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+def test_store_without_embeddings_says_how_to_pass_them(hidden_store_cls, embeddings):
+    store = hidden_store_cls(None, inner_embedding=embeddings)
+    store.add_texts(["a text"])
+    with pytest.raises(ValueError, match=r"embeddings: HiddenStore exposes no embeddings.*"
+                                         r"VRSDRetriever\(vectorstore=store, embeddings="):
+        VRSDRetriever(vectorstore=store)
+    with pytest.raises(ValueError, match="embeddings: .*DiverseVectorStoreRetriever"):
+        DiverseVectorStore(store).as_retriever(search_type="vrsd")
+    given = VRSDRetriever(vectorstore=store, embeddings=embeddings, k=1)
+    assert given.invoke("a")[0].page_content == "a text"
+    assert len(DiverseVectorStore(store, embeddings=embeddings).as_retriever(
+        search_type="dpp", search_kwargs={"k": 1}).invoke("a")) == 1
+
+
+def test_fetch_k_below_k_is_an_error(in_memory_store):
+    with pytest.raises(ValueError, match="fetch_k: must be >= k"):
+        VRSDRetriever(vectorstore=in_memory_store, k=5, fetch_k=4)
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=5, fetch_k=10)
+    with pytest.raises(ValueError, match="fetch_k: must be >= k"):
+        retriever.invoke(QUERY, k=11)
+    with pytest.raises(ValueError, match="fetch_k: must be >= k"):
+        DiverseVectorStore(in_memory_store).as_retriever(
+            search_type="vrsd", search_kwargs={"k": 8, "fetch_k": 3}
+        )
+
+
+def test_k_zero_gives_no_documents_and_embeds_nothing(make_spy, corpus_docs):
+    spy = make_spy()
+    store = InMemoryVectorStore(spy)
+    store.add_documents(corpus_docs[:5])
+    spy.reset()
+    assert VRSDRetriever(vectorstore=store, k=0).invoke(QUERY) == []
+    assert VRSDRetriever(vectorstore=store, k=3).invoke(QUERY, k=0) == []
+    assert spy.query_calls == 0
+
+
+def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
+    store = InMemoryVectorStore(make_spy())
+    store.add_documents(corpus_docs[:3])
+    got = VRSDRetriever(vectorstore=store, k=10, fetch_k=20).invoke(QUERY)
+    assert sorted(rows(got)) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"method": "nope"}, "method: unknown method 'nope'"),
+        ({"method": "vrsd", "method_kwargs": {"lambda_mult": 0.5}},
+         "lambda_mult: not an option of method 'vrsd'"),
+        ({"method": "mmr", "method_kwargs": {"lambda_mult": 1.5}}, "lambda_mult: must be in"),
+        ({"method": "vrsd", "method_kwargs": {"refine": "twice"}}, "refine"),
+        ({"method": "dpp", "method_kwargs": {"theta": 1.0}}, "theta"),
+        ({"k": -1}, "k: expected an integer >= 0"),
+        ({"k": 2.5}, r"(?s)\bk\b.*valid integer"),
+        ({"fetch_k": -3}, "fetch_k: expected an integer >= 0"),
+        ({"search_kwargs": {"filtr": None}}, "filtr: not a search argument of InMemoryVectorStore"),
+        ({"search_kwargs": {"filter": {"split": "A"}}}, "filter: InMemoryVectorStore filters"),
+        ({"cache_size": -1}, "maxsize"),
+    ],
+)
+def test_bad_settings_fail_at_construction(in_memory_store, settings, message):
+    with pytest.raises(ValueError, match=message):
+        VRSDRetriever(vectorstore=in_memory_store, **settings)
+
+
+def test_bad_per_call_values_fail(in_memory_store):
+    retriever = VRSDRetriever(vectorstore=in_memory_store, method="mmr")
+    with pytest.raises(ValueError, match="lambda_mult: must be in"):
+        retriever.invoke(QUERY, lambda_mult=-0.1)
+    with pytest.raises(ValueError, match=r"theta: not a search argument .*nor an option of 'mmr'"):
+        retriever.invoke(QUERY, theta=0.3)
+    with pytest.raises(ValueError, match="method: unknown method"):
+        retriever.invoke(QUERY, method="mmr2")
+
+
+def test_unknown_search_type_lists_the_allowed_ones(in_memory_store):
+    with pytest.raises(ValueError, match="vsrd not allowed.*'similarity'.*'mmr'.*'vrsd'.*'dpp'"):
+        DiverseVectorStore(in_memory_store).as_retriever(search_type="vsrd")
+    with pytest.raises(ValueError, match="theta: not a search argument"):
+        DiverseVectorStore(in_memory_store).as_retriever(
+            search_type="vrsd", search_kwargs={"theta": 0.5}
+        )
