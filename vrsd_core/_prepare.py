@@ -99,6 +99,39 @@ def _check_length_range(
         )
 
 
+def _squared_lengths(X: np.ndarray, valid: np.ndarray, dtype: Any, n: int) -> np.ndarray:
+    """(B, n) float64 squared row lengths; ValueError if a real row holds NaN/inf.
+
+    One pass over X in the working dtype (a float32 dot per row costs about one
+    matrix-vector product; float64 accumulation of float32 data costs ten).
+    A NaN or inf in a row makes its sum of squares NaN or inf, so finite sums
+    prove finite rows. Only when a sum is non-finite or near the dtype's range
+    limits is X re-read exactly: the element-wise check, then float64 sums.
+    """
+    B = X.shape[0]
+    if not n:
+        return np.zeros((B, 0))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        fast = _row_dots(X)
+    info = np.finfo(dtype)
+    # The range _check_length_range accepts, with room for the fast sum's rounding.
+    low = 4.0 * float(info.tiny) / float(info.eps)
+    high = float(info.max) / (16.0 * n * n)
+    if ((fast >= low) & (fast <= high) | ~valid).all():
+        return fast.astype(np.float64)
+    _check_finite(X, "candidates", valid)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64)
+
+
+def _row_dots(X: np.ndarray) -> np.ndarray:
+    """Per-row x . x in X's dtype (numpy >= 2 has the fast vecdot)."""
+    vecdot = getattr(np, "vecdot", None)
+    if vecdot is not None:
+        return vecdot(X, X)
+    return np.einsum("bnd,bnd->bn", X, X)
+
+
 def argmax_first(scores: np.ndarray) -> np.ndarray:
     """Per row, the lowest index whose score ties the row's best (within TIE_RTOL)."""
     best = scores.max(axis=-1, keepdims=True)
@@ -229,12 +262,9 @@ def prepare(
         valid = m.copy()
 
     _check_finite(q, qname)
-    if n:
-        _check_finite(X, "candidates", valid)
-
     with np.errstate(over="ignore", under="ignore"):
         q_sq = np.einsum("bd,bd->b", q, q, dtype=np.float64)
-        sq = np.einsum("bnd,bnd->bn", X, X, dtype=np.float64) if n else np.zeros((B, 0))
+    sq = _squared_lengths(X, valid, dtype, n)
     if (q_sq == 0).any():
         raise ValueError(f"{qname}: zero vector (cosine is undefined)")
     if (valid & (sq == 0)).any():
