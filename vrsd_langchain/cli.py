@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo", help="compare similarity, VRSD, MMR and DPP on a built-in corpus",
-        description="Top-k of a built-in corpus (66 short passages on eight topics, with "
+        description="Top-k of a built-in corpus (67 short passages on eight topics, with "
         "near-duplicates) by plain similarity, VRSD, MMR and DPP, each with its Sim. and Div.",
     )
     demo.add_argument("query", nargs="?", default=None, help="the question (default: a sample)")
@@ -224,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``vrsd`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-home
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar
     parser = build_parser()
     args = parser.parse_args(argv)  # usage errors exit 2 with argparse's message
     try:
