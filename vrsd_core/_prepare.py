@@ -139,6 +139,22 @@ def argmax_first(scores: np.ndarray) -> np.ndarray:
     return np.argmax(scores >= best - tol, axis=-1)
 
 
+def argmax_first_1d(scores: np.ndarray, rtol: float = TIE_RTOL[np.dtype(np.float64)]) -> int:
+    """``argmax_first`` for one float64 row, in three numpy calls (the per-pick hot path).
+
+    np.argmax already returns the first exact maximum, so only indices before
+    it can hold a tie within the tolerance.
+    """
+    p = int(scores.argmax())
+    if p:
+        best = float(scores[p])
+        head = scores[:p] >= best - rtol * max(1.0, abs(best))
+        j = int(head.argmax())
+        if head[j]:
+            return j
+    return p
+
+
 @dataclass
 class Prepared:
     """B queries with n candidates each, checked and ready for a method.
@@ -180,6 +196,20 @@ class Prepared:
         if self.normalize:
             return out * self.scale * self.scale[rows, picks][:, None]
         return out.astype(np.float64, copy=False)
+
+    @property
+    def single(self) -> bool:
+        """One query whose candidates are all real: the methods' 1-D fast path applies."""
+        return self.batch == 1 and bool(self.valid.all())
+
+    def scaled_row(self, j: int, factor: float = 1.0) -> np.ndarray:
+        """factor * (working vector of candidate j) of query 0, in X's dtype.
+
+        ``X[0] @ scaled_row(j)`` times ``scale[0]`` is ``sims_to_one(0, j)`` with
+        the pick's own scale folded into the d-vector, one n-length product fewer.
+        """
+        s = factor * float(self.scale[0, j]) if self.normalize else factor
+        return self.X[0, j] * self.X.dtype.type(s)
 
     def sims_to_one(self, b: int, j: int) -> np.ndarray:
         """(n,): working inner product of query b's candidates with its candidate j."""
