@@ -55,7 +55,8 @@ def embeddings(hf_embeddings):
     from langchain_core.stores import InMemoryByteStore
 
     return CacheBackedEmbeddings.from_bytes_store(
-        hf_embeddings, InMemoryByteStore(), namespace="minilm", query_embedding_cache=True
+        hf_embeddings, InMemoryByteStore(), namespace="minilm", query_embedding_cache=True,
+        key_encoder="sha256",
     )
 
 
@@ -99,7 +100,7 @@ def chroma_client(chroma_server):
 
 
 @pytest.fixture(scope="session")
-def lc_chroma(chroma_client, corpus, embeddings):
+def lc_chroma(chroma_client, corpus, corpus_vectors, embeddings):
     """``langchain_chroma.Chroma`` over the server, the corpus added once (cosine space)."""
     from langchain_chroma import Chroma
 
@@ -110,13 +111,31 @@ def lc_chroma(chroma_client, corpus, embeddings):
         client=chroma_client,
         collection_metadata={"hnsw:space": "cosine"},
     )
-    store.add_texts(texts, metadatas=metas, ids=ids)
+    store.add_texts(texts, metadatas=metas, ids=ids)  # vectors from the embeddings cache
     return store
 
 
 @pytest.fixture(scope="session")
-def li_chroma_index(chroma_client, corpus, li_embed_model):
-    """A LlamaIndex ``VectorStoreIndex`` over a ChromaVectorStore on the server."""
+def corpus_vectors(corpus, embeddings) -> list[list[float]]:
+    """The corpus embedded once by the bundled model (cached: stores built later reuse it)."""
+    return embeddings.embed_documents(corpus[1])
+
+
+@pytest.fixture(scope="session")
+def query_bundles(queries, embeddings):
+    """LlamaIndex QueryBundles carrying the same model's query vectors (no re-encoding)."""
+    from llama_index.core.schema import QueryBundle
+
+    return [QueryBundle(query_str=q, embedding=embeddings.embed_query(q)) for q in queries]
+
+
+@pytest.fixture(scope="session")
+def li_chroma_index(chroma_client, corpus, corpus_vectors, li_embed_model):
+    """A LlamaIndex ``VectorStoreIndex`` over a ChromaVectorStore on the server.
+
+    The nodes carry the corpus vectors already computed (same model), so the
+    index embeds nothing at build time.
+    """
     from llama_index.core import StorageContext, VectorStoreIndex
     from llama_index.core.schema import TextNode
     from llama_index.vector_stores.chroma import ChromaVectorStore
@@ -126,8 +145,10 @@ def li_chroma_index(chroma_client, corpus, li_embed_model):
         LI_COLLECTION, metadata={"hnsw:space": "cosine"}
     )
     vector_store = ChromaVectorStore(chroma_collection=collection)
-    nodes = [TextNode(id_=i, text=t, metadata=m) for i, t, m in zip(ids, texts, metas,
-                                                                   strict=True)]
+    nodes = [
+        TextNode(id_=i, text=t, metadata=m, embedding=v)
+        for i, t, m, v in zip(ids, texts, metas, corpus_vectors, strict=True)
+    ]
     storage = StorageContext.from_defaults(vector_store=vector_store)
     VectorStoreIndex(nodes, storage_context=storage, embed_model=li_embed_model)
     return VectorStoreIndex.from_vector_store(vector_store, embed_model=li_embed_model)
