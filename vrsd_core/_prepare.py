@@ -145,7 +145,11 @@ def argmax_first_1d(scores: np.ndarray, rtol: float = TIE_RTOL[np.dtype(np.float
     np.argmax already returns the first exact maximum, so only indices before
     it can hold a tie within the tolerance.
     """
-    p = int(scores.argmax())
+    return first_tie(scores, int(scores.argmax()), rtol)
+
+
+def first_tie(scores: np.ndarray, p: int, rtol: float = TIE_RTOL[np.dtype(np.float64)]) -> int:
+    """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
     if p:
         best = float(scores[p])
         head = scores[:p] >= best - rtol * max(1.0, abs(best))

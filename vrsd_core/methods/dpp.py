@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first, check_unit
+from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit, first_tie
 from ._common import Picked, pick_counts, split_rows
 
 # A marginal gain below this fraction of the largest diagonal is numerical zero.
@@ -27,6 +27,8 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     """k-DPP greedy MAP; ``gains`` are d_j^2 (the determinant ratio), 0 for fills."""
     th = check_unit(theta, "theta", closed_right=False)
     alpha = th / (2.0 * (1.0 - th))
+    if prep.single:
+        return [_dpp_single(prep, int(pick_counts(prep, k)[0]), alpha)]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -68,3 +70,51 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
     return result
+
+
+def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
+    """The same greedy for one query with every candidate real, on 1-D arrays.
+
+    The kernel row of pick p is ``(w * scale) * (X @ (w_p scale_p x_p))``: the
+    pick's weight and scale ride in its d-vector. Picked items get d^2 = -inf
+    (and relevance -inf for the fill), so no mask is applied.
+    """
+    n = prep.n
+    if K == 0:
+        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), {"filled_by_relevance": 0})
+    X, rel = prep.X[0], prep.rel[0]
+    w = np.exp(alpha * (rel - rel.max()))
+    row_scale = w * prep.scale[0] if prep.normalize else w
+    d2 = w * w * prep.sq_norm[0]
+    floor = _RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
+    by_rel = rel.copy()
+    factors = np.zeros((K, n))
+    tmp = np.empty(n)
+    picks = np.zeros(K, dtype=np.int64)
+    gains = np.zeros(K)
+    filled = 0
+    exhausted = False
+    for t in range(K):
+        if not exhausted:
+            top = int(d2.argmax())
+            exhausted = float(d2[top]) <= floor
+        if exhausted:
+            p = argmax_first_1d(by_rel)
+            filled += 1
+        else:
+            p = first_tie(d2, top)
+            gains[t] = d2[p]
+        picks[t] = p
+        by_rel[p] = -np.inf
+        if t < K - 1 and not exhausted:
+            d_p = np.sqrt(max(float(d2[p]), floor))
+            e = factors[t]
+            np.matmul(X, prep.scaled_row(p, float(w[p])), out=e, casting="unsafe")
+            e *= row_scale
+            if t:
+                e -= factors[:t, p] @ factors[:t]
+            e /= d_p
+            np.multiply(e, e, out=tmp)
+            d2 -= tmp
+        d2[p] = -np.inf
+    return Picked(picks, gains, {"filled_by_relevance": filled})

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first, check_unit
+from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit
 from ._common import Picked, pick_counts, split_rows
 
 
 def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     """MMR; ``gains`` are the MMR scores at pick time (lambda_mult * rel for the first)."""
     lam = check_unit(lambda_mult, "lambda_mult")
+    if prep.single:
+        return [_mmr_single(prep, int(pick_counts(prep, k)[0]), lam)]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -38,3 +40,38 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
             sims = prep.sims_to(p)
             max_sim = sims if t == 0 else np.maximum(max_sim, sims)
     return split_rows(picks, gains, counts)
+
+
+def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
+    """MMR for one query with every candidate real, on 1-D arrays.
+
+    Keeps ``(1 - lambda) * max_sim`` directly (a positive factor commutes with
+    the maximum), folds it into the per-row scale, masks picks through
+    ``lambda * rel = -inf``, and writes into preallocated buffers.
+    """
+    n = prep.n
+    X, rel = prep.X[0], prep.rel[0]
+    lam_rel = lam * rel  # -inf once picked
+    penalty_scale = (1.0 - lam) * (prep.scale[0] if prep.normalize else np.ones(n))
+    penalty = np.zeros(n)  # (1 - lambda) * max similarity to the picks so far
+    sims, score = np.empty(n), np.empty(n)
+    picks = np.zeros(K, dtype=np.int64)
+    gains = np.zeros(K)
+    for t in range(K):
+        if t == 0:
+            p = argmax_first_1d(rel)
+            gain = lam * float(rel[p])
+        else:
+            np.subtract(lam_rel, penalty, out=score)
+            p = argmax_first_1d(score)
+            gain = float(score[p])
+        picks[t], gains[t] = p, gain
+        lam_rel[p] = -np.inf
+        if t < K - 1:
+            np.matmul(X, prep.scaled_row(p), out=sims, casting="unsafe")
+            sims *= penalty_scale
+            if t == 0:
+                penalty[:] = sims
+            else:
+                np.maximum(penalty, sims, out=penalty)
+    return Picked(picks, gains)
