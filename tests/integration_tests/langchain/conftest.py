@@ -339,11 +339,11 @@ def in_memory_store(store_cases) -> InMemoryVectorStore:
     return store_cases["in_memory"].store
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def hidden_store_cls() -> type[HiddenStore]:
     return HiddenStore
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def spy_cls() -> type[SpyEmbeddings]:
     return SpyEmbeddings

@@ -1,0 +1,98 @@
+"""VRSDCompressor behind ContextualCompressionRetriever over a BM25 retriever."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from langchain_classic.retrievers import ContextualCompressionRetriever
+from langchain_community.retrievers import BM25Retriever
+
+from vrsd_core import select
+from vrsd_langchain import METADATA_KEY, EmbeddingCache, VRSDCompressor, VRSDRetriever
+
+K, FETCH = 4, 20
+QUERY = "What causes the seasons on Earth?"
+
+
+def rows(docs) -> list[int]:
+    return [int(d.metadata["row"]) for d in docs]
+
+
+@pytest.fixture(scope="module")
+def bm25(corpus_docs):
+    return BM25Retriever.from_documents(copy.deepcopy(corpus_docs), k=FETCH)
+
+
+@pytest.fixture
+def spy(make_spy):
+    return make_spy()
+
+
+def test_reranks_bm25_output_like_the_core(bm25, spy, embeddings):
+    retriever = ContextualCompressionRetriever(
+        base_compressor=VRSDCompressor(embeddings=spy, k=K), base_retriever=bm25
+    )
+    got = retriever.invoke(QUERY)
+    base = bm25.invoke(QUERY)
+    qvec = np.asarray(embeddings.embed_query(QUERY))
+    vecs = np.asarray(embeddings.embed_documents([d.page_content for d in base]))
+    sel = select(qvec, vecs, K)
+    assert rows(got) == [rows(base)[i] for i in sel.indices]
+    assert [d.metadata[METADATA_KEY]["rank"] for d in got] == list(range(K))
+    np.testing.assert_allclose([d.metadata[METADATA_KEY]["gain"] for d in got], sel.gains,
+                               atol=1e-6)
+    assert (spy.query_calls, spy.document_calls, spy.documents_embedded) == (1, 1, FETCH)
+    # The second time, the documents come from the cache.
+    assert retriever.invoke(QUERY) == got
+    assert (spy.query_calls, spy.document_calls) == (2, 1)
+
+
+async def test_async_compression_matches_sync(bm25, spy):
+    retriever = ContextualCompressionRetriever(
+        base_compressor=VRSDCompressor(embeddings=spy, k=K, method="mmr",
+                                       method_kwargs={"lambda_mult": 0.4}),
+        base_retriever=bm25,
+    )
+    got = await retriever.ainvoke(QUERY)
+    assert {d.metadata[METADATA_KEY]["method"] for d in got} == {"mmr"}
+    assert got == retriever.invoke(QUERY)
+
+
+def test_input_documents_are_untouched_and_edge_cases(bm25, spy):
+    docs = bm25.invoke(QUERY)
+    snapshot = copy.deepcopy(docs)
+    compressor = VRSDCompressor(embeddings=spy, k=3)
+    out = compressor.compress_documents(docs, QUERY)
+    assert len(out) == 3 and docs == snapshot
+    assert all(METADATA_KEY not in d.metadata for d in docs)
+    assert compressor.compress_documents([], QUERY) == []
+    assert VRSDCompressor(embeddings=spy, k=0).compress_documents(docs, QUERY) == []
+    assert len(VRSDCompressor(embeddings=spy, k=50).compress_documents(docs, QUERY)) == FETCH
+
+
+def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
+    store = hidden_store_cls(spy)
+    store.add_texts([d.page_content for d in corpus_docs[:50]],
+                    [dict(d.metadata) for d in corpus_docs[:50]])
+    cache = EmbeddingCache()
+    retriever = VRSDRetriever(vectorstore=store, k=10, fetch_k=10, method="similarity",
+                              cache=cache)
+    docs = retriever.invoke(QUERY)
+    spy.reset()
+    VRSDCompressor(embeddings=spy, k=3, cache=cache).compress_documents(docs, QUERY)
+    assert spy.document_calls == 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"k": -2}, "k: expected an integer >= 0"),
+        ({"method": "vrsd2"}, "method: unknown method"),
+        ({"method": "dpp", "method_kwargs": {"lambda_mult": 0.5}}, "lambda_mult: not an option"),
+    ],
+)
+def test_bad_settings_fail_at_construction(spy, settings, message):
+    with pytest.raises(ValueError, match=message):
+        VRSDCompressor(embeddings=spy, **settings)

@@ -1,0 +1,164 @@
+"""Stores without a fast path: candidates re-embedded once, through the content cache."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from vrsd_core import select
+from vrsd_langchain import DiverseVectorStore, EmbeddingCache, VRSDRetriever
+from vrsd_langchain.candidates import fast_path_for
+
+K, FETCH_K = 4, 20
+
+
+def rows(docs) -> list[int]:
+    return [int(d.metadata["row"]) for d in docs]
+
+
+@pytest.fixture(scope="module")
+def hidden(corpus_docs, make_spy, hidden_store_cls):
+    """A HiddenStore over the corpus; its spy is reset by each test that counts."""
+    spy = make_spy()
+    store = hidden_store_cls(spy)
+    store.add_texts(
+        [d.page_content for d in corpus_docs],
+        copy.deepcopy([d.metadata for d in corpus_docs]),
+        ids=[d.id for d in corpus_docs],
+    )
+    return store, spy
+
+
+def test_no_fast_path_for_a_plain_store(hidden):
+    store, _ = hidden
+    assert fast_path_for(store) is None
+
+
+@pytest.mark.parametrize("method", ["vrsd", "mmr", "dpp"])
+def test_result_equals_core_select_on_re_embedded_candidates(hidden, embeddings, queries, method):
+    store, _ = hidden
+    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method=method)
+    for query in queries[:2]:
+        qvec = np.asarray(embeddings.embed_query(query))
+        cands = store.similarity_search_by_vector(list(qvec), k=FETCH_K)
+        vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cands]))
+        sel = select(qvec, vecs, K, method=method)
+        got = retriever.invoke(query)
+        assert rows(got) == [rows(cands)[i] for i in sel.indices]
+        np.testing.assert_allclose(
+            [d.metadata["vrsd"]["relevance"] for d in got], sel.relevance, atol=1e-6
+        )
+
+
+def test_cache_prevents_a_second_re_embedding(hidden, queries):
+    store, spy = hidden
+    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    spy.reset()
+    first = retriever.invoke(queries[0])
+    assert (spy.query_calls, spy.document_calls, spy.documents_embedded) == (1, 1, FETCH_K)
+    assert retriever.cache.misses == FETCH_K and len(retriever.cache) == FETCH_K
+    again = retriever.invoke(queries[0])
+    assert again == first
+    assert (spy.query_calls, spy.document_calls, spy.documents_embedded) == (2, 1, FETCH_K)
+    assert retriever.cache.hits == FETCH_K
+    # Another query embeds only the candidates it has not seen.
+    seen = {d.page_content for d in store.similarity_search(queries[0], k=FETCH_K)}
+    new = {d.page_content for d in store.similarity_search(queries[1], k=FETCH_K)} - seen
+    spy.reset()
+    retriever.invoke(queries[1])
+    assert spy.documents_embedded == len(new)
+
+
+async def test_async_fallback_uses_the_same_cache(hidden, queries):
+    store, spy = hidden
+    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    spy.reset()
+    got = await retriever.ainvoke(queries[2])
+    assert (spy.query_calls, spy.document_calls) == (1, 1)
+    assert got == retriever.invoke(queries[2])
+    assert spy.document_calls == 1
+
+
+def test_store_without_search_by_vector_uses_similarity_search(
+    corpus_docs, make_spy, hidden_store_cls, queries
+):
+    spy = make_spy()
+    by_text = hidden_store_cls(spy, by_vector=False)
+    by_text.add_texts([d.page_content for d in corpus_docs[:60]],
+                      [dict(d.metadata) for d in corpus_docs[:60]])
+    by_vec = hidden_store_cls(spy)
+    by_vec.add_texts([d.page_content for d in corpus_docs[:60]],
+                     [dict(d.metadata) for d in corpus_docs[:60]])
+    spy.reset()
+    a = VRSDRetriever(vectorstore=by_text, k=K).invoke(queries[0])
+    # The only path that embeds the query twice: once here, once inside the store's search.
+    assert spy.query_calls == 2
+    b = VRSDRetriever(vectorstore=by_vec, k=K).invoke(queries[0])
+    assert rows(a) == rows(b)
+
+
+def test_concurrent_batch_is_consistent(hidden, queries):
+    store, _ = hidden
+    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    together = retriever.batch(queries, config={"max_concurrency": 4})
+    fresh = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    assert together == [fresh.invoke(q) for q in queries]
+    distinct = {d.page_content for q in queries for d in store.similarity_search(q, k=FETCH_K)}
+    assert len(retriever.cache) == len(distinct)
+
+
+def test_wrapper_retrievers_share_the_wrappers_cache(hidden, queries):
+    store, spy = hidden
+    wrapped = DiverseVectorStore(store)
+    vrsd = wrapped.as_retriever(search_type="vrsd", search_kwargs={"k": K})
+    dpp = wrapped.as_retriever(search_type="dpp", search_kwargs={"k": K})
+    assert vrsd.cache is dpp.cache is wrapped.cache
+    spy.reset()
+    vrsd.invoke(queries[3])
+    dpp.invoke(queries[3])
+    assert spy.document_calls == 1
+
+
+# --- EmbeddingCache on its own ---------------------------------------------------------
+
+
+TEXTS = ["red apple", "green pear", "blue sky", "yellow sun", "white snow"]
+
+
+def test_cache_is_bounded_and_least_recently_used(make_spy):
+    spy = make_spy()
+    cache = EmbeddingCache(maxsize=3)
+    first = cache.embed_documents(spy, TEXTS)
+    assert first.shape == (5, 384) and len(cache) == 3
+    np.testing.assert_allclose(first, np.asarray(spy.inner.embed_documents(TEXTS)), atol=1e-6)
+    spy.reset()
+    cache.embed_documents(spy, TEXTS[2:])  # the three most recent: all hits
+    assert spy.documents_embedded == 0
+    cache.embed_documents(spy, TEXTS[:1])  # evicted long ago
+    assert spy.documents_embedded == 1 and len(cache) == 3
+
+
+def test_cache_embeds_duplicates_once_and_keeps_models_apart(make_spy):
+    a, b = make_spy(), make_spy()
+    cache = EmbeddingCache()
+    out = cache.embed_documents(a, ["same", "other", "same"])
+    assert a.documents_embedded == 2
+    np.testing.assert_array_equal(out[0], out[2])
+    cache.embed_documents(b, ["same"])
+    assert b.documents_embedded == 1  # another model is another key
+    assert cache.embed_documents(a, []).shape[0] == 0
+
+
+def test_cache_size_zero_caches_nothing(make_spy):
+    spy = make_spy()
+    cache = EmbeddingCache(maxsize=0)
+    cache.embed_documents(spy, TEXTS[:2])
+    cache.embed_documents(spy, TEXTS[:2])
+    assert spy.documents_embedded == 4 and len(cache) == 0
+
+
+def test_cache_rejects_a_bad_size():
+    with pytest.raises(ValueError, match="maxsize"):
+        EmbeddingCache(maxsize=-1)
