@@ -203,6 +203,8 @@ def _run_index(args: argparse.Namespace) -> int:
         args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
         chunk_overlap=args.chunk_overlap, model=args.model,
     )
+    for path, reason in report.skipped:
+        print(f"vrsd index: warning: skipped {path}: {reason}", file=sys.stderr)
     print(report.summary())
     return 0
 

@@ -78,7 +78,7 @@ class IndexReport:
         return (
             f"indexed {self.folder}: {self.files} files, {self.chunks} chunks "
             f"({self.added} added, {self.unchanged} unchanged, {self.deleted} deleted"
-            f"{f', {len(self.skipped)} files skipped' if self.skipped else ''}) "
+            f"{f', {len(self.skipped)} skipped' if self.skipped else ''}) "
             f"into {self.index_dir}"
         )
 
