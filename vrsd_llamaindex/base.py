@@ -22,7 +22,8 @@ async retriever hands postprocessors a bundle without one).
 
 Each returned node is a new ``NodeWithScore`` around a copy of the node, in
 selection order, with ``score`` = cosine similarity of the node's vector to the
-query, and ``node.metadata["vrsd"] = {"rank", "gain", "method"}``. The copy
+query, and ``node.metadata["vrsd"] = {"rank", "gain", "method"}`` (rank 0-based,
+see ``METADATA_KEY``). The copy
 lists ``"vrsd"`` in its excluded LLM and embed metadata keys: the ranking
 bookkeeping is for the application, not text for the LLM or the embedder. The
 caller's nodes are never modified.
@@ -31,6 +32,7 @@ caller's nodes are never modified.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -52,6 +54,19 @@ from ._stores import vectors_from_store
 dispatcher = get_dispatcher(__name__)
 
 METADATA_KEY = "vrsd"
+"""The metadata entry every returned node gets (as in ``vrsd_langchain``)::
+
+    node.metadata["vrsd"] == {
+        "rank": 0,          # position in the selection order (0-based)
+        "gain": 0.71,       # the method's objective gain when the node was picked
+        "method": "vrsd",   # the selection method
+    }
+
+The relevance (cosine of the node's vector to the query) is the ``NodeWithScore``
+score. For ``vrsd`` the gain is the sum-vector cosine after the pick; for ``mmr``
+the MMR score at pick time; for ``dpp`` the determinant ratio. An entry already
+under this key (e.g. from an earlier reranking stage) is replaced.
+"""
 
 
 def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
@@ -80,21 +95,21 @@ def annotated_copy(item: NodeWithScore, rank: int, gain: float, relevance: float
                    method: str) -> NodeWithScore:
     """A new NodeWithScore around a copy of ``item.node`` carrying the ``"vrsd"`` entry.
 
-    The copy gets new metadata and excluded-key lists; fields vrsd does not touch
-    (text, relationships, embedding) are shared with the original, as a shallow
-    copy does.
+    The copy gets a deep copy of the metadata and new excluded-key lists; fields
+    vrsd does not touch (text, relationships, embedding) are shared with the
+    original, as a shallow copy does.
     """
     node: BaseNode = item.node
-    metadata = dict(node.metadata)
+    metadata = copy.deepcopy(dict(node.metadata))
     metadata[METADATA_KEY] = {"rank": rank, "gain": gain, "method": method}
-    copy = node.model_copy(
+    annotated = node.model_copy(
         update={
             "metadata": metadata,
             "excluded_llm_metadata_keys": _with_key(node.excluded_llm_metadata_keys),
             "excluded_embed_metadata_keys": _with_key(node.excluded_embed_metadata_keys),
         }
     )
-    return NodeWithScore(node=copy, score=relevance)
+    return NodeWithScore(node=annotated, score=relevance)
 
 
 def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
@@ -233,7 +248,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         return [
             annotated_copy(nodes[int(i)], rank, float(gain), float(rel), self.method)
             for rank, (i, gain, rel) in enumerate(
-                zip(sel.indices, sel.gains, sel.relevance, strict=True), start=1
+                zip(sel.indices, sel.gains, sel.relevance, strict=True)
             )
         ]
 

@@ -152,4 +152,4 @@ def settings_embed_model():
 
 @pytest.fixture
 def queries(openbookqa) -> list[str]:
-    return openbookqa.queries[:3]
+    return openbookqa.queries[:2]

@@ -28,7 +28,7 @@ def make_nodes(vectors: np.ndarray = VECTORS) -> list[NodeWithScore]:
     return [
         NodeWithScore(
             node=TextNode(text=f"text {i}", id_=f"n{i}", embedding=v.tolist(),
-                          metadata={"source": "hand-built", "i": i},
+                          metadata={"source": "hand-built", "i": i, "tags": ["t"]},
                           excluded_llm_metadata_keys=["i"]),
             score=1.0 - i / 10,
         )
@@ -56,7 +56,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
     out = VRSDPostprocessor(top_n=3).postprocess_nodes(make_nodes(), query_bundle=bundle())
     sel = select(QUERY, VECTORS, 3)
     assert [n.node.node_id for n in out] == [f"n{i}" for i in sel.indices]
-    for rank, (n, i, gain) in enumerate(zip(out, sel.indices, sel.gains, strict=True), start=1):
+    for rank, (n, i, gain) in enumerate(zip(out, sel.indices, sel.gains, strict=True)):
         v = VECTORS[i]
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
@@ -93,6 +93,7 @@ async def test_callers_nodes_are_unchanged(mode):
     assert not {id(n.node) for n in out} & set(ids_before)
     # writing to an output node's metadata does not reach the input
     out[0].node.metadata["extra"] = 1
+    out[0].node.metadata["tags"].append("u")
     assert snapshot(nodes) == before
 
 
@@ -153,9 +154,31 @@ def test_bad_method_or_options_fail_at_construction(kwargs, named):
         VRSDPostprocessor(**kwargs)
 
 
+def summary_retriever():
+    """A real retriever that is not a vector index one: it returns every node."""
+    from llama_index.core import SummaryIndex
+
+    return SummaryIndex([n.node for n in make_nodes()]).as_retriever()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_retriever_wraps_any_retriever(mode):
+    retriever = VRSDRetriever(summary_retriever(), top_n=2, fetch_k=4)
+    if mode == "sync":
+        out = retriever.retrieve(bundle())
+    else:
+        out = await retriever.aretrieve(bundle())
+    assert [n.node.node_id for n in out] == [f"n{i}" for i in select(QUERY, VECTORS, 2).indices]
+    assert [n.node.metadata["vrsd"]["rank"] for n in out] == [0, 1]
+
+
 def test_bad_retriever_arguments():
     with pytest.raises(ValueError, match="retriever"):
         VRSDRetriever(object())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="fetch_k"):
+        VRSDRetriever(summary_retriever(), top_n=5, fetch_k=3)
+    with pytest.raises(ValueError, match="method"):
+        VRSDRetriever(summary_retriever(), method="nope")
 
 
 def test_class_name_and_serialisation():

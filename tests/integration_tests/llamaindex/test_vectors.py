@@ -76,8 +76,8 @@ def test_only_nodes_lacking_vectors_are_embedded(simple_index, spy, vectors_by_i
 async def test_nodes_with_vectors_and_embedded_query_need_no_model_calls(
     simple_index, spy, vectors_by_id, queries, mode
 ):
-    nodes = with_vectors(without_vectors(simple_index, queries[2]), vectors_by_id)
-    bundle = QueryBundle(queries[2], embedding=spy._inner.get_query_embedding(queries[2]))
+    nodes = with_vectors(without_vectors(simple_index, queries[1]), vectors_by_id)
+    bundle = QueryBundle(queries[1], embedding=spy._inner.get_query_embedding(queries[1]))
     postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
