@@ -231,6 +231,12 @@ class Prepared:
             g = g * s[:, None] * s[None, :]
         return g.astype(np.float64, copy=False)
 
+    def sum_sq(self, b: int, idx: np.ndarray) -> float:
+        """|sum of the working vectors idx of query b|^2, via the sum vector (float64)."""
+        sub = self.X[b, idx].astype(np.float64)
+        v = self.scale[b, idx] @ sub if self.normalize else sub.sum(axis=0)
+        return float(v @ v)
+
     def vectors(self, b: int) -> np.ndarray:
         """Working vectors of query b's candidates as a new (n, d) array."""
         if self.normalize:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -43,15 +44,20 @@ GEOMETRIC_METHODS = frozenset({"vrsd", "vrsd_exact"})
 
 def method_defaults(method: str) -> dict[str, Any]:
     """The options a method accepts, with their defaults."""
-    fn = _lookup(method)
-    options = {
-        p.name: p.default
-        for p in inspect.signature(fn).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    }
+    options = dict(_keyword_defaults(_lookup(method)))
     if method in PRIOR_METHODS:  # the quality prior (see _prior.py)
         options.update(PRIOR_DEFAULTS)
     return options
+
+
+@functools.cache
+def _keyword_defaults(fn: MethodFn) -> tuple[tuple[str, Any], ...]:
+    """A method function's keyword-only options and defaults (inspect is slow: cached)."""
+    return tuple(
+        (p.name, p.default)
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    )
 
 
 def _lookup(method: Any) -> MethodFn:
@@ -99,7 +105,7 @@ def _to_selection(
 ) -> Selection:
     idx = picked.indices
     if len(idx):
-        total_sq = float(prep.gram(b, idx).sum())
+        total_sq = prep.sum_sq(b, idx)
         objective = float(
             cosine_from_parts(np.float64(prep.qsim[b, idx].sum()), np.float64(total_sq),
                               float(prep.q_norm[b]))

@@ -85,10 +85,14 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     The same arithmetic as the batched loop with fewer numpy calls per pick:
     ``D_j = |c_j|^2 + 2 s.c_j`` is kept instead of s.c_j (the factor 2 rides in
     the pick's d-vector, exact in binary), picked candidates get s.q = -inf so
-    no mask is applied, and the scores reuse preallocated buffers.
+    no mask is applied, and the scores reuse preallocated buffers. The guard
+    for sums of (near) zero length is checked on the winner only: a garbage
+    score there is either not the maximum (harmless) or is, and then the step
+    is redone with the guarded formula.
     """
     n = prep.n
-    X, qsim, scale = prep.X[0], prep.qsim[0], prep.scale[0]
+    X, qsim = prep.X[0], prep.qsim[0]
+    scale = prep.scale[0] if prep.normalize else None
     q_norm = float(prep.q_norm[0])
     num_base = qsim.copy()  # q.c_j, -inf once j is picked
     D = prep.sq_norm[0].copy()
@@ -97,29 +101,32 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     gains = np.zeros(K)
     products = np.zeros((K, n)) if refine else None
     s_dot_q = s_sq = 0.0
-    for t in range(K):
-        np.add(num_base, s_dot_q, out=num)
-        np.add(D, s_sq, out=den)
-        if den.min() > TINY:
+    min_len = float(np.sqrt(TINY))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for t in range(K):
+            np.add(num_base, s_dot_q, out=num)
+            np.add(D, s_sq, out=den)
             np.sqrt(den, out=den)
             if q_norm != 1.0:
                 den *= q_norm
             np.divide(num, den, out=score)
-        else:  # a sum of (near) zero length somewhere: the guarded form, rarely
-            score = cosine_from_parts(num, den, q_norm)
-            score[picks[:t]] = -np.inf
-        p = argmax_first_1d(score)
-        picks[t], gains[t] = p, score[p]
-        s_sq += float(D[p])
-        s_dot_q += float(qsim[p])
-        num_base[p] = -np.inf
-        if t < K - 1 or products is not None:
-            np.matmul(X, prep.scaled_row(p, 2.0), out=prod2, casting="unsafe")
-            if prep.normalize:
-                prod2 *= scale
-            D += prod2
-            if products is not None:
-                np.multiply(prod2, 0.5, out=products[t])
+            p = argmax_first_1d(score)
+            if not den[p] > min_len * q_norm:  # NaN-safe: also catches sqrt(< 0)
+                np.add(D, s_sq, out=den)
+                score = cosine_from_parts(num, den, q_norm)
+                score[picks[:t]] = -np.inf
+                p = argmax_first_1d(score)
+            picks[t], gains[t] = p, score[p]
+            s_sq += float(D[p])
+            s_dot_q += float(qsim[p])
+            num_base[p] = -np.inf
+            if t < K - 1 or products is not None:
+                np.matmul(X, prep.scaled_row(p, 2.0), out=prod2, casting="unsafe")
+                if scale is not None:
+                    prod2 *= scale
+                D += prod2
+                if products is not None:
+                    np.multiply(prod2, 0.5, out=products[t])
     if products is None or K == 0:
         return Picked(picks, gains)
     avail = np.ones(n, dtype=bool)
