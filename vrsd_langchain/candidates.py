@@ -46,12 +46,15 @@ class Candidates:
 
     Attributes:
         documents: the candidate Documents as the store returned them (not yet copied).
-        vectors: (n, d) their vectors, row i belonging to ``documents[i]``.
+        vectors: (n, d) their vectors, row i belonging to ``documents[i]``; None when
+            a fast path found the documents but the store could not hand out their
+            vectors (e.g. a FAISS index without reconstruction): they are then
+            re-embedded like the fallback's.
         source: the fast path's name, or ``"re-embedded"`` for the fallback.
     """
 
     documents: list[Document]
-    vectors: np.ndarray
+    vectors: np.ndarray | None
     source: str
 
     def __len__(self) -> int:
@@ -146,8 +149,11 @@ def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any])
         width = min(total, 4 * width)
     if not docs:
         return _empty("faiss")
-    vectors = index.reconstruct_batch(np.asarray(kept, dtype=np.int64))
-    return Candidates(docs, np.asarray(vectors), "faiss")
+    try:
+        vectors = np.asarray(index.reconstruct_batch(np.asarray(kept, dtype=np.int64)))
+    except RuntimeError:  # e.g. an IVF index without a direct map cannot reconstruct
+        return Candidates(docs, None, "faiss")
+    return Candidates(docs, vectors, "faiss")
 
 
 # --- Chroma (langchain-chroma) -------------------------------------------------
@@ -182,7 +188,16 @@ def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
 
 
 def _qdrant_dense(store: Any) -> bool:
-    return str(getattr(store.retrieval_mode, "value", store.retrieval_mode)) == "dense"
+    mode = getattr(store, "retrieval_mode", None)
+    return (
+        str(getattr(mode, "value", mode)) == "dense"
+        and _has(store, "client", "_document_from_point", "vector_name")
+    )
+
+
+def _has(store: Any, *names: str) -> bool:
+    """The store still has the internals a fast path reads (else: the generic fallback)."""
+    return all(hasattr(store, name) for name in names)
 
 
 def _fetch_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
@@ -215,13 +230,17 @@ FAST_PATHS: tuple[FastPath, ...] = (
     FastPath(
         "in_memory", "langchain_core.vectorstores.in_memory", "InMemoryVectorStore",
         ("filter",), _fetch_in_memory, check=_check_in_memory,
+        applies=lambda s: _has(s, "_similarity_search_with_score_by_vector"),
     ),
     FastPath(
         "faiss", "langchain_community.vectorstores.faiss", "FAISS", ("filter",), _fetch_faiss,
+        applies=lambda s: _has(s, "index", "docstore", "index_to_docstore_id",
+                               "_create_filter_func", "_normalize_L2"),
     ),
     FastPath(
         "chroma", "langchain_chroma.vectorstores", "Chroma",
         ("filter", "where", "where_document"), _fetch_chroma,
+        applies=lambda s: _has(s, "_collection"),
     ),
     FastPath(
         "qdrant", "langchain_qdrant.qdrant", "QdrantVectorStore",
@@ -292,7 +311,11 @@ def fetch_candidates(
     kwargs = dict(search_kwargs)
     path = fast_path_for(store)
     if path is not None:
-        return path.fetch(store, _query_list(query_vector), n, kwargs)
+        found = path.fetch(store, _query_list(query_vector), n, kwargs)
+        if found.vectors is not None or not found.documents:
+            return found
+        texts = [d.page_content for d in found.documents]
+        return Candidates(found.documents, cache.embed_documents(embeddings, texts), found.source)
     try:
         docs = store.similarity_search_by_vector(_query_list(query_vector), k=n, **kwargs)
     except NotImplementedError:
@@ -321,7 +344,14 @@ async def afetch_candidates(
     kwargs = dict(search_kwargs)
     path = fast_path_for(store)
     if path is not None:
-        return await run_in_executor(None, path.fetch, store, _query_list(query_vector), n, kwargs)
+        found = await run_in_executor(
+            None, path.fetch, store, _query_list(query_vector), n, kwargs
+        )
+        if found.vectors is not None or not found.documents:
+            return found
+        texts = [d.page_content for d in found.documents]
+        vectors = await cache.aembed_documents(embeddings, texts)
+        return Candidates(found.documents, vectors, found.source)
     try:
         docs = await store.asimilarity_search_by_vector(_query_list(query_vector), k=n, **kwargs)
     except NotImplementedError:

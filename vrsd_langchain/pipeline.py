@@ -154,6 +154,7 @@ def choose(query_vector: Any, candidates: Candidates, plan: SearchPlan) -> list[
     """Run the plan's method on the candidates; annotated copies in selection order."""
     if len(candidates) == 0 or plan.k == 0:
         return []
+    assert candidates.vectors is not None  # filled by fetch_candidates
     options = dict(plan.options)
     if options.get("prior") is not None:
         options["prior"] = prior_values(options["prior"], candidates.documents)

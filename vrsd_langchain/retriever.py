@@ -92,6 +92,13 @@ class VRSDRetriever(BaseRetriever):
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
 
     def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
+        misplaced = sorted({"k", "fetch_k"} & set(self.search_kwargs))
+        if misplaced:
+            raise ValueError(
+                f"search_kwargs: {misplaced[0]!r} is a field of {type(self).__name__} "
+                f"(e.g. {type(self).__name__}(vectorstore=store, k=4, fetch_k=20)), "
+                "not a search argument"
+            )
         kwargs = dict(kwargs)
         k = kwargs.pop("k", self.k)
         fetch_k = kwargs.pop("fetch_k", self.fetch_k)

@@ -162,3 +162,32 @@ def test_cache_size_zero_caches_nothing(make_spy):
 def test_cache_rejects_a_bad_size():
     with pytest.raises(ValueError, match="maxsize"):
         EmbeddingCache(maxsize=-1)
+
+
+def test_faiss_index_that_cannot_reconstruct_re_embeds(make_spy, corpus_docs, embeddings, queries):
+    """An IVF index without a direct map has no stored vectors to hand out."""
+    import faiss
+    from langchain_community.docstore.in_memory import InMemoryDocstore
+    from langchain_community.vectorstores import FAISS
+
+    docs = copy.deepcopy(corpus_docs[:80])
+    train = np.asarray(embeddings.embed_documents([d.page_content for d in docs]), "float32")
+    index = faiss.IndexIVFFlat(faiss.IndexFlatL2(384), 384, 4)
+    index.train(train)
+    index.nprobe = 4  # all lists: exact search
+    spy = make_spy()
+    store = FAISS(spy, index, InMemoryDocstore(), {})
+    store.add_documents(docs)
+    with pytest.raises(RuntimeError):
+        index.reconstruct(0)
+    assert fast_path_for(store).name == "faiss"
+    qvec = np.asarray(embeddings.embed_query(queries[0]))
+    cands = store.similarity_search_by_vector(list(qvec), k=FETCH_K)
+    vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cands]))
+    sel = select(qvec, vecs, K)
+    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    spy.reset()
+    assert rows(retriever.invoke(queries[0])) == [rows(cands)[i] for i in sel.indices]
+    assert (spy.query_calls, spy.documents_embedded) == (1, FETCH_K)
+    retriever.invoke(queries[0])
+    assert spy.documents_embedded == FETCH_K  # cached

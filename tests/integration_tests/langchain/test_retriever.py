@@ -256,6 +256,7 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
         ({"search_kwargs": {"filtr": None}}, "filtr: not a search argument of InMemoryVectorStore"),
         ({"search_kwargs": {"filter": {"split": "A"}}}, "filter: InMemoryVectorStore filters"),
         ({"cache_size": -1}, "maxsize"),
+        ({"search_kwargs": {"k": 6}}, "search_kwargs: 'k' is a field of VRSDRetriever"),
     ],
 )
 def test_bad_settings_fail_at_construction(in_memory_store, settings, message):

@@ -186,3 +186,24 @@ def test_empty_store_gives_no_documents(kind, make_spy, tmp_path):
     assert fast_path_for(store).name == kind
     assert VRSDRetriever(vectorstore=store).invoke("anything at all") == []
     assert DiverseVectorStore(store).as_retriever(search_type="vrsd").invoke("x") == []
+
+
+def test_qdrant_named_dense_vector(make_spy, corpus_docs, embeddings):
+    from langchain_qdrant import QdrantVectorStore
+
+    spy = make_spy()
+    store = QdrantVectorStore.from_documents(
+        [d.model_copy(update={"id": None}) for d in corpus_docs[:60]], spy,
+        location=":memory:", collection_name="named", vector_name="dense",
+    )
+    query = "What do plants need to grow?"
+    qvec = np.asarray(embeddings.embed_query(query))
+    hits = store.similarity_search_by_vector(list(qvec), k=FETCH_K)
+    points = store.client.retrieve("named", ids=[d.metadata["_id"] for d in hits],
+                                   with_vectors=True)
+    by_id = {p.id: p.vector["dense"] for p in points}
+    sel = select(qvec, np.asarray([by_id[d.metadata["_id"]] for d in hits]), K)
+    spy.reset()
+    got = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(query)
+    assert rows(got) == [row_of(hits[i]) for i in sel.indices]
+    assert (spy.query_calls, spy.document_calls) == (1, 0)
