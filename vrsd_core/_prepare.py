@@ -99,8 +99,13 @@ def _check_length_range(
         )
 
 
-def _squared_lengths(X: np.ndarray, valid: np.ndarray, dtype: Any, n: int) -> np.ndarray:
+def _squared_lengths(
+    X: np.ndarray, valid: np.ndarray, dtype: Any, n: int
+) -> tuple[np.ndarray, bool]:
     """(B, n) float64 squared row lengths; ValueError if a real row holds NaN/inf.
+
+    The flag is True when every real row's length is already known to be
+    non-zero and inside the range ``_check_length_range`` accepts.
 
     One pass over X in the working dtype (a float32 dot per row costs about one
     matrix-vector product; float64 accumulation of float32 data costs ten).
@@ -110,18 +115,21 @@ def _squared_lengths(X: np.ndarray, valid: np.ndarray, dtype: Any, n: int) -> np
     """
     B = X.shape[0]
     if not n:
-        return np.zeros((B, 0))
+        return np.zeros((B, 0)), True
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         fast = _row_dots(X)
     info = np.finfo(dtype)
     # The range _check_length_range accepts, with room for the fast sum's rounding.
     low = 4.0 * float(info.tiny) / float(info.eps)
     high = float(info.max) / (16.0 * n * n)
-    if ((fast >= low) & (fast <= high) | ~valid).all():
-        return fast.astype(np.float64)
+    if valid.all():  # the common case: two reductions (NaN fails both comparisons)
+        if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
+            return fast.astype(np.float64), True
+    elif ((fast >= low) & (fast <= high) | ~valid).all():
+        return fast.astype(np.float64), True
     _check_finite(X, "candidates", valid)
     with np.errstate(over="ignore", under="ignore"):
-        return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64)
+        return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
 
 def _row_dots(X: np.ndarray) -> np.ndarray:
@@ -304,22 +312,28 @@ def prepare(
     _check_finite(q, qname)
     with np.errstate(over="ignore", under="ignore"):
         q_sq = np.einsum("bd,bd->b", q, q, dtype=np.float64)
-    sq = _squared_lengths(X, valid, dtype, n)
+    sq, in_range = _squared_lengths(X, valid, dtype, n)
     if (q_sq == 0).any():
         raise ValueError(f"{qname}: zero vector (cosine is undefined)")
-    if (valid & (sq == 0)).any():
+    if not in_range and (valid & (sq == 0)).any():
         b, i = np.argwhere(valid & (sq == 0))[0]
         where = f"row {i}" if not batched else f"set {b}, row {i}"
         raise ValueError(f"candidates: {where} is a zero vector (cosine is undefined)")
     if not np.isfinite(q_sq).all():  # the query is normalised alone: only overflow matters
         raise ValueError(f"{qname}: too long for float64 arithmetic; rescale the vector")
-    _check_length_range(sq, valid, "candidates", dtype, n, batched)
+    if not in_range:
+        _check_length_range(sq, valid, "candidates", dtype, n, batched)
     q_norm = np.sqrt(q_sq)
+    all_real = mask is None  # then no padding row needs zeroing below
 
     if normalize:
-        scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
+        if all_real:  # every length is known to be > 0
+            scale = 1.0 / np.sqrt(sq)
+            sq_norm = np.ones((B, n))
+        else:
+            scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
+            sq_norm = valid.astype(np.float64)
         q = (q / q_norm[:, None].astype(dtype)).astype(dtype)
-        sq_norm = valid.astype(np.float64)
         q_norm = np.ones(B)
     else:
         scale = np.ones((B, n))
@@ -330,10 +344,11 @@ def prepare(
             raw = (X[0] @ q[0])[None, :]
         else:
             raw = np.matmul(X, q[:, :, None])[:, :, 0]
-        qsim = raw.astype(np.float64) * scale
+        qsim = raw * scale if normalize else raw.astype(np.float64)  # float64 either way
     else:
         qsim = np.zeros((B, 0))
-    qsim = np.where(valid, qsim, 0.0)
+    if not all_real:
+        qsim = np.where(valid, qsim, 0.0)
 
     if relevance is None:
         rel = qsim
