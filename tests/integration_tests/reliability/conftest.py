@@ -122,6 +122,19 @@ def corpus_vectors(corpus, embeddings) -> list[list[float]]:
 
 
 @pytest.fixture(scope="session")
+def in_memory_store(corpus, corpus_vectors, embeddings):
+    """An embedded ``InMemoryVectorStore`` with the corpus (vectors from the cache).
+
+    Shared by the session: tests must only read it."""
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    ids, texts, metas = corpus
+    store = InMemoryVectorStore(embeddings)
+    store.add_texts(texts, metadatas=metas, ids=ids)
+    return store
+
+
+@pytest.fixture(scope="session")
 def query_bundles(queries, embeddings):
     """LlamaIndex QueryBundles carrying the same model's query vectors (no re-encoding)."""
     from llama_index.core.schema import QueryBundle

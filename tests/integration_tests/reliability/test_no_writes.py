@@ -103,14 +103,10 @@ def test_chroma_collections_unchanged_after_1000_mixed_queries(
     assert_same_snapshot(before[1], after[1])
 
 
-def test_in_memory_store_unchanged_after_mixed_queries(corpus, embeddings, queries):
-    from langchain_core.vectorstores import InMemoryVectorStore
-
+def test_in_memory_store_unchanged_after_mixed_queries(in_memory_store, queries):
     from vrsd_langchain import DiverseVectorStore, VRSDRetriever
 
-    ids, texts, metas = corpus
-    store = InMemoryVectorStore(embeddings)
-    store.add_texts(texts, metadatas=metas, ids=ids)
+    store = in_memory_store
     before = copy.deepcopy(store.store)
 
     rng = random.Random(1)
