@@ -160,10 +160,9 @@ def first_tie(scores: np.ndarray, p: int, rtol: float = TIE_RTOL[np.dtype(np.flo
     """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
     if p:
         best = float(scores[p])
-        head = scores[:p] >= best - rtol * max(1.0, abs(best))
-        j = int(head.argmax())
-        if head[j]:
-            return j
+        thr = best - rtol * max(1.0, abs(best))
+        if scores[int(scores[:p].argmax())] >= thr:  # rare: some earlier score ties
+            return int((scores[:p] >= thr).argmax())
     return p
 
 
@@ -214,14 +213,21 @@ class Prepared:
         """One query whose candidates are all real: the methods' 1-D fast path applies."""
         return self.batch == 1 and bool(self.valid.all())
 
-    def scaled_row(self, j: int, factor: float = 1.0) -> np.ndarray:
-        """factor * (working vector of candidate j) of query 0, in X's dtype.
+    def products_into(self, j: int, factor: float, out: np.ndarray, row_scale: Any) -> None:
+        """out = row_scale * (X[0] @ (factor * working vector j)), for query 0.
 
-        ``X[0] @ scaled_row(j)`` times ``scale[0]`` is ``sims_to_one(0, j)`` with
-        the pick's own scale folded into the d-vector, one n-length product fewer.
+        The single-query hot path: the pick's own scale (and any factor) rides in
+        the d-vector, ``row_scale`` (the per-row scale, possibly times weights;
+        None for 1) is one n-length product. With factor 1 and row_scale =
+        scale this equals ``sims_to_one(0, j)`` up to rounding.
         """
-        s = factor * float(self.scale[0, j]) if self.normalize else factor
-        return self.X[0, j] * self.X.dtype.type(s)
+        X = self.X[0]
+        f = factor * float(self.scale[0, j]) if self.normalize else factor
+        raw = X @ (X[j] * f)  # a Python float keeps float32 data float32
+        if row_scale is None:
+            out[:] = raw
+        else:
+            np.multiply(raw, row_scale, out=out)
 
     def sims_to_one(self, b: int, j: int) -> np.ndarray:
         """(n,): working inner product of query b's candidates with its candidate j."""

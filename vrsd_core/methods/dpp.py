@@ -82,7 +82,7 @@ def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
     n = prep.n
     if K == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), {"filled_by_relevance": 0})
-    X, rel = prep.X[0], prep.rel[0]
+    rel = prep.rel[0]
     w = np.exp(alpha * (rel - rel.max()))
     row_scale = w * prep.scale[0] if prep.normalize else w
     d2 = w * w * prep.sq_norm[0]
@@ -109,8 +109,7 @@ def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
         if t < K - 1 and not exhausted:
             d_p = np.sqrt(max(float(d2[p]), floor))
             e = factors[t]
-            np.matmul(X, prep.scaled_row(p, float(w[p])), out=e, casting="unsafe")
-            e *= row_scale
+            prep.products_into(p, float(w[p]), e, row_scale)
             if t:
                 e -= factors[:t, p] @ factors[:t]
             e /= d_p

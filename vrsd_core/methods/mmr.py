@@ -50,7 +50,7 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
     ``lambda * rel = -inf``, and writes into preallocated buffers.
     """
     n = prep.n
-    X, rel = prep.X[0], prep.rel[0]
+    rel = prep.rel[0]
     lam_rel = lam * rel  # -inf once picked
     penalty_scale = (1.0 - lam) * (prep.scale[0] if prep.normalize else np.ones(n))
     penalty = np.zeros(n)  # (1 - lambda) * max similarity to the picks so far
@@ -68,8 +68,7 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
         picks[t], gains[t] = p, gain
         lam_rel[p] = -np.inf
         if t < K - 1:
-            np.matmul(X, prep.scaled_row(p), out=sims, casting="unsafe")
-            sims *= penalty_scale
+            prep.products_into(p, 1.0, sims, penalty_scale)
             if t == 0:
                 penalty[:] = sims
             else:

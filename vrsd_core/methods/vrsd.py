@@ -91,7 +91,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     is redone with the guarded formula.
     """
     n = prep.n
-    X, qsim = prep.X[0], prep.qsim[0]
+    qsim = prep.qsim[0]
     scale = prep.scale[0] if prep.normalize else None
     q_norm = float(prep.q_norm[0])
     num_base = qsim.copy()  # q.c_j, -inf once j is picked
@@ -121,9 +121,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
             s_dot_q += float(qsim[p])
             num_base[p] = -np.inf
             if t < K - 1 or products is not None:
-                np.matmul(X, prep.scaled_row(p, 2.0), out=prod2, casting="unsafe")
-                if scale is not None:
-                    prod2 *= scale
+                prep.products_into(p, 2.0, prod2, scale)
                 D += prod2
                 if products is not None:
                     np.multiply(prod2, 0.5, out=products[t])
