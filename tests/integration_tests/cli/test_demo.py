@@ -1,0 +1,109 @@
+"""``vrsd demo`` and the CLI's surface (help, usage errors)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from vrsd_langchain.demo import DEFAULT_QUERY, fact_of, load_corpus, read_corpus
+
+HEADER = re.compile(
+    r"^(similarity|vrsd|mmr|dpp) \(.*Sim\. (\d\.\d{3})  Div\. (-?\d\.\d{3})  (\d+)/(\d+) facts$"
+)
+
+
+def blocks(out: str) -> dict[str, dict]:
+    """Per method: Sim., Div., facts and the listed passage ids."""
+    found: dict[str, dict] = {}
+    current = None
+    for line in out.splitlines():
+        m = HEADER.match(line)
+        if m:
+            current = found.setdefault(m[1], {
+                "sim": float(m[2]), "div": float(m[3]), "facts": int(m[4]), "ids": []})
+        elif current is not None and re.match(r"^\s+\d+\. ", line):
+            current["ids"].append(line.split()[1])
+        else:
+            current = None
+    return found
+
+
+def test_built_in_corpus_has_topics_and_near_duplicates():
+    passages = load_corpus()
+    assert len(passages) >= 60
+    topics = {p.id.split("-")[0] for p in passages}
+    assert len(topics) >= 6
+    facts = [fact_of(p.id) for p in passages]
+    assert len(facts) - len(set(facts)) >= 10  # paraphrases of an already listed fact
+    assert all(len(p.text) < 140 for p in passages)
+
+
+def test_demo_default_query_shows_four_methods(vrsd):
+    run = vrsd("demo")
+    assert run.code == 0, run.err
+    assert run.out.startswith(f"Query: {DEFAULT_QUERY}")
+    found = blocks(run.out)
+    assert list(found) == ["similarity", "vrsd", "mmr", "dpp"]
+    assert all(len(b["ids"]) == 5 for b in found.values())
+    assert max(len(line) for line in run.out.splitlines()) <= 100
+    # the corpus does what it was written for: plain top-k repeats facts ...
+    assert found["similarity"]["facts"] < 5
+    # ... and every diversity-aware method is more diverse (lower Div.) than plain top-k
+    for method in ("vrsd", "mmr", "dpp"):
+        assert found[method]["div"] < found["similarity"]["div"]
+    # VRSD's own objective: its set's sum is better aligned than plain top-k's
+    assert found["vrsd"]["sim"] >= found["similarity"]["sim"]
+
+
+def test_demo_own_query_and_options(vrsd):
+    run = vrsd("demo", "why are the oceans becoming acidic?", "--k", "3", "--fetch-k", "8",
+               "--lambda-mult", "0.3", "--theta", "0.9")
+    assert run.code == 0, run.err
+    found = blocks(run.out)
+    assert all(len(b["ids"]) == 3 for b in found.values())
+    assert "mmr (lambda_mult=0.3)" in run.out and "dpp (theta=0.9)" in run.out
+    assert any(i.startswith("ocean-") for i in found["similarity"]["ids"])
+
+
+def test_demo_with_own_corpus_file(vrsd, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("# mine\na | Cats purr.\nb | Dogs bark.\nc | Cats meow.\n")
+    run = vrsd("demo", "what sounds do cats make?", "--corpus", corpus, "--k", "2")
+    assert run.code == 0, run.err
+    assert "Corpus: 3 passages" in run.out
+    assert all(len(b["ids"]) == 2 for b in blocks(run.out).values())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["  "], "query: empty"),
+        (["q", "--lambda-mult", "1.5"], "lambda_mult"),
+        (["q", "--theta", "1"], "theta"),
+        (["q", "--corpus", "/nonexistent/corpus.txt"], "corpus: cannot read"),
+    ],
+)
+def test_demo_errors_exit_2(vrsd, args, message):
+    run = vrsd("demo", *args)
+    assert run.code == 2
+    assert message in run.err and "Traceback" not in run.err
+
+
+def test_read_corpus_rejects_bad_lines():
+    with pytest.raises(ValueError, match="corpus: x line 1: expected"):
+        read_corpus("no separator here", "x")
+    with pytest.raises(ValueError, match="id 'a' used twice"):
+        read_corpus("a | one\na | two", "x")
+    with pytest.raises(ValueError, match="no passages"):
+        read_corpus("# only a comment\n", "x")
+
+
+def test_help_and_usage_errors(vrsd):
+    run = vrsd("--help")
+    assert run.code == 0
+    for command in ("demo", "eval", "index", "search"):
+        assert command in run.out
+    assert vrsd().code == 2  # a command is required
+    bad = vrsd("demo", "--k", "zero")
+    assert bad.code == 2 and "expected a whole number" in bad.err

@@ -1,0 +1,157 @@
+"""``vrsd index`` / ``vrsd search`` on tmp folders: re-indexing, scoping, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vrsd_langchain.indexing import find_files, load_chunks, open_index
+
+CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
+
+COFFEE = (
+    "Caffeine has a half-life of about five hours.\n\n"
+    "Caffeine blocks adenosine receptors, which keeps you awake.\n\n"
+    "Decaffeinated coffee still contains a little caffeine."
+)
+SLEEP = (
+    "# Sleep\n\nAdults need seven to nine hours of sleep.\n\n"
+    "Alcohol fragments sleep and suppresses REM sleep.\n\n"
+    "A cool bedroom helps deep sleep."
+)
+ROME = "Augustus became the first Roman emperor in 27 BC.\n\nRoman concrete used volcanic ash."
+
+
+def write(folder: Path, files: dict[str, str | bytes]) -> Path:
+    for name, body in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(body, bytes):
+            path.write_bytes(body)
+        else:
+            path.write_text(body, encoding="utf-8")
+    return folder
+
+
+def stored(index_dir: Path) -> list[tuple[str, int, str]]:
+    """(source, chunk, text) of every chunk in the Chroma collection, sorted."""
+    got = open_index(index_dir).get(include=["documents", "metadatas"])
+    pairs = zip(got["documents"], got["metadatas"], strict=True)
+    return sorted((m["source"], m["chunk"], d) for d, m in pairs)
+
+
+def expected(folder: Path) -> list[tuple[str, int, str]]:
+    chunks, _ = load_chunks(folder, find_files(folder), 60, 0)
+    return sorted((c.metadata["source"], c.metadata["chunk"], c.page_content) for c in chunks)
+
+
+def test_reindexing_a_changed_folder_leaves_exactly_the_current_chunks(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "notes/sleep.md": SLEEP,
+                                     "rome.txt": ROME})
+    index_dir = tmp_path / "index"
+    first = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert first.code == 0, first.err
+    before = expected(docs)
+    assert len(before) >= 6 and stored(index_dir) == before
+    assert f"{len(before)} added, 0 unchanged, 0 deleted" in first.out
+
+    again = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert f"0 added, {len(before)} unchanged, 0 deleted" in again.out
+    assert stored(index_dir) == before
+
+    (docs / "coffee.txt").write_text(COFFEE.replace("five hours", "five to six hours"))
+    (docs / "notes" / "sleep.md").unlink()
+    changed = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert changed.code == 0, changed.err
+    after = expected(docs)
+    assert stored(index_dir) == after
+    assert not any(source == "notes/sleep.md" for source, _, _ in after)
+    assert any("five to six hours" in text for _, _, text in after)
+    assert "1 added" in changed.out and "deleted" in changed.out
+
+
+def test_search_returns_k_annotated_chunks(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "sleep.md": SLEEP, "rome.txt": ROME})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    run = vrsd("search", "does coffee keep me awake?", "--index-dir", index_dir, "--k", "3",
+               "--fetch-k", "6")
+    assert run.code == 0, run.err
+    assert run.out.startswith("3 results for 'does coffee keep me awake?'")
+    assert "1. coffee.txt" in run.out and "relevance" in run.out
+    for method in ("similarity", "mmr", "dpp:theta=0.7", "vrsd_swap"):
+        again = vrsd("search", "sleep", "--index-dir", index_dir, "--method", method, "--k", "2")
+        assert again.code == 0, again.err
+        assert again.out.startswith("2 results")
+
+
+def test_index_is_scoped_per_folder(vrsd, tmp_path):
+    """Full cleanup of folder B never deletes folder A's chunks in the same index."""
+    a = write(tmp_path / "a", {"coffee.txt": COFFEE})
+    b = write(tmp_path / "b", {"rome.txt": ROME})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", a, "--index-dir", index_dir, *CHUNK).code == 0
+    assert vrsd("index", b, "--index-dir", index_dir, *CHUNK).code == 0
+    assert stored(index_dir) == sorted(expected(a) + expected(b))
+
+
+def test_unreadable_files_are_skipped_with_a_warning(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "latin1.txt": b"caf\xe9 \xff\xfe",
+                                     "blank.md": "  \n", ".git/ignored.txt": ROME,
+                                     "image.png": b"\x89PNG"})
+    index_dir = tmp_path / "index"
+    run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert run.code == 0
+    assert "warning: skipped" in run.err and "latin1.txt: not UTF-8 text" in run.err
+    assert "blank.md: empty" in run.err
+    assert {source for source, _, _ in stored(index_dir)} == {"coffee.txt"}
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({}, "no .txt or .md files under"),
+        ({"a.png": b"\x89PNG", "sub/b.csv": "x,y"}, "no .txt or .md files under"),
+        ({"bad.txt": b"\xff\xfe\xfa", "empty.md": ""}, "no readable text in the 2 .txt/.md files"),
+    ],
+)
+def test_index_without_readable_text_exits_2(vrsd, tmp_path, files, message):
+    docs = write(tmp_path / "docs", files)
+    docs.mkdir(exist_ok=True)
+    run = vrsd("index", docs, "--index-dir", tmp_path / "index")
+    assert run.code == 2
+    assert message in run.err and "Traceback" not in run.err
+    assert not (tmp_path / "index").exists()
+
+
+def test_index_path_errors_exit_2(vrsd, tmp_path):
+    missing = vrsd("index", tmp_path / "missing", "--index-dir", tmp_path / "index")
+    assert missing.code == 2 and "does not exist" in missing.err
+    (tmp_path / "file.txt").write_text("text")
+    not_dir = vrsd("index", tmp_path / "file.txt", "--index-dir", tmp_path / "index")
+    assert not_dir.code == 2 and "is not a folder" in not_dir.err
+    overlap = vrsd("index", tmp_path, "--chunk-size", "100", "--chunk-overlap", "100")
+    assert overlap.code == 2 and "chunk_overlap" in overlap.err
+
+
+def test_search_errors_exit_2(vrsd, tmp_path):
+    run = vrsd("search", "anything", "--index-dir", tmp_path / "nowhere")
+    assert run.code == 2
+    assert "no index at" in run.err and "vrsd index PATH" in run.err
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE})
+    assert vrsd("index", docs, "--index-dir", tmp_path / "index").code == 0
+    bad = vrsd("search", "coffee", "--index-dir", tmp_path / "index", "--method", "nope")
+    assert bad.code == 2 and "unknown method 'nope'" in bad.err
+    empty = vrsd("search", "  ", "--index-dir", tmp_path / "index")
+    assert empty.code == 2 and "query: empty" in empty.err
+
+
+def test_default_index_dir_is_dot_vrsd_in_the_working_directory(vrsd, tmp_path, monkeypatch):
+    docs = write(tmp_path / "docs", {"rome.txt": ROME})
+    monkeypatch.chdir(tmp_path)
+    assert vrsd("index", "docs", *CHUNK).code == 0
+    assert (tmp_path / ".vrsd" / "index" / "vrsd_index.json").is_file()
+    run = vrsd("search", "Roman emperor", "--k", "1")
+    assert run.code == 0 and "rome.txt" in run.out
+    assert docs.is_dir()
