@@ -118,10 +118,10 @@ def _squared_lengths(
         return np.zeros((B, 0)), True
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         fast = _row_dots(X)
-    info = np.finfo(dtype)
     # The range _check_length_range accepts, with room for the fast sum's rounding.
-    low = 4.0 * float(info.tiny) / float(info.eps)
-    high = float(info.max) / (16.0 * n * n)
+    tiny, eps, big = _LIMITS[np.dtype(dtype)]
+    low = 4.0 * tiny / eps
+    high = big / (16.0 * n * n)
     if valid.all():  # the common case: two reductions (NaN fails both comparisons)
         if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
             return fast.astype(np.float64), True
@@ -130,6 +130,12 @@ def _squared_lengths(
     _check_finite(X, "candidates", valid)
     with np.errstate(over="ignore", under="ignore"):
         return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
+
+
+_LIMITS = {
+    np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
+    for t in (np.float32, np.float64)
+}
 
 
 def _row_dots(X: np.ndarray) -> np.ndarray:
@@ -315,9 +321,11 @@ def prepare(
             m = m.astype(bool)
         valid = m.copy()
 
-    _check_finite(q, qname)
-    with np.errstate(over="ignore", under="ignore"):
-        q_sq = np.einsum("bd,bd->b", q, q, dtype=np.float64)
+    q64 = q.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        q_sq = (q64 * q64).sum(axis=1)
+    if not np.isfinite(q_sq).all():  # NaN/inf in q, or a length past float64
+        _check_finite(q, qname)
     sq, in_range = _squared_lengths(X, valid, dtype, n)
     if (q_sq == 0).any():
         raise ValueError(f"{qname}: zero vector (cosine is undefined)")

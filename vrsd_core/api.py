@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ._prepare import Prepared, check_k, prepare
+from ._prepare import TINY, Prepared, check_k, prepare
 from ._prior import PRIOR_DEFAULTS, PRIOR_METHODS, apply_prior, refuse_prior, shown_params
-from .methods._common import Picked, cosine_from_parts
+from .methods._common import Picked
 from .methods.cluster import cluster
 from .methods.dpp import dpp
 from .methods.mmr import mmr
@@ -106,9 +107,11 @@ def _to_selection(
     idx = picked.indices
     if len(idx):
         total_sq = prep.sum_sq(b, idx)
-        objective = float(
-            cosine_from_parts(np.float64(prep.qsim[b, idx].sum()), np.float64(total_sq),
-                              float(prep.q_norm[b]))
+        # cosine_from_parts on scalars, in plain floats (this runs on every call)
+        objective = (
+            float(prep.qsim[b, idx].sum()) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
+            if total_sq > TINY
+            else 0.0
         )
     else:
         objective = 0.0
