@@ -201,7 +201,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     def _known_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float] | None]:
         """Vectors the nodes carry, completed from ``vector_store``; None where neither has one."""
-        vectors = [n.node.embedding for n in nodes]
+        vectors: list[Sequence[float] | None] = [n.node.embedding for n in nodes]
         missing = [
             n.node.node_id for n, v in zip(nodes, vectors, strict=True) if not _has_vector(v)
         ]
@@ -261,7 +261,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         dispatcher.event(ReRankStartEvent(query=query_bundle, nodes=nodes, top_n=self.top_n,
                                           model_name=model_name))
         result: list[NodeWithScore] = []
-        payload = {
+        payload: dict[str, Any] = {
             EventPayload.NODES: nodes,
             EventPayload.MODEL_NAME: model_name,
             EventPayload.QUERY_STR: query_bundle.query_str,

@@ -164,3 +164,40 @@ def test_unset_settings_embed_model_is_a_clear_error_only_when_needed(
         postprocessor.postprocess_nodes(with_vectors(nodes, vectors_by_id), query_str=queries[0])
     out = postprocessor.postprocess_nodes(with_vectors(nodes, vectors_by_id), query_bundle=bundle)
     assert len(out) == TOP_N
+
+
+async def test_query_engine_embeds_the_query_as_often_as_llamaindex_makes_it(
+    simple_index, spy, queries
+):
+    """Sync: the retriever leaves the query vector in the bundle, so it is embedded
+    once. Async: LlamaIndex hands postprocessors a bundle without it, so the
+    postprocessor embeds the query again (once). No candidate text is embedded
+    when the store's vectors are used."""
+    from llama_index.core.llms import MockLLM
+
+    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy,
+                                      vector_store=simple_index.vector_store)
+    engine = simple_index.as_query_engine(similarity_top_k=FETCH_K, embed_model=spy,
+                                          node_postprocessors=[postprocessor], llm=MockLLM())
+    sync_ids = ids(engine.query(queries[0]).source_nodes)
+    assert spy.calls == {"query": 1, "aquery": 0, "batch": 0, "abatch": 0}
+    spy.reset()
+    async_ids = ids((await engine.aquery(queries[0])).source_nodes)
+    assert spy.calls == {"query": 0, "aquery": 2, "batch": 0, "abatch": 0}
+    assert async_ids == sync_ids and spy.texts == []
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_vrsd_retriever_embeds_the_query_once(simple_index, spy, queries, mode):
+    from vrsd_llamaindex import VRSDRetriever
+
+    retriever = VRSDRetriever(simple_index.as_retriever(embed_model=spy), top_n=TOP_N,
+                              fetch_k=FETCH_K)
+    assert retriever.postprocessor.embed_model is spy  # the index retriever's own model
+    if mode == "sync":
+        out = retriever.retrieve(queries[0])
+    else:
+        out = await retriever.aretrieve(queries[0])
+    assert len(out) == TOP_N
+    assert spy.calls["query"] + spy.calls["aquery"] == 1
+    assert spy.texts == []  # candidate vectors read from the index's store
