@@ -100,9 +100,7 @@ def _fetch_in_memory(
 ) -> Candidates:
     flt = kwargs.get("filter")
     # The store's own search; its third element is the stored vector.
-    hits = store._similarity_search_with_score_by_vector(
-        embedding=query, k=n, filter=flt
-    )
+    hits = store._similarity_search_with_score_by_vector(embedding=query, k=n, filter=flt)
     if not hits:
         return _empty("in_memory")
     return Candidates(
@@ -159,14 +157,16 @@ def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any])
 # --- Chroma (langchain-chroma) -------------------------------------------------
 
 
-def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+def _check_chroma(kwargs: Mapping[str, Any]) -> None:
     if "filter" in kwargs and "where" in kwargs:
         raise ValueError("filter: give either 'filter' or 'where' (the same Chroma filter)")
+
+
+def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+    _check_chroma(kwargs)
     where = kwargs.get("filter", kwargs.get("where"))
-    collection = store._collection
-    if collection.count() == 0:
-        return _empty("chroma")
-    res = collection.query(
+    # One round trip: an empty collection answers with empty lists.
+    res = store._collection.query(
         query_embeddings=[query],
         n_results=n,
         where=where,
@@ -239,7 +239,7 @@ FAST_PATHS: tuple[FastPath, ...] = (
     ),
     FastPath(
         "chroma", "langchain_chroma.vectorstores", "Chroma",
-        ("filter", "where", "where_document"), _fetch_chroma,
+        ("filter", "where", "where_document"), _fetch_chroma, check=_check_chroma,
         applies=lambda s: _has(s, "_collection"),
     ),
     FastPath(

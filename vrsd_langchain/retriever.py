@@ -37,6 +37,14 @@ class VRSDRetriever(BaseRetriever):
     ``method_kwargs`` for that call, everything else is added to ``search_kwargs``.
     ``method=`` may be given per call too; it then runs with only that call's options.
 
+    Search arguments are the store's own (e.g. ``filter``: a callable for
+    InMemoryVectorStore, a metadata dict for FAISS and Chroma, a
+    ``qdrant_client.models.Filter`` for Qdrant); with a filter, the candidates are
+    the store's top ``fetch_k`` among the documents that pass. For the
+    relevance-based methods (``similarity``, ``mmr``, ``dpp``) the quality prior
+    option ``prior`` names a numeric metadata field (or is a callable
+    ``(Document) -> float``), blended in with ``prior_weight``.
+
     Every setting is checked when the retriever is built (bad method, option or
     value, ``fetch_k < k``, no embeddings): a ``ValueError`` at once, not at the
     first query.

@@ -207,3 +207,14 @@ def test_qdrant_named_dense_vector(make_spy, corpus_docs, embeddings):
     got = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(query)
     assert rows(got) == [row_of(hits[i]) for i in sel.indices]
     assert (spy.query_calls, spy.document_calls) == (1, 0)
+
+
+def test_chroma_where_and_where_document(store_cases, queries):
+    case = store_cases["chroma"]
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    by_where = retriever.invoke(queries[0], where={"split": "B"})
+    assert len(by_where) == K and {d.metadata["split"] for d in by_where} == {"B"}
+    contains = retriever.invoke(queries[0], where_document={"$contains": "water"})
+    assert contains and all("water" in d.page_content for d in contains)
+    with pytest.raises(ValueError, match="filter: give either 'filter' or 'where'"):
+        VRSDRetriever(vectorstore=case.store, search_kwargs={"filter": {}, "where": {}})
