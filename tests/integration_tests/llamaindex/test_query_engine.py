@@ -151,3 +151,15 @@ def test_default_embed_model_is_the_bundled_model(hf_embed):
     text = "Plants need sunlight to grow."
     np.testing.assert_allclose(model.get_text_embedding(text), hf_embed.get_text_embedding(text),
                                atol=1e-6)
+
+
+async def test_documented_one_line_usage(simple_index, hf_embed, vectors_by_id, queries,
+                                         settings_embed_model):
+    """The README line, with the model set the LlamaIndex way (Settings.embed_model)."""
+    settings_embed_model(hf_embed)
+    engine = simple_index.as_query_engine(
+        similarity_top_k=20, node_postprocessors=[VRSDPostprocessor(top_n=5)], llm=MockLLM()
+    )
+    ids, sel = expected(simple_index, hf_embed, vectors_by_id, queries[0])
+    check_against_core(engine.query(queries[0]).source_nodes, ids, sel)
+    check_against_core((await engine.aquery(queries[0])).source_nodes, ids, sel)
