@@ -214,6 +214,15 @@ class Prepared:
             return out * self.scale * self.scale[rows, picks][:, None]
         return out.astype(np.float64, copy=False)
 
+    def rows(self, start: int, stop: int) -> Prepared:
+        """Queries start..stop-1 as their own ``Prepared`` (views, no copies)."""
+        cut = slice(start, stop)
+        return Prepared(
+            X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
+            sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
+            rel=self.rel[cut], normalize=self.normalize,
+        )
+
     @property
     def single(self) -> bool:
         """One query whose candidates are all real: the methods' 1-D fast path applies."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,28 @@ class Picked:
 def pick_counts(prep: Prepared, k: int) -> np.ndarray:
     """Per query, how many picks: min(k, number of real candidates), at least 0."""
     return np.minimum(max(k, 0), prep.valid.sum(axis=1))
+
+
+# Batched methods run over chunks of queries whose candidate vectors together
+# stay in cache across the k picks; one pass over a larger stack per pick
+# streams it from memory k times.
+CHUNK_BYTES = 4 << 20
+
+
+def in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[Picked] | None:
+    """``run`` chunk by chunk of queries when the batch's candidates exceed CHUNK_BYTES.
+
+    None when one chunk holds them all (the caller goes on with the whole batch).
+    Every method's work is per query, so the results are those of one call.
+    """
+    per_query = max(1, prep.X[0].nbytes) if prep.batch else 1
+    size = max(1, CHUNK_BYTES // per_query)
+    if prep.batch <= size:
+        return None
+    out: list[Picked] = []
+    for start in range(0, prep.batch, size):
+        out.extend(run(prep.rows(start, start + size)))
+    return out
 
 
 def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list[Picked]:

@@ -122,3 +122,21 @@ def test_empty_batches():
     assert select_batch(np.zeros((0, 3)), np.zeros((0, 4, 3)), 2) == []
     out = select_batch(np.ones((2, 3)), np.zeros((2, 0, 3)), 2)
     assert [len(s) for s in out] == [0, 0]
+
+
+@pytest.mark.parametrize("method,opts", VARIANTS)
+def test_chunked_batches_equal_single_calls(method, opts, monkeypatch):
+    """Large batches run in chunks of queries (to keep candidates in cache); with a
+    chunk budget of 1 byte every query is its own chunk, masks included."""
+    import vrsd_core.methods._common as common
+
+    monkeypatch.setattr(common, "CHUNK_BYTES", 1)
+    rng = np.random.default_rng(zlib.crc32(repr((method, opts, "chunks")).encode()))
+    B, n, d = 5, 9, 4
+    Q, X = rng.standard_normal((B, d)), rng.standard_normal((B, n, d))
+    mask = rng.random((B, n)) < 0.8
+    batch = select_batch(Q, X, 4, method=method, mask=mask, **opts)
+    for b in range(B):
+        real = np.flatnonzero(mask[b])
+        single = select(Q[b], X[b, real], 4, method=method, **opts)
+        assert_same(batch[b], single, f"query {b}", positions=real)
