@@ -132,6 +132,14 @@ def _squared_lengths(
         return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
 
+def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """(B, n): X[b, i] . v[b] (a broadcast vecdot is faster than a stacked matmul)."""
+    vecdot = getattr(np, "vecdot", None)
+    if vecdot is not None:
+        return vecdot(X, v[:, None, :])
+    return np.matmul(X, v[:, :, None])[:, :, 0]
+
+
 _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
     for t in (np.float32, np.float64)
@@ -151,6 +159,19 @@ def argmax_first(scores: np.ndarray) -> np.ndarray:
     best = scores.max(axis=-1, keepdims=True)
     tol = TIE_RTOL.get(scores.dtype, 1e-10) * np.maximum(1.0, np.abs(best))
     return np.argmax(scores >= best - tol, axis=-1)
+
+
+def argmax_first_rows(scores: np.ndarray) -> np.ndarray:
+    """``argmax_first`` per row of a float64 (B, n) table that may hold NaN.
+
+    A row with a NaN returns its first NaN (np.argmax's rule), so the caller can
+    see that the row's scores are broken rather than get an arbitrary index.
+    """
+    p = scores.argmax(axis=1)
+    best = scores[np.arange(scores.shape[0]), p]
+    thr = best - TIE_RTOL[np.dtype(np.float64)] * np.maximum(1.0, np.abs(best))
+    first = np.argmax(scores >= thr[:, None], axis=1)
+    return np.where(np.isnan(best), p, first)
 
 
 def argmax_first_1d(scores: np.ndarray, rtol: float = TIE_RTOL[np.dtype(np.float64)]) -> int:
@@ -199,20 +220,22 @@ class Prepared:
     def n(self) -> int:
         return int(self.X.shape[1])
 
-    def sims_to(self, picks: np.ndarray) -> np.ndarray:
-        """(B, n): working inner product of every candidate with candidate picks[b].
+    def sims_to(self, picks: np.ndarray, factor: float = 1.0) -> np.ndarray:
+        """(B, n): factor * working inner product of every candidate with candidate picks[b].
 
-        This is the one n x d matrix-vector product a pick is allowed.
+        This is the one n x d matrix-vector product a pick is allowed. The
+        pick's own scale (and the factor) ride in its d-vector.
         """
         rows = np.arange(self.batch)
-        v = self.X[rows, picks]  # (B, d)
+        f = factor * self.scale[rows, picks] if self.normalize else np.full(self.batch, factor)
+        v = self.X[rows, picks] * f.astype(self.X.dtype)[:, None]  # (B, d)
         if self.batch == 1:
             out = (self.X[0] @ v[0])[None, :]
         else:
-            out = np.matmul(self.X, v[:, :, None])[:, :, 0]
+            out = _row_dots_with(self.X, v)
         if self.normalize:
-            return out * self.scale * self.scale[rows, picks][:, None]
-        return out.astype(np.float64, copy=False)
+            return out * self.scale
+        return out.astype(np.float64)
 
     def rows(self, start: int, stop: int) -> Prepared:
         """Queries start..stop-1 as their own ``Prepared`` (views, no copies)."""
@@ -348,6 +371,11 @@ def prepare(
         _check_length_range(sq, valid, "candidates", dtype, n, batched)
     q_norm = np.sqrt(q_sq)
     all_real = mask is None  # then no padding row needs zeroing below
+    if not all_real and n:
+        junk = ~valid & ~np.isfinite(sq)
+        if junk.any():  # NaN/inf padding: zero it in a private copy so products stay finite
+            X = X.copy()
+            X[junk] = 0
 
     if normalize:
         if all_real:  # every length is known to be > 0

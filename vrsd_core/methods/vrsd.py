@@ -13,7 +13,14 @@ import numbers
 
 import numpy as np
 
-from .._prepare import TIE_RTOL, TINY, Prepared, argmax_first, argmax_first_1d
+from .._prepare import (
+    TIE_RTOL,
+    TINY,
+    Prepared,
+    argmax_first,
+    argmax_first_1d,
+    argmax_first_rows,
+)
 from ._common import Picked, cosine_from_parts, in_chunks, pick_counts, split_rows
 
 REFINE_CHOICES = (None, "swap")
@@ -44,40 +51,55 @@ def vrsd(
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
     rows = np.arange(B)
+    # The single-query loop's form, per row: D = |c|^2 + 2 s.c, picked and
+    # padding candidates carry s.q = -inf, the guard is checked on the winners.
+    num_base = np.where(prep.valid, prep.qsim, -np.inf)
+    D = prep.sq_norm.copy()
     s_dot_q = np.zeros(B)
     s_sq = np.zeros(B)
-    s_dot_c = np.zeros((B, n))
-    avail = prep.valid.copy()
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     products = np.zeros((K, B, n)) if refine else None
-    q_norm = prep.q_norm[:, None]
-    for t in range(K):
-        score = cosine_from_parts(
-            s_dot_q[:, None] + prep.qsim, s_sq[:, None] + 2.0 * s_dot_c + prep.sq_norm, q_norm
-        )
-        score[~avail] = -np.inf
-        p = argmax_first(score)
-        active = t < counts
-        picks[:, t] = p
-        gains[:, t] = score[rows, p]
-        avail[rows[active], p[active]] = False
-        s_sq += np.where(active, 2.0 * s_dot_c[rows, p] + prep.sq_norm[rows, p], 0.0)
-        s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
-        if t < K - 1 or products is not None:
-            prod = prep.sims_to(p)
-            s_dot_c += prod * active[:, None]
-            if products is not None:
-                products[t] = prod
+    q_norm = prep.q_norm
+    min_len = float(np.sqrt(TINY)) * q_norm
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for t in range(K):
+            score = num_base + s_dot_q[:, None]
+            den = D + s_sq[:, None]
+            np.sqrt(den, out=den)
+            if not prep.normalize:
+                den *= q_norm[:, None]
+            np.divide(score, den, out=score)
+            p = argmax_first_rows(score)
+            active = t < counts
+            if (active & ~(den[rows, p] > min_len)).any():  # a (near) zero-length sum won
+                score = cosine_from_parts(
+                    num_base + s_dot_q[:, None], D + s_sq[:, None], q_norm[:, None]
+                )
+                score[num_base == -np.inf] = -np.inf
+                p = argmax_first(score)
+            picks[:, t] = p
+            gains[:, t] = score[rows, p]
+            s_sq += np.where(active, D[rows, p], 0.0)
+            s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
+            num_base[rows, p] = -np.inf
+            if t < K - 1 or products is not None:
+                prod2 = prep.sims_to(p, factor=2.0)
+                D += prod2
+                if products is not None:
+                    np.multiply(prod2, 0.5, out=products[t])
     result = split_rows(picks, gains, counts)
     if products is None:
         return result
     for b, picked in enumerate(result):
-        if len(picked.indices) == 0:
+        m = len(picked.indices)
+        if m == 0:
             continue
+        avail = prep.valid[b].copy()
+        avail[picked.indices] = False
         result[b] = _swap_refine(
-            prep, b, picked.indices, products[: len(picked.indices), b], s_dot_q[b],
-            s_sq[b], s_dot_c[b], avail[b], max_swaps,
+            prep, b, picked.indices, products[:m, b], s_dot_q[b], s_sq[b],
+            products[:m, b].sum(axis=0), avail, max_swaps,
         )
     return result
 
