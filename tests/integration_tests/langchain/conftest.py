@@ -1,9 +1,9 @@
 """Fixtures for the LangChain adapter tests: the real model, a real corpus, real stores.
 
 Embeddings: langchain-huggingface's ``HuggingFaceEmbeddings`` on the bundled
-all-MiniLM-L6-v2, loaded once per session, behind LangChain's own
-``CacheBackedEmbeddings`` (in-memory byte store) so the four stores and the
-queries do not embed the same 200 texts again and again. The vectors are the
+all-MiniLM-L6-v2 (as ``default_embeddings()`` makes it), loaded once per session,
+behind LangChain's own ``CacheBackedEmbeddings`` (in-memory byte store) so the four
+stores and the queries do not embed the same 200 texts again and again. The vectors are the
 model's, bit for bit.
 
 Corpus: the first 200 texts of the ARC-DA corpus (the paper's protocol), as
@@ -142,9 +142,10 @@ def row_of(doc: Document) -> int:
 
 @pytest.fixture(scope="session")
 def hf_embeddings(model_path):
-    from langchain_huggingface import HuggingFaceEmbeddings
+    """``vrsd_langchain.default_embeddings()``: HuggingFaceEmbeddings on the bundled model."""
+    from vrsd_langchain import default_embeddings
 
-    return HuggingFaceEmbeddings(model_name=model_path)
+    return default_embeddings()
 
 
 @pytest.fixture(scope="session")
