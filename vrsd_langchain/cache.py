@@ -49,6 +49,7 @@ class EmbeddingCache:
         self.maxsize = maxsize
         self._entries: OrderedDict[_Key, np.ndarray] = OrderedDict()
         self._models: dict[int, Embeddings] = {}
+        self._per_model: dict[int, int] = {}
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -62,6 +63,7 @@ class EmbeddingCache:
         with self._lock:
             self._entries.clear()
             self._models.clear()
+            self._per_model.clear()
             self.hits = 0
             self.misses = 0
 
@@ -122,15 +124,19 @@ class EmbeddingCache:
             by_key[keys[i]] = arr
         with self._lock:
             if self.maxsize:
-                self._models[id(embeddings)] = embeddings
+                model = id(embeddings)
+                self._models[model] = embeddings
                 for key, arr in by_key.items():
+                    if key not in self._entries:
+                        self._per_model[model] = self._per_model.get(model, 0) + 1
                     self._entries[key] = arr
                     self._entries.move_to_end(key)
                 while len(self._entries) > self.maxsize:
-                    self._entries.popitem(last=False)
-                live = {m for m, _ in self._entries}
-                for m in [m for m in self._models if m not in live]:
-                    del self._models[m]
+                    (old_model, _), _ = self._entries.popitem(last=False)
+                    self._per_model[old_model] -= 1
+                    if self._per_model[old_model] == 0:  # no entry left: let the model go
+                        del self._per_model[old_model]
+                        del self._models[old_model]
         return {i: by_key[key] for i, key in enumerate(keys) if key in by_key}
 
     @staticmethod

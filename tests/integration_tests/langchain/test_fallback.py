@@ -191,3 +191,13 @@ def test_faiss_index_that_cannot_reconstruct_re_embeds(make_spy, corpus_docs, em
     assert (spy.query_calls, spy.documents_embedded) == (1, FETCH_K)
     retriever.invoke(queries[0])
     assert spy.documents_embedded == FETCH_K  # cached
+
+
+def test_cache_lets_a_model_go_when_its_entries_are_evicted(make_spy):
+    a, b = make_spy(), make_spy()
+    cache = EmbeddingCache(maxsize=2)
+    cache.embed_documents(a, TEXTS[:2])
+    cache.embed_documents(b, TEXTS[2:4])  # evicts both of a's entries
+    assert cache._models.keys() == {id(b)}
+    cache.clear()
+    assert len(cache) == 0 and cache.hits == cache.misses == 0 and not cache._models
