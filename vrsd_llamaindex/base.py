@@ -230,7 +230,10 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     async def acandidate_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float]]:
         """Async ``candidate_vectors`` (the store lookup runs in a worker thread)."""
-        vectors = await asyncio.to_thread(self._known_vectors, nodes)
+        if self.vector_store is None:
+            vectors = self._known_vectors(nodes)
+        else:  # store clients are synchronous: keep the event loop free
+            vectors = await asyncio.to_thread(self._known_vectors, nodes)
         positions, texts = self._texts_to_embed(nodes, vectors)
         if texts:
             embedded = await self.resolved_embed_model().aget_text_embedding_batch(texts)
