@@ -185,6 +185,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     def query_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
         """The bundle's embedding, else the embed model's on its embedding strings."""
+        query_bundle = _require_query(query_bundle)
         if query_bundle.embedding is not None:
             return query_bundle.embedding
         return self.resolved_embed_model().get_agg_embedding_from_queries(
@@ -193,6 +194,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     async def aquery_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
         """Async ``query_vector``."""
+        query_bundle = _require_query(query_bundle)
         if query_bundle.embedding is not None:
             return query_bundle.embedding
         return await self.resolved_embed_model().aget_agg_embedding_from_queries(

@@ -179,6 +179,8 @@ def test_bad_retriever_arguments():
         VRSDRetriever(summary_retriever(), top_n=5, fetch_k=3)
     with pytest.raises(ValueError, match="method"):
         VRSDRetriever(summary_retriever(), method="nope")
+    with pytest.raises(ValueError, match="query"):
+        VRSDRetriever(summary_retriever(), top_n=2, fetch_k=4).retrieve("")
 
 
 def test_class_name_and_serialisation():
