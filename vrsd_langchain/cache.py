@@ -39,8 +39,8 @@ class EmbeddingCache:
     inserts hold a lock; the embedding call itself runs outside it.
 
     Attributes:
-        hits: texts served from the cache so far.
-        misses: texts that had to be embedded so far.
+        hits: texts served without embedding them (cached, or repeated within a call).
+        misses: texts that had to be embedded; ``hits + misses`` counts every text asked for.
     """
 
     def __init__(self, maxsize: int = DEFAULT_CACHE_SIZE) -> None:
@@ -103,6 +103,8 @@ class EmbeddingCache:
                     first_of[key] = i
                     todo.append(i)
                     self.misses += 1
+                else:  # a repeat within this call: served by the one embedding
+                    self.hits += 1
         return keys, found, todo
 
     def _store(

@@ -6,6 +6,8 @@ import copy
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vrsd_core import select
 from vrsd_langchain import DiverseVectorStore, EmbeddingCache, VRSDRetriever
@@ -201,3 +203,33 @@ def test_cache_lets_a_model_go_when_its_entries_are_evicted(make_spy):
     assert cache._models.keys() == {id(b)}
     cache.clear()
     assert len(cache) == 0 and cache.hits == cache.misses == 0 and not cache._models
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    maxsize=st.integers(0, 6),
+    calls=st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=8), max_size=6),
+)
+def test_cache_properties(maxsize, calls):
+    """Any call sequence: the vectors are the model's, the bound holds, every text is
+    either embedded (a miss) or served (a hit), and only misses reach the model."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from vrsd_langchain.cache import EmbeddingCache as Cache
+
+    class Counting(DeterministicFakeEmbedding):
+        sent: int = 0
+
+        def embed_documents(self, texts):
+            self.sent += len(texts)
+            return super().embed_documents(texts)
+
+    model = Counting(size=8)
+    cache = Cache(maxsize)
+    for texts in calls:
+        out = cache.embed_documents(model, texts)
+        want = np.asarray(DeterministicFakeEmbedding(size=8).embed_documents(texts))
+        np.testing.assert_array_equal(out, want.reshape(len(texts), -1) if texts else out)
+        assert len(cache) <= maxsize
+    assert cache.hits + cache.misses == sum(len(t) for t in calls)
+    assert model.sent == cache.misses
