@@ -8,6 +8,7 @@ n-vectors the methods compute, so no normalised copy of the candidates exists.
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 from dataclasses import dataclass
@@ -100,7 +101,7 @@ def _check_length_range(
 
 
 def _squared_lengths(
-    X: np.ndarray, valid: np.ndarray, dtype: Any, n: int
+    X: np.ndarray, valid: np.ndarray, dtype: Any, n: int, all_real: bool
 ) -> tuple[np.ndarray, bool]:
     """(B, n) float64 squared row lengths; ValueError if a real row holds NaN/inf.
 
@@ -116,20 +117,18 @@ def _squared_lengths(
     B = X.shape[0]
     if not n:
         return np.zeros((B, 0)), True
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        fast = _row_dots(X)
+    fast = _row_dots(X)  # the caller silences overflow warnings: they are checked here
     # The range _check_length_range accepts, with room for the fast sum's rounding.
     tiny, eps, big = _LIMITS[np.dtype(dtype)]
     low = 4.0 * tiny / eps
     high = big / (16.0 * n * n)
-    if valid.all():  # the common case: two reductions (NaN fails both comparisons)
+    if all_real:  # the common case: two reductions (NaN fails both comparisons)
         if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
             return fast.astype(np.float64), True
     elif ((fast >= low) & (fast <= high) | ~valid).all():
         return fast.astype(np.float64), True
     _check_finite(X, "candidates", valid)
-    with np.errstate(over="ignore", under="ignore"):
-        return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
+    return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
 
 def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -211,6 +210,7 @@ class Prepared:
     qsim: np.ndarray  # (B, n): working-vector inner product with the query
     rel: np.ndarray  # (B, n): relevance used by relevance-based methods
     normalize: bool
+    all_real: bool = False  # True when no row is padding (valid.all(), known for free)
 
     @property
     def batch(self) -> int:
@@ -243,13 +243,13 @@ class Prepared:
         return Prepared(
             X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
             sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
-            rel=self.rel[cut], normalize=self.normalize,
+            rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
         )
 
     @property
     def single(self) -> bool:
         """One query whose candidates are all real: the methods' 1-D fast path applies."""
-        return self.batch == 1 and bool(self.valid.all())
+        return self.all_real and self.X.shape[0] == 1
 
     def products_into(self, j: int, factor: float, out: np.ndarray, row_scale: Any) -> None:
         """out = row_scale * (X[0] @ (factor * working vector j)), for query 0.
@@ -285,8 +285,8 @@ class Prepared:
 
     def sum_sq(self, b: int, idx: np.ndarray) -> float:
         """|sum of the working vectors idx of query b|^2, via the sum vector (float64)."""
-        sub = self.X[b, idx].astype(np.float64)
-        v = self.scale[b, idx] @ sub if self.normalize else sub.sum(axis=0)
+        sub = self.X[b][idx].astype(np.float64)
+        v = self.scale[b][idx] @ sub if self.normalize else sub.sum(axis=0)
         return float(v @ v)
 
     def vectors(self, b: int) -> np.ndarray:
@@ -353,24 +353,25 @@ def prepare(
             m = m.astype(bool)
         valid = m.copy()
 
+    all_real = mask is None or bool(valid.all())
     q64 = q.astype(np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q_sq = (q64 * q64).sum(axis=1)
-    if not np.isfinite(q_sq).all():  # NaN/inf in q, or a length past float64
-        _check_finite(q, qname)
-    sq, in_range = _squared_lengths(X, valid, dtype, n)
-    if (q_sq == 0).any():
+        q_sq_list = q_sq.tolist()
+        if not all(map(math.isfinite, q_sq_list)):  # NaN/inf in q, or a length past float64
+            _check_finite(q, qname)
+        sq, in_range = _squared_lengths(X, valid, dtype, n, all_real)
+    if 0.0 in q_sq_list:
         raise ValueError(f"{qname}: zero vector (cosine is undefined)")
     if not in_range and (valid & (sq == 0)).any():
         b, i = np.argwhere(valid & (sq == 0))[0]
         where = f"row {i}" if not batched else f"set {b}, row {i}"
         raise ValueError(f"candidates: {where} is a zero vector (cosine is undefined)")
-    if not np.isfinite(q_sq).all():  # the query is normalised alone: only overflow matters
+    if not all(map(math.isfinite, q_sq_list)):  # the query is normalised alone: only overflow
         raise ValueError(f"{qname}: too long for float64 arithmetic; rescale the vector")
     if not in_range:
         _check_length_range(sq, valid, "candidates", dtype, n, batched)
     q_norm = np.sqrt(q_sq)
-    all_real = mask is None  # then no padding row needs zeroing below
     if not all_real and n:
         junk = ~valid & ~np.isfinite(sq)
         if junk.any():  # NaN/inf padding: zero it in a private copy so products stay finite
@@ -421,4 +422,5 @@ def prepare(
         qsim=qsim,
         rel=rel,
         normalize=normalize,
+        all_real=all_real,
     )

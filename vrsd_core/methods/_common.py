@@ -37,7 +37,9 @@ def in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[P
     None when one chunk holds them all (the caller goes on with the whole batch).
     Every method's work is per query, so the results are those of one call.
     """
-    per_query = max(1, prep.X[0].nbytes) if prep.batch else 1
+    if prep.X.shape[0] < 2:
+        return None
+    per_query = max(1, prep.X[0].nbytes)
     size = max(1, CHUNK_BYTES // per_query)
     if prep.batch <= size:
         return None
@@ -45,6 +47,11 @@ def in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[P
     for start in range(0, prep.batch, size):
         out.extend(run(prep.rows(start, start + size)))
     return out
+
+
+def single_count(prep: Prepared, k: int) -> int:
+    """``pick_counts`` for a ``prep.single`` problem, without array work."""
+    return min(max(k, 0), prep.X.shape[1])
 
 
 def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list[Picked]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit, first_tie
-from ._common import Picked, in_chunks, pick_counts, split_rows
+from ._common import Picked, in_chunks, pick_counts, single_count, split_rows
 
 # A marginal gain below this fraction of the largest diagonal is numerical zero.
 _RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -31,7 +31,7 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     if chunked is not None:
         return chunked
     if prep.single:
-        return [_dpp_single(prep, int(pick_counts(prep, k)[0]), alpha)]
+        return [_dpp_single(prep, single_count(prep, k), alpha)]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n

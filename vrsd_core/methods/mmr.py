@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit
-from ._common import Picked, in_chunks, pick_counts, split_rows
+from ._common import Picked, in_chunks, pick_counts, single_count, split_rows
 
 
 def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
@@ -23,7 +23,7 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     if chunked is not None:
         return chunked
     if prep.single:
-        return [_mmr_single(prep, int(pick_counts(prep, k)[0]), lam)]
+        return [_mmr_single(prep, single_count(prep, k), lam)]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n

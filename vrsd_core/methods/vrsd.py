@@ -9,6 +9,7 @@ matrix-vector product C @ c_p for the pick p.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -21,7 +22,7 @@ from .._prepare import (
     argmax_first_1d,
     argmax_first_rows,
 )
-from ._common import Picked, cosine_from_parts, in_chunks, pick_counts, split_rows
+from ._common import Picked, cosine_from_parts, in_chunks, pick_counts, single_count, split_rows
 
 REFINE_CHOICES = (None, "swap")
 
@@ -46,7 +47,7 @@ def vrsd(
     if chunked is not None:
         return chunked
     if prep.single:
-        return [_vrsd_single(prep, int(pick_counts(prep, k)[0]), refine, max_swaps)]
+        return [_vrsd_single(prep, single_count(prep, k), refine, max_swaps)]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -115,18 +116,18 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     score there is either not the maximum (harmless) or is, and then the step
     is redone with the guarded formula.
     """
-    n = prep.n
+    n = prep.X.shape[1]
     qsim = prep.qsim[0]
     scale = prep.scale[0] if prep.normalize else None
     q_norm = float(prep.q_norm[0])
     num_base = qsim.copy()  # q.c_j, -inf once j is picked
     D = prep.sq_norm[0].copy()
-    num, den, score, prod2 = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    num, den, score, prod2 = np.empty((4, n))
     picks = np.zeros(K, dtype=np.int64)
     gains = np.zeros(K)
     products = np.zeros((K, n)) if refine else None
     s_dot_q = s_sq = 0.0
-    min_len = float(np.sqrt(TINY))
+    min_len = math.sqrt(TINY)
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             np.add(num_base, s_dot_q, out=num)

@@ -27,7 +27,11 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
     """Exact maximiser of cos(sum of selected, query); ties go to the
     lexicographically smallest index set. Raises ValueError if C(n, k) > max_subsets.
     """
-    if isinstance(max_subsets, bool) or not isinstance(max_subsets, numbers.Integral) or max_subsets < 1:
+    if (
+        isinstance(max_subsets, bool)
+        or not isinstance(max_subsets, numbers.Integral)
+        or max_subsets < 1
+    ):
         raise ValueError(f"max_subsets: expected an integer >= 1, got {max_subsets!r}")
     counts = pick_counts(prep, k)
     out = []
