@@ -105,7 +105,9 @@ def _to_selection(
     prep: Prepared, b: int, picked: Picked, method: str, params: dict[str, Any]
 ) -> Selection:
     idx = picked.indices
-    if len(idx):
+    if picked.objective is not None:
+        objective = picked.objective
+    elif len(idx):
         total_sq = prep.sum_sq(b, idx)
         # cosine_from_parts on scalars, in plain floats (this runs on every call)
         objective = (

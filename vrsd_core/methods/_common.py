@@ -18,6 +18,9 @@ class Picked:
     indices: np.ndarray
     gains: np.ndarray
     info: dict[str, Any] = field(default_factory=dict)
+    # The set's sum-vector cosine when the method already has it (vrsd's last
+    # gain); None lets vrsd_core.api compute it.
+    objective: float | None = None
 
 
 def pick_counts(prep: Prepared, k: int) -> np.ndarray:

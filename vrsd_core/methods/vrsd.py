@@ -127,7 +127,8 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     gains = np.zeros(K)
     products = np.zeros((K, n)) if refine else None
     s_dot_q = s_sq = 0.0
-    min_len = math.sqrt(TINY)
+    guard = math.sqrt(TINY) * q_norm  # sqrt(|s + c|^2) * |q| at the zero-length limit
+    X0, last = prep.X[0], K - 1
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             np.add(num_base, s_dot_q, out=num)
@@ -137,22 +138,28 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
                 den *= q_norm
             np.divide(num, den, out=score)
             p = argmax_first_1d(score)
-            if not den[p] > min_len * q_norm:  # NaN-safe: also catches sqrt(< 0)
+            if not den[p] > guard:  # NaN-safe: also catches sqrt(< 0)
                 np.add(D, s_sq, out=den)
                 score = cosine_from_parts(num, den, q_norm)
                 score[picks[:t]] = -np.inf
                 p = argmax_first_1d(score)
-            picks[t], gains[t] = p, score[p]
+            picks[t] = p
+            gains[t] = score[p]
             s_sq += float(D[p])
             s_dot_q += float(qsim[p])
             num_base[p] = -np.inf
-            if t < K - 1 or products is not None:
-                prep.products_into(p, 2.0, prod2, scale)
+            if t < last or products is not None:
+                # prep.products_into(p, 2.0, prod2, scale), inlined: this is the hot loop
+                if scale is None:
+                    prod2[:] = X0 @ (X0[p] * 2.0)
+                else:
+                    np.multiply(X0 @ (X0[p] * (2.0 * float(scale[p]))), scale, out=prod2)
                 D += prod2
                 if products is not None:
                     np.multiply(prod2, 0.5, out=products[t])
     if products is None or K == 0:
-        return Picked(picks, gains)
+        # The last gain is cos(sum of the picks, q): the objective, already computed.
+        return Picked(picks, gains, objective=float(gains[-1]) if K else None)
     avail = np.ones(n, dtype=bool)
     avail[picks] = False
     return _swap_refine(
