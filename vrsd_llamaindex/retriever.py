@@ -39,8 +39,9 @@ class VRSDRetriever(BaseRetriever):
         retriever: any LlamaIndex retriever. A ``VectorIndexRetriever`` (what
             ``index.as_retriever()`` returns) is asked for ``fetch_k`` nodes on a
             per-call shallow copy, so the caller's retriever is never changed and
-            concurrent calls do not race; any other retriever returns what it
-            returns, and ``fetch_k`` only bounds nothing.
+            concurrent calls do not race. Any other retriever is called as it
+            is and returns as many candidates as it is configured to; ``fetch_k``
+            then has no effect.
         top_n: how many nodes to return.
         fetch_k: how many candidates to fetch from a vector index retriever.
         method, method_kwargs: as for ``VRSDPostprocessor``.
