@@ -127,6 +127,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     gains = np.zeros(K)
     products = np.zeros((K, n)) if refine else None
     s_dot_q = s_sq = 0.0
+    tie_rtol = TIE_RTOL[np.dtype(np.float64)]
     guard = math.sqrt(TINY) * q_norm  # sqrt(|s + c|^2) * |q| at the zero-length limit
     X0, last = prep.X[0], K - 1
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -137,7 +138,12 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
             if q_norm != 1.0:
                 den *= q_norm
             np.divide(num, den, out=score)
-            p = argmax_first_1d(score)
+            p = int(score.argmax())
+            if p:  # argmax_first_1d inlined: an earlier score within the tie tolerance wins
+                best = float(score[p])
+                thr = best - tie_rtol * (best if best > 1.0 else -best if best < -1.0 else 1.0)
+                if score[int(score[:p].argmax())] >= thr:
+                    p = int((score[:p] >= thr).argmax())
             if not den[p] > guard:  # NaN-safe: also catches sqrt(< 0)
                 np.add(D, s_sq, out=den)
                 score = cosine_from_parts(num, den, q_norm)
