@@ -162,13 +162,18 @@ def _check_chroma(kwargs: Mapping[str, Any]) -> None:
         raise ValueError("filter: give either 'filter' or 'where' (the same Chroma filter)")
 
 
+# Chroma's n_results is a u32 (the server refuses more, the embedded client overflows
+# past a C long); a fetch_k beyond any collection's size changes nothing, so cap it.
+_CHROMA_MAX_RESULTS = 2**32 - 1
+
+
 def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
     _check_chroma(kwargs)
     where = kwargs.get("filter", kwargs.get("where"))
     # One round trip: an empty collection answers with empty lists.
     res = store._collection.query(
         query_embeddings=[query],
-        n_results=n,
+        n_results=min(n, _CHROMA_MAX_RESULTS),
         where=where,
         where_document=kwargs.get("where_document"),
         include=["embeddings", "documents", "metadatas", "distances"],

@@ -119,6 +119,35 @@ def resolve_embeddings(
     return found
 
 
+def check_query_vector(vector: Any) -> Any:
+    """``vector`` (what ``embed_query`` returned) if it is a usable query vector.
+
+    Checked before it reaches the store, whose own errors for a NaN, empty or
+    non-numeric vector come from deep inside it (a JSON error from a Chroma
+    server, a TypeError, numpy's "NaN values found").
+
+    Raises:
+        ValueError: naming ``embeddings``, for anything but a non-empty 1-D vector
+            of finite numbers that is not all zeros.
+    """
+    try:
+        arr = np.asarray(vector, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"embeddings: embed_query returned {type(vector).__name__}, not a vector of numbers"
+        ) from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"embeddings: embed_query returned an array of shape {arr.shape}, "
+            "expected a non-empty 1-D vector"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError("embeddings: embed_query returned NaN or infinite values")
+    if not arr.any():
+        raise ValueError("embeddings: embed_query returned a zero vector (cosine is undefined)")
+    return vector
+
+
 @dataclass(frozen=True)
 class SearchPlan:
     """One call's settings, checked."""
@@ -178,7 +207,7 @@ def run(
     """The whole pipeline for one query (the query is embedded exactly once)."""
     if plan.k == 0:
         return []
-    qvec = embeddings.embed_query(query)
+    qvec = check_query_vector(embeddings.embed_query(query))
     cands = fetch_candidates(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
     )
@@ -195,7 +224,7 @@ async def arun(
     """Async ``run``: ``aembed_query``, the store's async search, ``aembed_documents``."""
     if plan.k == 0:
         return []
-    qvec = await embeddings.aembed_query(query)
+    qvec = check_query_vector(await embeddings.aembed_query(query))
     cands = await afetch_candidates(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
     )
