@@ -196,7 +196,8 @@ class DiverseVectorStore(VectorStore):
         return DiverseVectorStoreRetriever(vectorstore=self, tags=tags, **kwargs)
 
     def search(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
-        """``search_type`` may also be a core search type (``"vrsd"``, ``"dpp"``, ...)."""
+        """``search_type`` may also be a core search type (``"vrsd"``, ``"dpp"``, ...);
+        ``"mmr"`` is then the core's MMR too, as in ``as_retriever``."""
         if search_type in CORE_SEARCH_TYPES:
             return self.as_retriever(search_type=search_type, search_kwargs=kwargs).invoke(query)
         return self.wrapped_vectorstore.search(query, search_type, **kwargs)
