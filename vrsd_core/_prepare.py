@@ -167,8 +167,9 @@ def argmax_first(scores: np.ndarray) -> np.ndarray:
     return np.argmax(scores >= best - tol, axis=-1)
 
 
-def argmax_first_rows(scores: np.ndarray) -> np.ndarray:
-    """``argmax_first`` per row of a float64 (B, n) table that may hold NaN.
+def argmax_first_rows(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``argmax_first`` per row of a float64 (B, n) table that may hold NaN,
+    and each row's tie threshold (best - tolerance; NaN for a row with a NaN).
 
     A row with a NaN returns its first NaN (np.argmax's rule), so the caller can
     see that the row's scores are broken rather than get an arbitrary index.
@@ -177,7 +178,7 @@ def argmax_first_rows(scores: np.ndarray) -> np.ndarray:
     best = scores[np.arange(scores.shape[0]), p]
     thr = best - TIE_RTOL[np.dtype(np.float64)] * np.maximum(1.0, np.abs(best))
     first = np.argmax(scores >= thr[:, None], axis=1)
-    return np.where(np.isnan(best), p, first)
+    return np.where(np.isnan(best), p, first), thr
 
 
 def argmax_first_1d(scores: np.ndarray, rtol: float = TIE_RTOL[np.dtype(np.float64)]) -> int:

@@ -71,9 +71,10 @@ def vrsd(
             if not prep.normalize:
                 den *= q_norm[:, None]
             np.divide(score, den, out=score)
-            p = argmax_first_rows(score)
+            p, thr = argmax_first_rows(score)
             active = t < counts
-            if (active & ~(den[rows, p] > min_len)).any():  # a (near) zero-length sum won
+            # As in _vrsd_single: redo guarded where a (near) zero-length sum could win.
+            if (active & ~((thr > 0) & (den[rows, p] > min_len))).any():
                 score = cosine_from_parts(
                     num_base + s_dot_q[:, None], D + s_sq[:, None], q_norm[:, None]
                 )
@@ -139,12 +140,16 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
                 den *= q_norm
             np.divide(num, den, out=score)
             p = int(score.argmax())
-            if p:  # argmax_first_1d inlined: an earlier score within the tie tolerance wins
-                best = float(score[p])
-                thr = best - tie_rtol * (best if best > 1.0 else -best if best < -1.0 else 1.0)
-                if score[int(score[:p].argmax())] >= thr:
-                    p = int((score[:p] >= thr).argmax())
-            if not den[p] > guard:  # NaN-safe: also catches sqrt(< 0)
+            best = float(score[p])
+            thr = best - tie_rtol * (best if best > 1.0 else -best if best < -1.0 else 1.0)
+            # argmax_first_1d inlined: an earlier score within the tie tolerance wins
+            if p and thr > 0 and score[int(score[:p].argmax())] >= thr:
+                p = int((score[:p] >= thr).argmax())
+            # The fast scores are exact unless a sum of (near) zero length is in play:
+            # there the guarded score is 0, here it is +-inf, NaN or noise. That can
+            # only change the pick if it won (den check, NaN-safe) or if 0 would win
+            # or tie (thr <= 0, which also catches -inf and NaN): then redo guarded.
+            if not (thr > 0 and den[p] > guard):
                 np.add(D, s_sq, out=den)
                 score = cosine_from_parts(num, den, q_norm)
                 score[picks[:t]] = -np.inf

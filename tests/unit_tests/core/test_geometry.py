@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vrsd_core import select
+from vrsd_core import select, select_batch
 
 
 def unit(deg: float, *, z: float = 0.0) -> np.ndarray:
@@ -196,3 +196,27 @@ def test_normalize_false_uses_raw_vectors():
     s = C[raw.indices].sum(axis=0)
     assert raw.objective == pytest.approx(s[0] / np.linalg.norm(s))
     assert norm.objective != pytest.approx(raw.objective)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_sum_of_zero_length_scores_zero(dtype, ref):
+    """A candidate opposite to the sum so far leaves a sum with no direction, whose
+    cosine the core defines as 0 (the references do the same): here 0 beats every
+    negative alternative, so VRSD takes it; also when rounding makes the zero length
+    a tiny positive or negative number (the float32 case hypothesis found)."""
+    q = np.array([1.0, 0.0], dtype=dtype)
+    C = np.array([[1.0, 0.0], [-1.0, 0.0], [-1.5, 0.1]], dtype=dtype)
+    sel = select(q, C, 2, method="vrsd", normalize=False)
+    assert sel.indices.tolist() == [0, 1]
+    np.testing.assert_allclose(sel.gains, [1.0, 0.0], atol=1e-6)
+    assert ref.vrsd(q, C, 2, normalize=False).indices == [0, 1]
+    batch = select_batch(np.stack([q, q]), np.stack([C, C[[0, 2, 1]]]), 2, method="vrsd",
+                         normalize=False)
+    assert [s.indices.tolist() for s in batch] == [[0, 1], [0, 2]]
+    # One dimension: after x (normalised to 1) only -1 is left and 1 + -1 = 0, but in
+    # float32 the parts of |s + c|^2 cancel to +-1e-8 or so. It is still picked once.
+    for x in (0.12097611, 0.6405921, 0.27708885, 0.91362804):
+        C1 = np.array([[x], [-1.0]], dtype=dtype)
+        sel = select(np.array([1.0], dtype=dtype), C1, 2, method="vrsd")
+        assert sel.indices.tolist() == [0, 1], x
+        assert abs(sel.gains[1]) < 1e-3
