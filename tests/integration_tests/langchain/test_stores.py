@@ -223,3 +223,14 @@ def test_chroma_where_and_where_document(store_cases, queries):
     assert contains and all("water" in d.page_content for d in contains)
     with pytest.raises(ValueError, match="filter: give either 'filter' or 'where'"):
         VRSDRetriever(vectorstore=case.store, search_kwargs={"filter": {}, "where": {}})
+
+
+def test_qdrant_score_threshold_limits_the_candidates(store_cases, queries):
+    case = store_cases["qdrant"]
+    qvec = list(case.store.embeddings.inner.embed_query(queries[1]))
+    scored = case.store.similarity_search_with_score_by_vector(qvec, k=FETCH_K)
+    cut = float(scored[2][1] + scored[3][1]) / 2  # exactly three candidates pass
+    got = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K).invoke(
+        queries[1], score_threshold=cut
+    )
+    assert sorted(rows(got)) == sorted(row_of(d) for d, _ in scored[:3])
