@@ -65,7 +65,7 @@ def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list
     ]
 
 
-def cosine_from_parts(num: np.ndarray, den2: np.ndarray, q_norm: Any = 1.0) -> np.ndarray:
+def cosine_from_parts(num: Any, den2: Any, q_norm: Any = 1.0) -> np.ndarray:
     """cos = num / (|q| sqrt(den2)); a sum vector of (near) zero length scores 0."""
     ok = den2 > TINY
     return np.where(ok, num / (np.sqrt(np.where(ok, den2, 1.0)) * q_norm), 0.0)
