@@ -121,7 +121,13 @@ class EmbeddingCache:
             )
         by_key: dict[_Key, np.ndarray] = {}
         for i, vec in zip(todo, fresh, strict=True):
-            arr = np.array(vec, dtype=np.float64)
+            try:
+                arr = np.array(vec, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"embeddings: embed_documents returned {type(vec).__name__} for text {i}, "
+                    "not a vector of numbers"
+                ) from None
             arr.setflags(write=False)
             by_key[keys[i]] = arr
         with self._lock:
@@ -145,4 +151,11 @@ class EmbeddingCache:
     def _stack(found: dict[int, np.ndarray], n: int) -> np.ndarray:
         if n == 0:
             return np.zeros((0, 0))
-        return np.stack([found[i] for i in range(n)])
+        rows = [found[i] for i in range(n)]
+        shapes = {row.shape for row in rows}
+        if len(shapes) > 1:
+            raise ValueError(
+                f"embeddings: embed_documents returned vectors of different shapes "
+                f"{sorted(shapes)}"
+            )
+        return np.stack(rows)

@@ -12,7 +12,14 @@ from pydantic import ConfigDict, Field, model_validator
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import SOURCE_REEMBEDDED, Candidates
-from .pipeline import SearchPlan, check_count, check_method, choose
+from .pipeline import (
+    SearchPlan,
+    check_count,
+    check_method,
+    check_query_text,
+    check_query_vector,
+    choose,
+)
 
 
 class VRSDCompressor(BaseDocumentCompressor):
@@ -73,7 +80,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         if not docs or self.k == 0:
             return []
         assert self.cache is not None  # set by the validator
-        qvec = self.embeddings.embed_query(query)
+        qvec = check_query_vector(self.embeddings.embed_query(check_query_text(query)))
         vectors = self.cache.embed_documents(self.embeddings, [d.page_content for d in docs])
         return choose(qvec, Candidates(docs, vectors, SOURCE_REEMBEDDED), self._plan(len(docs)))
 
@@ -88,7 +95,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         if not docs or self.k == 0:
             return []
         assert self.cache is not None  # set by the validator
-        qvec = await self.embeddings.aembed_query(query)
+        qvec = check_query_vector(await self.embeddings.aembed_query(check_query_text(query)))
         vectors = await self.cache.aembed_documents(
             self.embeddings, [d.page_content for d in docs]
         )

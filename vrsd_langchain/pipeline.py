@@ -119,6 +119,25 @@ def resolve_embeddings(
     return found
 
 
+def check_query_text(query: Any) -> str:
+    """``query`` if it is text an embedding model can encode.
+
+    Raises:
+        ValueError: naming ``query``, for a non-string (None, bytes, a number) or a
+            string with an unpaired surrogate (e.g. undecodable bytes from a command
+            line), which tokenizers reject with a TypeError from deep inside.
+    """
+    if not isinstance(query, str):
+        raise ValueError(f"query: expected a string, got {type(query).__name__}")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"query: not valid Unicode text (an unpaired surrogate at position {exc.start})"
+        ) from None
+    return query
+
+
 def check_query_vector(vector: Any) -> Any:
     """``vector`` (what ``embed_query`` returned) if it is a usable query vector.
 
@@ -207,7 +226,7 @@ def run(
     """The whole pipeline for one query (the query is embedded exactly once)."""
     if plan.k == 0:
         return []
-    qvec = check_query_vector(embeddings.embed_query(query))
+    qvec = check_query_vector(embeddings.embed_query(check_query_text(query)))
     cands = fetch_candidates(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
     )
@@ -224,7 +243,7 @@ async def arun(
     """Async ``run``: ``aembed_query``, the store's async search, ``aembed_documents``."""
     if plan.k == 0:
         return []
-    qvec = check_query_vector(await embeddings.aembed_query(query))
+    qvec = check_query_vector(await embeddings.aembed_query(check_query_text(query)))
     cands = await afetch_candidates(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
     )
