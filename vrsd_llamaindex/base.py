@@ -119,6 +119,15 @@ def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
         )
     if query_bundle.embedding is None and not query_bundle.embedding_strs:
         raise ValueError("query_bundle: has neither an embedding nor a query string to embed")
+    if query_bundle.embedding is None:
+        for text in query_bundle.embedding_strs:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:  # tokenizers fail on it with a TypeError
+                raise ValueError(
+                    "query_bundle: the query text is not valid Unicode (an unpaired "
+                    f"surrogate at position {exc.start})"
+                ) from None
     return query_bundle
 
 
