@@ -165,26 +165,21 @@ def test_lc_special_queries(hostile_store, name, method):
     assert_unchanged(before, store_snapshot(hostile_store), "store")
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, AttributeError, AssertionError), reason=(
-    "a query with a lone surrogate (not encodable as UTF-8) is not checked by the adapter: "
-    "TypeError from the HF tokenizer (TextEncodeInput must be Union[...]), or, behind "
-    "CacheBackedEmbeddings, UnicodeEncodeError from its key encoder (names no argument)"))
 def test_lc_lone_surrogate_query(hostile_memory_store):
     from vrsd_langchain import VRSDRetriever
 
     retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
-    call_checked(lambda: retriever.invoke("plants \ud800 light"), QUERY_NAMES)
+    _, err = call_checked(lambda: retriever.invoke("plants \ud800 light"), ("query",))
+    assert err is not None
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, AttributeError), reason=(
-    "a non-string query (None, 3, b'...') reaches HuggingFaceEmbeddings.embed_query and "
-    "raises AttributeError: 'NoneType' object has no attribute 'replace'"))
 @pytest.mark.parametrize("query", [None, 3, b"plants"], ids=["none", "int", "bytes"])
 def test_lc_non_string_query(hostile_memory_store, query):
     from vrsd_langchain import VRSDRetriever
 
     retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
-    call_checked(lambda: retriever.invoke(query), QUERY_NAMES)
+    _, err = call_checked(lambda: retriever.invoke(query), ("query",))
+    assert err is not None
 
 
 # --------------------------------------------------------------------- LangChain: k, fetch_k
@@ -287,19 +282,8 @@ def test_lc_corrupt_query_embeddings(request, hf_embeddings, store_name, mode):
     assert err is not None, f"corrupt query vector ({mode}) gave {docs!r}"
 
 
-_DOC_WHY = {
-    "ragged": "ValueError 'all input arrays must have the same shape' from numpy inside "
-              "vrsd_langchain.cache (names no argument)",
-    "text": "ValueError 'could not convert string to float' from np.array in "
-            "vrsd_langchain.cache.EmbeddingCache._store (names no argument)",
-}
-
-
-@pytest.mark.parametrize("mode", [
-    pytest.param(m, marks=[pytest.mark.xfail(strict=True, raises=AssertionError,
-                                             reason=_DOC_WHY[m])] if m in _DOC_WHY else [])
-    for m in ("nan", "inf", "zero", "short", "ragged", "empty", "none", "text")
-])
+@pytest.mark.parametrize("mode", ["nan", "inf", "zero", "short", "ragged", "empty", "none",
+                                  "text"])
 def test_lc_compressor_corrupt_document_embeddings(hf_embeddings, mode):
     """VRSDCompressor embeds the documents it is given: corrupt document vectors end in a
     ValueError naming the argument, and the caller's documents are unchanged."""
@@ -512,11 +496,10 @@ def test_li_corrupt_query_embedding(li_nodes, li_embed_model, embedding):
     assert err is not None, f"query embedding {embedding[:3]}... gave {out!r}"
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "a lone surrogate in query_str: TypeError from the HF tokenizer after LlamaIndex's "
-    "embedding retries"))
 def test_li_lone_surrogate_query(li_nodes, li_embed_model):
     from vrsd_llamaindex import VRSDPostprocessor
 
     post = VRSDPostprocessor(top_n=2, embed_model=li_embed_model)
-    call_checked(lambda: post.postprocess_nodes(li_nodes, query_str="plants \ud800"), LI_NAMES)
+    _, err = call_checked(lambda: post.postprocess_nodes(li_nodes, query_str="plants \ud800"),
+                          ("query_bundle",))
+    assert err is not None
