@@ -330,6 +330,29 @@ def test_lc_documents_without_content(hostile_chroma_store):
         Document(page_content=None)
 
 
+@pytest.mark.xfail(strict=True, raises=Exception, reason=(
+    "a malformed Chroma filter is passed to the server, whose chromadb.errors."
+    "InvalidArgumentError 'Invalid where clause' (not a ValueError, names no argument) "
+    "comes back unchanged"))
+def test_lc_malformed_chroma_filter(hostile_chroma_store):
+    from vrsd_langchain import VRSDRetriever
+
+    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
+    _, err = call_checked(lambda: retriever.invoke("plants", filter={"$bogus": 1}),
+                          ("filter", "where"))
+    assert err is not None
+
+
+def test_lc_filter_of_the_wrong_kind(hostile_memory_store):
+    from vrsd_langchain import VRSDRetriever
+
+    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
+    with pytest.raises(ValueError, match="^filter"):
+        retriever.invoke("plants", filter={"i": 1})
+    with pytest.raises(ValueError, match="^nonsense"):
+        retriever.invoke("plants", nonsense=1)
+
+
 def test_lc_kwargs_and_returned_documents_not_shared(hostile_memory_store):
     """Dicts given to the retriever are not modified; returned documents are copies."""
     from vrsd_langchain import VRSDRetriever
