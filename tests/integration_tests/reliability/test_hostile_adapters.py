@@ -41,7 +41,7 @@ SPECIAL_QUERIES = {
     "nul_and_controls": "plants\x00need\x07light\x1b[0m",
     "rtl_and_combining": "ماء يغلي e\u0301\u0301\u0301 \u202eevil",
 }
-FEW = settings(max_examples=15, deadline=None,
+FEW = settings(max_examples=10, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
