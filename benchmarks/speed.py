@@ -16,7 +16,7 @@ Same float32 arrays (random unit-norm rows), same process, for
 
 Timings are interleaved (one call of every implementation per round) and the
 median over rounds is reported; ratios are medians divided by medians. As in
-``timeit``, the garbage collector is off inside a timed call, and each timed
+``timeit``, the garbage collector is off while timing, and each timed
 call follows an untimed one of the same implementation (warm caches for all). The
 clock is the process's CPU time by default (``--clock wall`` for elapsed time):
 on a machine shared with other jobs, elapsed time mostly measures the queue
@@ -138,13 +138,14 @@ def time_interleaved(fns: dict[str, Callable[[], object]], repeats: int) -> Timi
     out = Timings({name: [] for name in fns})
     for fn in fns.values():  # warm-up: imports, BLAS threads, caches
         fn()
-    for r in range(repeats):
-        # As timeit does: no garbage collection inside the timed calls (or the
-        # objects the pure-Python competitors leave behind get collected, and
-        # billed, inside whichever call comes next); collect between rounds.
-        gc.collect()
-        gc.disable()
-        try:
+    # As timeit does: the garbage collector stays off while timing (or the objects
+    # the pure-Python competitors leave behind get collected, and billed, inside
+    # whichever call comes next). No collection between rounds either: a full
+    # collection cools the caches and allocator unevenly for the next calls.
+    gc.collect()
+    gc.disable()
+    try:
+        for r in range(repeats):
             for name, fn in fns.items():
                 samples = out.samples[name]
                 slow = bool(samples) and statistics.median(samples) > SLOW_CALL_SECONDS
@@ -155,8 +156,8 @@ def time_interleaved(fns: dict[str, Callable[[], object]], repeats: int) -> Timi
                 t0 = clock()
                 fn()
                 samples.append(clock() - t0)
-        finally:
-            gc.enable()
+    finally:
+        gc.enable()
     return out
 
 
