@@ -18,11 +18,11 @@ all-MiniLM-L6-v2 before timing and served from LangChain's
 not the encoder. Each setting runs every query sequentially (latency p50/p99)
 and then with ``--workers`` threads sharing one retriever (throughput, QPS, the
 median of ``--qps-rounds`` runs). Retrievers are interleaved (query by query for
-latency, run by run for QPS) so that drift on a shared machine hits them alike. Wall-clock time; on a busy machine absolute numbers move,
-ratios much less.
+latency, run by run for QPS) so that drift on a shared machine hits them alike.
+Wall-clock time; on a busy machine absolute numbers move, ratios much less.
 
 Run: ``.venv/bin/python benchmarks/load.py [--stores memory chroma] [--corpus 500]
-[--queries 100] [--workers 8] [--k 4] [--fetch-k 20]``.
+[--queries 100] [--workers 8] [--qps-rounds 3] [--k 4] [--fetch-k 20]``.
 """
 
 from __future__ import annotations
