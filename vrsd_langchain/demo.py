@@ -150,18 +150,19 @@ def run_demo(
             vectorstore=store, k=k, fetch_k=fetch, method=method, method_kwargs=options
         )
         docs = retriever.invoke(query)
-        picked = np.asarray([vectors[d.id] for d in docs])
+        ids = [d.id or "" for d in docs]  # InMemoryVectorStore keeps the ids it was given
+        picked = np.asarray([vectors[i] for i in ids])
         sim = metrics.sum_vector_similarity(query_vec, picked)
         div = metrics.intra_list_similarity(picked)
-        facts = len({fact_of(d.id or "") for d in docs})
+        facts = len({fact_of(i) for i in ids})
         out += [
             "",
             f"{name} ({about})".ljust(WIDTH - 45)
             + f"Sim. {sim:.3f}  Div. {div:.3f}  {facts}/{len(docs)} facts".rjust(45),
         ]
         out += [
-            _line(i, d.id or "?", d.metadata["vrsd"]["relevance"], d.page_content)
-            for i, d in enumerate(docs, 1)
+            _line(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content)
+            for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1)
         ]
     out += [
         "",

@@ -115,3 +115,17 @@ def test_default_methods_follow_the_paper_and_the_registry():
     assert DEFAULT_KS == (6, 12, 18)
     # vrsd (the reference of the win rates) is always run
     assert [s.label for s in parse_methods(["dpp"])] == ["vrsd", "dpp"]
+
+
+def test_in_memory_store_gives_the_same_numbers_as_faiss(vrsd, tmp_path, data_dir, eval_run):
+    out, _, _ = eval_run
+    run = vrsd("eval", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", LIMIT,
+               "--corpus-limit", CORPUS, "--k", K, "--fetch-k", FETCH, "--methods", *METHODS,
+               "--store", "memory", "--out", tmp_path, "--no-progress")
+    assert run.code == 0, run.err
+    faiss_rows = json.loads((out / "eval.json").read_text())["arc_da"]["k"][str(K)]
+    memory_rows = json.loads((tmp_path / "eval.json").read_text())["arc_da"]["k"][str(K)]
+    for a, b in zip(faiss_rows, memory_rows, strict=True):
+        assert a["method"] == b["method"]
+        assert a["sim_mean"] == pytest.approx(b["sim_mean"], abs=1e-5)
+        assert a["div_mean"] == pytest.approx(b["div_mean"], abs=1e-5)
