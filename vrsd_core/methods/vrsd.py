@@ -100,7 +100,7 @@ def vrsd(
         avail = prep.valid[b].copy()
         avail[picked.indices] = False
         result[b] = _swap_refine(
-            prep, b, picked.indices, products[:m, b], s_dot_q[b], s_sq[b],
+            prep, b, picked, products[:m, b], s_dot_q[b], s_sq[b],
             products[:m, b].sum(axis=0), avail, max_swaps,
         )
     return result
@@ -174,14 +174,15 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     avail = np.ones(n, dtype=bool)
     avail[picks] = False
     return _swap_refine(
-        prep, 0, picks, products, s_dot_q, s_sq, products.sum(axis=0), avail, max_swaps
+        prep, 0, Picked(picks, gains), products, s_dot_q, s_sq, products.sum(axis=0), avail,
+        max_swaps,
     )
 
 
 def _swap_refine(
     prep: Prepared,
     b: int,
-    chosen: np.ndarray,
+    greedy: Picked,
     prods: np.ndarray,
     s_dot_q: float,
     s_sq: float,
@@ -195,7 +196,7 @@ def _swap_refine(
     so every exchange (a out, j in) is scored for all a, j with O(k n)
     arithmetic; an accepted exchange costs one new matrix-vector product.
     """
-    chosen = chosen.copy()
+    chosen = greedy.indices.copy()
     prods = prods.copy()
     s_dot_c = s_dot_c.copy()
     avail = avail.copy()
@@ -235,9 +236,13 @@ def _swap_refine(
         avail[out], avail[j] = True, False
         current = best
         swaps += 1
-    order, gains = greedy_order(prods[:, chosen], qsim[chosen], q_norm)
     info = {"swaps": swaps, "greedy_objective": start, "swap_limit_reached": limit_hit}
-    return Picked(chosen[order], gains, info)
+    if swaps == 0:
+        # The greedy's own set: greedy_order would list it in the greedy's order
+        # (a tie at any step went to the earlier pick) with the same gains.
+        return Picked(greedy.indices, greedy.gains, info, objective=float(greedy.gains[-1]))
+    order, gains = greedy_order(prods[:, chosen], qsim[chosen], q_norm)
+    return Picked(chosen[order], gains, info, objective=float(gains[-1]))
 
 
 def greedy_order(
