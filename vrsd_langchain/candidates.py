@@ -65,6 +65,22 @@ def _empty(source: str) -> Candidates:
     return Candidates([], np.zeros((0, 0)), source)
 
 
+def _dimension_error(query: Sequence[float], stored: int, store: str) -> ValueError | None:
+    """A ValueError naming ``embeddings`` if the query vector's length is not ``stored``."""
+    if len(query) == stored:
+        return None
+    return ValueError(
+        f"embeddings: embed_query returned a {len(query)}-d vector but {store}'s "
+        f"vectors are {stored}-d; use the model the store was built with"
+    )
+
+
+def _check_dimension(query: Sequence[float], stored: int, store: str) -> None:
+    err = _dimension_error(query, stored, store)
+    if err is not None:
+        raise err
+
+
 @dataclass(frozen=True)
 class FastPath:
     """How to read candidates and their stored vectors from one kind of store."""
@@ -99,6 +115,9 @@ def _fetch_in_memory(
     store: InMemoryVectorStore, query: list[float], n: int, kwargs: dict[str, Any]
 ) -> Candidates:
     flt = kwargs.get("filter")
+    first = next(iter(store.store.values()), None)
+    if first is not None:  # else langchain_core's "Number of columns in X and Y must be ..."
+        _check_dimension(query, len(first["vector"]), "InMemoryVectorStore")
     # The store's own search; its third element is the stored vector.
     hits = store._similarity_search_with_score_by_vector(embedding=query, k=n, filter=flt)
     if not hits:
@@ -116,6 +135,7 @@ def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any])
     total = int(index.ntotal)
     if total == 0:
         return _empty("faiss")
+    _check_dimension(query, int(index.d), "FAISS")  # else an AssertionError from faiss
     q = np.asarray([query], dtype=np.float32)
     if store._normalize_L2:
         import faiss
@@ -167,17 +187,49 @@ def _check_chroma(kwargs: Mapping[str, Any]) -> None:
 _CHROMA_MAX_RESULTS = 2**32 - 1
 
 
+def _chroma_rejection(exc: Exception, query: list[float], kwargs: Mapping[str, Any]
+                      ) -> ValueError | None:
+    """A ValueError naming the argument Chroma rejected, or None if it is neither.
+
+    Chroma checks the query's dimension and the filters only when it runs the
+    query (the server, or the embedded client's Rust core) and answers with an
+    ``InvalidArgumentError`` (the client's own filter checks raise a ValueError);
+    neither names the argument. Transport and other errors are not handled here.
+    """
+    text = str(exc)
+    if "dimension" in text.lower():
+        return ValueError(
+            f"embeddings: embed_query returned a {len(query)}-d vector that the Chroma "
+            f"collection refuses ({text}); use the model the store was built with"
+        )
+    given = [name for name in ("filter", "where", "where_document") if name in kwargs]
+    if not given:
+        return None
+    name = given[0]
+    if "where_document" in given and ("document" in text.lower() or len(given) == 1):
+        name = "where_document"
+    return ValueError(f"{name}: Chroma refused the filter {kwargs[name]!r}: {text}")
+
+
 def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+    from chromadb.errors import InvalidArgumentError
+
     _check_chroma(kwargs)
     where = kwargs.get("filter", kwargs.get("where"))
     # One round trip: an empty collection answers with empty lists.
-    res = store._collection.query(
-        query_embeddings=[query],
-        n_results=min(n, _CHROMA_MAX_RESULTS),
-        where=where,
-        where_document=kwargs.get("where_document"),
-        include=["embeddings", "documents", "metadatas", "distances"],
-    )
+    try:
+        res = store._collection.query(
+            query_embeddings=[query],
+            n_results=min(n, _CHROMA_MAX_RESULTS),
+            where=where,
+            where_document=kwargs.get("where_document"),
+            include=["embeddings", "documents", "metadatas", "distances"],
+        )
+    except (InvalidArgumentError, ValueError) as exc:
+        err = _chroma_rejection(exc, query, {k: v for k, v in kwargs.items() if v is not None})
+        if err is None:
+            raise
+        raise err from exc
     texts = res["documents"][0]
     # Rows without text are dropped as langchain-chroma drops them, with their vectors.
     rows = [i for i, text in enumerate(texts) if text is not None]
@@ -205,7 +257,32 @@ def _has(store: Any, *names: str) -> bool:
     return all(hasattr(store, name) for name in names)
 
 
+def _qdrant_dimension(store: Any) -> int | None:
+    """The collection's vector size (one more round trip), or None if unknown."""
+    try:
+        vectors = store.client.get_collection(store.collection_name).config.params.vectors
+    except Exception:  # noqa: BLE001 - only used to explain another error
+        return None
+    if isinstance(vectors, dict):
+        vectors = vectors.get(store.vector_name)
+    size = getattr(vectors, "size", None)
+    return size if isinstance(size, int) else None
+
+
 def _fetch_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
+    try:
+        return _query_qdrant(store, query, n, kwargs)
+    except Exception as exc:
+        # Qdrant checks the dimension during the query (local mode: a numpy shape
+        # error; a server: UnexpectedResponse). Only then ask for the collection's size.
+        size = _qdrant_dimension(store)
+        err = None if size is None else _dimension_error(query, size, "the Qdrant collection")
+        if err is None:
+            raise
+        raise err from exc
+
+
+def _query_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
     name = store.vector_name
     points = store.client.query_points(
         collection_name=store.collection_name,

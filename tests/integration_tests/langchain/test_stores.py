@@ -7,8 +7,11 @@ runs ``vrsd_core.select`` on them, and expects exactly the adapter's picks.
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 import pytest
+from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from vrsd_core import select
@@ -234,3 +237,28 @@ def test_qdrant_score_threshold_limits_the_candidates(store_cases, queries):
         queries[1], score_threshold=cut
     )
     assert sorted(rows(got)) == sorted(row_of(d) for d, _ in scored[:3])
+
+
+class _ShortQueries(Embeddings):
+    """The store's own model, with the query vector cut to its first 10 dimensions."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(self.inner.embed_query(text))[:10]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_query_vector_of_another_dimension(case, queries, use_async):
+    """A 10-d query vector against 384-d stored vectors: ValueError naming embeddings."""
+    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K,
+                              embeddings=_ShortQueries(case.store.embeddings))
+    with pytest.raises(ValueError, match=r"^embeddings: .*10-d"):
+        if use_async:
+            asyncio.run(retriever.ainvoke(queries[0]))
+        else:
+            retriever.invoke(queries[0])

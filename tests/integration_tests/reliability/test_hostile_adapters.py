@@ -242,30 +242,15 @@ def test_lc_huge_fetch_k_on_chroma(hostile_chroma_store, fetch_k):
 
 # --------------------------------------------------------------------- LangChain: embeddings
 
-# Corruptions that still do not end in a ValueError naming the argument. The query
-# vector is checked before the search (vrsd_langchain.pipeline.check_query_vector), but
-# a well-formed vector of the wrong dimension is only caught by the store.
+# The query vector is checked before the search (vrsd_langchain.pipeline.check_query_vector);
+# a well-formed vector of the wrong dimension ("short": 10-d against 384-d) is caught by the
+# fast path, before the search (InMemoryVectorStore) or from the store's refusal (Chroma).
 _EMBEDDING_MODES = ("nan", "inf", "zero", "short", "empty", "none", "text")
-_EMBEDDING_WHY = {
-    ("memory", "short"): "a 10-d query vector against 384-d stored vectors: ValueError "
-                         "'Number of columns in X and Y must be the same' from langchain_core's "
-                         "cosine_similarity inside InMemoryVectorStore (names no argument)",
-    ("chroma", "short"): "a 10-d query vector: chromadb InvalidArgumentError 'Collection "
-                         "expecting embedding with dimension of 384, got 10' (not a ValueError)",
-}
-
-
-def _embedding_case(store: str, mode: str):
-    marks = []
-    if (store, mode) in _EMBEDDING_WHY:
-        marks.append(pytest.mark.xfail(strict=True, raises=(Exception, AssertionError),
-                                       reason=_EMBEDDING_WHY[store, mode]))
-    return pytest.param(store, mode, marks=marks, id=f"{store}-{mode}")
 
 
 @pytest.mark.parametrize(
     ("store_name", "mode"),
-    [_embedding_case(s, m) for s in ("memory", "chroma") for m in _EMBEDDING_MODES],
+    [pytest.param(s, m, id=f"{s}-{m}") for s in ("memory", "chroma") for m in _EMBEDDING_MODES],
 )
 def test_lc_corrupt_query_embeddings(request, hf_embeddings, store_name, mode):
     """The query vector is checked before it reaches the store: ValueError naming it."""
@@ -280,6 +265,7 @@ def test_lc_corrupt_query_embeddings(request, hf_embeddings, store_name, mode):
     finally:
         assert_unchanged(before, store_snapshot(store), "store")
     assert err is not None, f"corrupt query vector ({mode}) gave {docs!r}"
+    assert str(err).startswith("embeddings:"), err
 
 
 @pytest.mark.parametrize("mode", ["nan", "inf", "zero", "short", "ragged", "empty", "none",
@@ -330,17 +316,29 @@ def test_lc_documents_without_content(hostile_chroma_store):
         Document(page_content=None)
 
 
-@pytest.mark.xfail(strict=True, raises=Exception, reason=(
-    "a malformed Chroma filter is passed to the server, whose chromadb.errors."
-    "InvalidArgumentError 'Invalid where clause' (not a ValueError, names no argument) "
-    "comes back unchanged"))
-def test_lc_malformed_chroma_filter(hostile_chroma_store):
+@pytest.mark.parametrize("name", ["filter", "where"])
+def test_lc_malformed_chroma_filter(hostile_chroma_store, name):
+    """The server refuses the filter (chromadb InvalidArgumentError 'Invalid where clause'):
+    a ValueError naming the argument, with the store's exception as its cause."""
+    from chromadb.errors import ChromaError
+
     from vrsd_langchain import VRSDRetriever
 
     retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
-    _, err = call_checked(lambda: retriever.invoke("plants", filter={"$bogus": 1}),
-                          ("filter", "where"))
-    assert err is not None
+    _, err = call_checked(lambda: retriever.invoke("plants", **{name: {"$bogus": 1}}), (name,))
+    assert err is not None and str(err).startswith(f"{name}:"), err
+    assert isinstance(err.__cause__, ChromaError), repr(err.__cause__)
+
+
+def test_lc_malformed_chroma_document_filter(hostile_chroma_store):
+    """chromadb's client-side check (a ValueError naming no argument) is renamed too."""
+    from vrsd_langchain import VRSDRetriever
+
+    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
+    _, err = call_checked(
+        lambda: retriever.invoke("plants", where_document={"$bogus": "x"}), ("where_document",))
+    assert err is not None and str(err).startswith("where_document:"), err
+    assert err.__cause__ is not None
 
 
 def test_lc_filter_of_the_wrong_kind(hostile_memory_store):
