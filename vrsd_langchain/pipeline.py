@@ -8,6 +8,7 @@ vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,8 +53,43 @@ def _options_text(method: str) -> str:
     return ", ".join(sorted(method_defaults(method))) or "none"
 
 
+def _frozen(method: Any, options: Mapping[str, Any]) -> tuple | None:
+    """A hashable key for (method, options), or None if a value is unhashable.
+
+    Each value's type is part of the key: ``True == 1`` and ``1 == 1.0``, yet the
+    core may accept one and refuse the other.
+    """
+    if not isinstance(method, str):
+        return None
+    key = (method, tuple(sorted((str(name), type(v), v) for name, v in options.items())))
+    try:
+        hash(key)
+    except TypeError:  # e.g. a list or an array as an option value
+        return None
+    return key
+
+
+@functools.lru_cache(maxsize=256)
+def _check_frozen(key: tuple) -> None:
+    method, items = key
+    _check_method_now(method, {name: value for name, _, value in items})
+
+
 def check_method(method: Any, options: Mapping[str, Any]) -> None:
-    """ValueError for an unknown method, an unknown option, or an option out of range."""
+    """ValueError for an unknown method, an unknown option, or an option out of range.
+
+    A (method, options) pair that passed once is remembered (bounded LRU, keyed by
+    the options' values and types), so a retriever's own settings, validated at
+    construction, cost nothing per call; refusals are not remembered.
+    """
+    key = _frozen(method, options)
+    if key is None:
+        _check_method_now(method, options)
+    else:
+        _check_frozen(key)
+
+
+def _check_method_now(method: Any, options: Mapping[str, Any]) -> None:
     params = method_defaults(method)  # ValueError naming `method` if unknown
     unknown = sorted(set(options) - set(params))
     if unknown:

@@ -274,6 +274,29 @@ def test_bad_per_call_values_fail(in_memory_store):
         retriever.invoke(QUERY, method="mmr2")
 
 
+def test_settings_are_validated_once_not_on_every_call(in_memory_store):
+    """The method and options are checked at construction (a trial run of the core);
+    calls with the same settings reuse that check, per-call options are checked."""
+    from vrsd_langchain.pipeline import _check_frozen
+
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=2, fetch_k=6, method="mmr",
+                              method_kwargs={"lambda_mult": 0.37})
+    before = _check_frozen.cache_info()
+    for _ in range(3):
+        retriever.invoke(QUERY)
+    after = _check_frozen.cache_info()
+    assert after.misses == before.misses and after.hits >= before.hits + 3
+    retriever.invoke(QUERY, lambda_mult=0.61)  # new options: checked once ...
+    retriever.invoke(QUERY, lambda_mult=0.61)  # ... then remembered
+    assert _check_frozen.cache_info().misses == after.misses + 1
+    for _ in range(2):  # a refusal is not remembered as a pass
+        with pytest.raises(ValueError, match="lambda_mult: must be in"):
+            retriever.invoke(QUERY, lambda_mult=1.5)
+    retriever.invoke(QUERY, lambda_mult=1)
+    with pytest.raises(ValueError, match="lambda_mult: expected a number"):
+        retriever.invoke(QUERY, lambda_mult=True)  # equal to 1, which passed: still refused
+
+
 def test_unknown_search_type_lists_the_allowed_ones(in_memory_store):
     with pytest.raises(ValueError, match="vsrd not allowed.*'similarity'.*'mmr'.*'vrsd'.*'dpp'"):
         DiverseVectorStore(in_memory_store).as_retriever(search_type="vsrd")
