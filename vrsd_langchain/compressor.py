@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import SOURCE_REEMBEDDED, Candidates
@@ -58,9 +58,14 @@ class VRSDCompressor(BaseDocumentCompressor):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
+    @field_validator("k", mode="before")
+    @classmethod
+    def _strict_k(cls, value: Any) -> int:
+        # Strict like VRSDRetriever's: no 2.0, "3" or True (pydantic would coerce them).
+        return check_count(value, "k")
+
     @model_validator(mode="after")
     def _check(self) -> VRSDCompressor:
-        check_count(self.k, "k")
         check_method(self.method, self.method_kwargs)
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)

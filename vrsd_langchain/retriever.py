@@ -12,11 +12,19 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
-from .pipeline import SearchPlan, arun, make_plan, resolve_embeddings, run, split_options
+from .pipeline import (
+    SearchPlan,
+    arun,
+    check_count,
+    make_plan,
+    resolve_embeddings,
+    run,
+    split_options,
+)
 
 
 class VRSDRetriever(BaseRetriever):
@@ -83,6 +91,12 @@ class VRSDRetriever(BaseRetriever):
     """Entries of the default cache."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @field_validator("k", "fetch_k", mode="before")
+    @classmethod
+    def _strict_count(cls, value: Any, info: ValidationInfo) -> int:
+        # As strict as a per-call override: no 2.0, "3" or True (pydantic would coerce them).
+        return check_count(value, info.field_name or "k")
 
     @model_validator(mode="after")
     def _check(self) -> VRSDRetriever:

@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import numbers
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.bridge.pydantic import Field, model_validator
+from llama_index.core.bridge.pydantic import Field, field_validator, model_validator
 from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
@@ -85,6 +86,16 @@ def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
             f"(its options: {options})"
         )
     select(np.array([1.0, 0.0]), np.eye(2), 1, method=method, **method_kwargs)
+
+
+def check_count(value: Any, name: str, minimum: int = 0) -> int:
+    """``value`` as an int >= ``minimum``, or ValueError naming ``name``.
+
+    Strict: 2.0, "3" and True are refused (pydantic's lax mode would coerce them).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def _with_key(keys: Sequence[str]) -> list[str]:
@@ -166,6 +177,11 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="A vector store to read candidate vectors from (e.g. index.vector_store).",
         exclude=True,
     )
+
+    @field_validator("top_n", mode="before")
+    @classmethod
+    def _strict_top_n(cls, value: Any) -> int:
+        return check_count(value, "top_n", minimum=1)
 
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:

@@ -27,7 +27,7 @@ from llama_index.core.indices.vector_store.retrievers.retriever import VectorInd
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from .base import VRSDPostprocessor
+from .base import VRSDPostprocessor, check_count
 
 dispatcher = get_dispatcher(__name__)
 
@@ -68,7 +68,9 @@ class VRSDRetriever(BaseRetriever):
             raise ValueError(
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
-        if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < top_n:
+        top_n = check_count(top_n, "top_n", minimum=1)
+        fetch_k = check_count(fetch_k, "fetch_k", minimum=1)
+        if fetch_k < top_n:
             raise ValueError(f"fetch_k: must be an integer >= top_n ({top_n}), got {fetch_k!r}")
         if isinstance(retriever, VectorIndexRetriever):
             # Private attributes, but the only way to reach the index's model and store.

@@ -89,6 +89,9 @@ def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
     ("settings", "message"),
     [
         ({"k": -2}, "k: expected an integer >= 0"),
+        ({"k": 2.0}, "k: expected an integer >= 0, got 2.0"),
+        ({"k": True}, "k: expected an integer >= 0, got True"),
+        ({"k": "3"}, "k: expected an integer >= 0, got '3'"),
         ({"method": "vrsd2"}, "method: unknown method"),
         ({"method": "dpp", "method_kwargs": {"lambda_mult": 0.5}}, "lambda_mult: not an option"),
     ],

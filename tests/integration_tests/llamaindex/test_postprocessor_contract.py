@@ -147,6 +147,9 @@ def test_query_str_works(hf_embed, settings_embed_model):
         ({"method_kwargs": {"relevance": [1.0]}}, "relevance"),
         ({"method_kwargs": {"normalize": False}}, "normalize"),
         ({"top_n": 0}, "top_n"),
+        ({"top_n": True}, "top_n: expected an integer >= 1, got True"),
+        ({"top_n": "3"}, "top_n: expected an integer >= 1, got '3'"),
+        ({"top_n": 2.0}, "top_n: expected an integer >= 1, got 2.0"),
     ],
 )
 def test_bad_method_or_options_fail_at_construction(kwargs, named):
@@ -177,6 +180,13 @@ def test_bad_retriever_arguments():
         VRSDRetriever(object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="fetch_k"):
         VRSDRetriever(summary_retriever(), top_n=5, fetch_k=3)
+    for top_n in (True, "3", 2.0, 0):
+        with pytest.raises(ValueError, match="^top_n: expected an integer >= 1"):
+            VRSDRetriever(summary_retriever(), top_n=top_n, fetch_k=4)
+    for fetch_k in (True, "20", 20.0):
+        with pytest.raises(ValueError, match="^fetch_k: expected an integer >= 1"):
+            VRSDRetriever(summary_retriever(), top_n=2, fetch_k=fetch_k)
+    assert VRSDRetriever(summary_retriever(), top_n=np.int64(2), fetch_k=np.int64(4)).top_n == 2
     with pytest.raises(ValueError, match="method"):
         VRSDRetriever(summary_retriever(), method="nope")
     with pytest.raises(ValueError, match="query"):

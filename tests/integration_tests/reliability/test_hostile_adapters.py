@@ -215,7 +215,9 @@ def test_lc_k_and_fetch_k_at_construction(hostile_memory_store, k, fetch_k):
         lambda: VRSDRetriever(vectorstore=hostile_memory_store, k=k, fetch_k=fetch_k),
         ("k", "fetch_k"))
     if err is None:
-        # pydantic's lax mode turns 2.0, "3" and True into ints here (invoke refuses them).
+        # As strict as invoke: no 2.0, "3" or True (pydantic's lax mode would coerce them).
+        assert isinstance(k, int) and isinstance(fetch_k, int) and 0 <= k <= fetch_k
+        assert not isinstance(k, bool) and not isinstance(fetch_k, bool)
         docs = built.invoke("plants")
         assert 0 <= built.k <= built.fetch_k
         check_documents(docs, built.k, set(_ids(len(HOSTILE_TEXTS))))
@@ -491,12 +493,14 @@ def test_li_odd_but_valid_nodes(li_nodes, li_embed_model, case):
     assert all("vrsd" not in n.node.metadata for n in nodes)
 
 
-@pytest.mark.parametrize("top_n", [0, -1, 2.5, None, "3", 10**9, 10**30])
+@pytest.mark.parametrize("top_n", [0, -1, 2.5, 2.0, True, None, "3", 10**9, 10**30])
 def test_li_top_n(li_nodes, li_embed_model, top_n):
     from vrsd_llamaindex import VRSDPostprocessor
 
     post, err = call_checked(lambda: VRSDPostprocessor(top_n=top_n, embed_model=li_embed_model),
                              ("top_n",))
+    strict_int = isinstance(top_n, int) and not isinstance(top_n, bool) and top_n >= 1
+    assert (err is None) == strict_int, (top_n, err)
     if err is None:
         out = post.postprocess_nodes(li_nodes, query_str="plants")
         assert len(out) == min(int(top_n), len(li_nodes))
