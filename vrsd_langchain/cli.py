@@ -132,8 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="similarity, vrsd, vrsd_swap, mmr, dpp, ... or NAME:key=value,... "
                     "(default: vrsd)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
-    se.add_argument("--fetch-k", type=_positive_int, default=20,
-                    help="candidates over-fetched (20)")
+    se.add_argument("--fetch-k", type=_positive_int, default=None,
+                    help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
     return parser
 
 
@@ -212,6 +212,8 @@ def _run_index(args: argparse.Namespace) -> int:
 def _run_search(args: argparse.Namespace) -> int:
     from .indexing import format_hits, search_index
 
+    if args.fetch_k is not None and args.fetch_k < args.k:
+        raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
     hits = search_index(
         args.query, index_dir=args.index_dir, method=args.method, k=args.k, fetch_k=args.fetch_k,
     )

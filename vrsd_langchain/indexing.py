@@ -224,23 +224,30 @@ def open_index(
     return _open_store(where, cached_embeddings(manifest["model"], cache_dir))
 
 
+DEFAULT_SEARCH_FETCH_K = 20
+"""Candidates ``search_index`` over-fetches when no ``fetch_k`` is given (at least k)."""
+
+
 def search_index(
     query: str,
     *,
     index_dir: str | os.PathLike[str] | None = None,
     method: str = "vrsd",
     k: int = 4,
-    fetch_k: int = 20,
+    fetch_k: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> list[Document]:
     """Over-fetch ``fetch_k`` chunks by similarity, select ``k`` with ``method``.
+
+    ``fetch_k`` None means ``max(DEFAULT_SEARCH_FETCH_K, k)``; a given ``fetch_k``
+    below ``k`` is refused (as ``VRSDRetriever`` refuses it).
 
     ``method`` is a ``--methods`` token of ``vrsd eval`` (``mmr`` alone means
     MMR at its default lambda). Returned Documents carry ``metadata["vrsd"]``.
 
     Raises:
         ValueError: naming the argument: no index, an empty index, an unknown
-            method or option, an empty query.
+            method or option, an empty query, ``fetch_k`` below ``k``.
     """
     from vrsd_langchain import VRSDRetriever
 
@@ -253,7 +260,9 @@ def search_index(
     if not store.get(limit=1)["ids"]:
         raise ValueError(f"index_dir: the index at {index_dir or default_index_dir()} is empty")
     retriever = VRSDRetriever(
-        vectorstore=store, k=k, fetch_k=max(fetch_k, k), method=spec.method,
+        vectorstore=store, k=k,
+        fetch_k=max(DEFAULT_SEARCH_FETCH_K, k) if fetch_k is None else fetch_k,
+        method=spec.method,
         method_kwargs=dict(spec.options),
     )
     return retriever.invoke(query)

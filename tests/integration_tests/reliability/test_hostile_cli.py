@@ -85,7 +85,9 @@ def test_search_empty_query(cli_index, capsys, query):
     (["--k", "lots"], "--k"),
     (["--fetch-k", "0"], "--fetch-k"),
     (["--k", str(10**30)], None),
-    (["--k", "5", "--fetch-k", "2"], None),
+    (["--k", "5", "--fetch-k", "2"], "--fetch-k: 2 is smaller than --k (5)"),
+    (["--k", "30"], None),  # no --fetch-k: the default 20 is raised to k
+    (["--k", "5", "--fetch-k", "5"], None),
     (["--method", "bogus"], "method"),
     (["--method", "mmr:lambda_mult=2"], "lambda_mult"),
     (["--method", "mmr:lambda_mult=abc"], "lambda_mult"),
@@ -95,7 +97,8 @@ def test_search_empty_query(cli_index, capsys, query):
     (["--method", ""], "method"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_search_hostile_options(cli_index, capsys, args, names):
-    """Usage problems exit 2 naming the option; huge k and fetch_k < k are served."""
+    """Usage problems exit 2 naming the option; a huge k is served, and so is a k above
+    the default fetch_k when --fetch-k is not given; an explicit fetch_k < k is refused."""
     code, out, err = run(cli_index, capsys, "What do plants need?", *args)
     if names is None:
         assert code == 0, err
