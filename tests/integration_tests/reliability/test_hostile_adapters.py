@@ -398,8 +398,8 @@ def check_nodes(out, top_n: int, ids: set[str]) -> None:
     assert len(out) <= top_n
     got = [n.node.node_id for n in out]
     assert set(got) <= ids
-    for rank, n in enumerate(out, start=1):
-        assert n.node.metadata["vrsd"]["rank"] in (rank, rank - 1)
+    for rank, n in enumerate(out):
+        assert n.node.metadata["vrsd"]["rank"] == rank  # 0-based, as in vrsd_langchain
         assert -1 - 1e-6 <= n.score <= 1 + 1e-6
 
 
