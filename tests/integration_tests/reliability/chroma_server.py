@@ -186,7 +186,9 @@ def bounded_http_client(server: ChromaServer, timeout: float = DEFAULT_CLIENT_TI
 
     chromadb (1.5) creates its httpx session with ``timeout=None`` and has no
     setting for it; ``httpx.Client.timeout`` is settable, so it is set on the
-    client's session here. Clients for one host:port share that session.
+    client's session here (a private attribute of chromadb). Each HttpClient
+    has its own session (chromadb gives every HTTP client a new system), so
+    every client must be bounded this way.
     """
     import chromadb
     import httpx
