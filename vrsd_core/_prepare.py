@@ -18,7 +18,8 @@ import numpy as np
 
 # Scores within this relative distance of the best count as a tie, and ties go
 # to the lower candidate index (the store's own rank). float32 products carry
-# about 1e-7 * sqrt(d) of rounding, so their tolerance is wider.
+# about 1e-7 * sqrt(d) of rounding, so their tolerance is wider. Scores are
+# always float64; the tolerance follows the *input* dtype (``Prepared.tie_rtol``).
 TIE_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-10}
 
 # A sum vector shorter than this (squared) has no direction: its cosine is 0.
@@ -160,14 +161,19 @@ def _row_dots(X: np.ndarray) -> np.ndarray:
     return np.einsum("bnd,bnd->bn", X, X)
 
 
-def argmax_first(scores: np.ndarray) -> np.ndarray:
-    """Per row, the lowest index whose score ties the row's best (within TIE_RTOL)."""
+DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]
+
+
+def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
     best = scores.max(axis=-1, keepdims=True)
-    tol = TIE_RTOL.get(scores.dtype, 1e-10) * np.maximum(1.0, np.abs(best))
+    tol = rtol * np.maximum(1.0, np.abs(best))
     return np.argmax(scores >= best - tol, axis=-1)
 
 
-def argmax_first_rows(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def argmax_first_rows(
+    scores: np.ndarray, rtol: float = DEFAULT_RTOL
+) -> tuple[np.ndarray, np.ndarray]:
     """``argmax_first`` per row of a float64 (B, n) table that may hold NaN,
     and each row's tie threshold (best - tolerance; NaN for a row with a NaN).
 
@@ -176,12 +182,12 @@ def argmax_first_rows(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     p = scores.argmax(axis=1)
     best = scores[np.arange(scores.shape[0]), p]
-    thr = best - TIE_RTOL[np.dtype(np.float64)] * np.maximum(1.0, np.abs(best))
+    thr = best - rtol * np.maximum(1.0, np.abs(best))
     first = np.argmax(scores >= thr[:, None], axis=1)
     return np.where(np.isnan(best), p, first), thr
 
 
-def argmax_first_1d(scores: np.ndarray, rtol: float = TIE_RTOL[np.dtype(np.float64)]) -> int:
+def argmax_first_1d(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> int:
     """``argmax_first`` for one float64 row, in three numpy calls (the per-pick hot path).
 
     np.argmax already returns the first exact maximum, so only indices before
@@ -190,7 +196,7 @@ def argmax_first_1d(scores: np.ndarray, rtol: float = TIE_RTOL[np.dtype(np.float
     return first_tie(scores, int(scores.argmax()), rtol)
 
 
-def first_tie(scores: np.ndarray, p: int, rtol: float = TIE_RTOL[np.dtype(np.float64)]) -> int:
+def first_tie(scores: np.ndarray, p: int, rtol: float = DEFAULT_RTOL) -> int:
     """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
     if p:
         best = float(scores[p])
@@ -223,6 +229,11 @@ class Prepared:
     @property
     def batch(self) -> int:
         return int(self.X.shape[0])
+
+    @property
+    def tie_rtol(self) -> float:
+        """Relative tie tolerance for scores computed from this input's dtype."""
+        return TIE_RTOL[self.X.dtype]
 
     @property
     def n(self) -> int:

@@ -55,7 +55,7 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
         exhausted |= best_gain <= floor
         score = np.where(exhausted[:, None], by_rel, d2)
         score[~avail] = -np.inf
-        p = argmax_first(score)
+        p = argmax_first(score, prep.tie_rtol)
         active = t < counts
         picks[:, t] = p
         gains[:, t] = np.where(exhausted, 0.0, d2[rows, p])
@@ -102,10 +102,10 @@ def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
             top = int(d2.argmax())
             exhausted = float(d2[top]) <= floor
         if exhausted:
-            p = argmax_first_1d(by_rel)
+            p = argmax_first_1d(by_rel, prep.tie_rtol)
             filled += 1
         else:
-            p = first_tie(d2, top)
+            p = first_tie(d2, top, prep.tie_rtol)
             gains[t] = d2[p]
         picks[t] = p
         by_rel[p] = -np.inf

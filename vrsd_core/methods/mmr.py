@@ -35,7 +35,7 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     for t in range(K):
         score = prep.rel.copy() if t == 0 else lam * prep.rel - (1.0 - lam) * max_sim
         score[~avail] = -np.inf
-        p = argmax_first(score)
+        p = argmax_first(score, prep.tie_rtol)
         picks[:, t] = p
         gains[:, t] = lam * prep.rel[rows, p] if t == 0 else score[rows, p]
         avail[rows, p] = False
@@ -53,6 +53,7 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
     ``lambda * rel = -inf``, and writes into preallocated buffers.
     """
     n = prep.n
+    rtol = prep.tie_rtol
     rel = prep.rel[0]
     lam_rel = lam * rel  # -inf once picked
     penalty_scale = (1.0 - lam) * (prep.scale[0] if prep.normalize else np.ones(n))
@@ -62,11 +63,11 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
     gains = np.zeros(K)
     for t in range(K):
         if t == 0:
-            p = argmax_first_1d(rel)
+            p = argmax_first_1d(rel, rtol)
             gain = lam * float(rel[p])
         else:
             np.subtract(lam_rel, penalty, out=score)
-            p = argmax_first_1d(score)
+            p = argmax_first_1d(score, rtol)
             gain = float(score[p])
         picks[t], gains[t] = p, gain
         lam_rel[p] = -np.inf

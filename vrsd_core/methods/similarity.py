@@ -22,7 +22,7 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
     scores = np.where(prep.valid, prep.rel, -np.inf)
     picks = np.zeros((B, K), dtype=np.int64)
     for t in range(K):
-        p = argmax_first(scores)
+        p = argmax_first(scores, prep.tie_rtol)
         picks[:, t] = p
         scores[rows, p] = -np.inf
     gains = np.take_along_axis(prep.rel, picks, axis=1)

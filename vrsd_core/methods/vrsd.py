@@ -71,7 +71,7 @@ def vrsd(
             if not prep.normalize:
                 den *= q_norm[:, None]
             np.divide(score, den, out=score)
-            p, thr = argmax_first_rows(score)
+            p, thr = argmax_first_rows(score, prep.tie_rtol)
             active = t < counts
             # As in _vrsd_single: redo guarded where a (near) zero-length sum could win.
             if (active & ~((thr > 0) & (den[rows, p] > min_len))).any():
@@ -79,7 +79,7 @@ def vrsd(
                     num_base + s_dot_q[:, None], D + s_sq[:, None], q_norm[:, None]
                 )
                 score[num_base == -np.inf] = -np.inf
-                p = argmax_first(score)
+                p = argmax_first(score, prep.tie_rtol)
             picks[:, t] = p
             gains[:, t] = score[rows, p]
             s_sq += np.where(active, D[rows, p], 0.0)
@@ -128,7 +128,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     gains = np.zeros(K)
     products = np.zeros((K, n)) if refine else None
     s_dot_q = s_sq = 0.0
-    tie_rtol = TIE_RTOL[np.dtype(np.float64)]
+    tie_rtol = prep.tie_rtol
     guard = math.sqrt(TINY) * q_norm  # sqrt(|s + c|^2) * |q| at the zero-length limit
     X0, last = prep.X[0], K - 1
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -153,7 +153,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
                 np.add(D, s_sq, out=den)
                 score = cosine_from_parts(num, den, q_norm)
                 score[picks[:t]] = -np.inf
-                p = argmax_first_1d(score)
+                p = argmax_first_1d(score, tie_rtol)
             picks[t] = p
             gains[t] = score[p]
             s_sq += float(D[p])
