@@ -260,9 +260,11 @@ def plot_result(result: DatasetResult, path: str | Path) -> Path:
                 else "tab:gray" if spec.method == "mmr" else "tab:blue"
             )
             ax.scatter([x], [y], color=color, s=36, zorder=2)
-            # swap lands next to greedy vrsd: label it below so the two stay readable
-            offset = (4, -10) if spec.label == "vrsd_swap" else (4, 3)
-            ax.annotate(_short_label(spec), (x, y), textcoords="offset points", xytext=offset,
+            # swap lands just up-left of greedy vrsd (higher Sim., lower Div.): label it
+            # on its left so each label sits beside its own point
+            swap = spec.label == "vrsd_swap"
+            ax.annotate(_short_label(spec), (x, y), textcoords="offset points",
+                        xytext=(-5, 3) if swap else (4, 3), ha="right" if swap else "left",
                         fontsize=8)
         ax.set_title(f"{result.name}, k = {k}")
         ax.set_xlabel("Div. mean (mean pairwise cosine, lower = more diverse)")
