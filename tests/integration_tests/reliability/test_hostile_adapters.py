@@ -4,9 +4,9 @@ server) and the real bundled model.
 
 Contract: a documented result (a list of at most k distinct, annotated copies) or a
 ValueError naming the argument; never a deep exception; nothing the caller passed
-(store, documents, nodes, kwargs dicts) is modified. Cases that break the contract
-today are marked ``xfail(strict=True)`` with what happens instead, so a fix shows
-up as an XPASS to unmark. The case table is HOSTILE_CASES.md beside this file.
+(store, documents, nodes, kwargs dicts) is modified. Every case here meets it (the
+ones that broke it when these tests were written were fixed; HOSTILE_CASES.md beside
+this file lists them with the fixing commit).
 """
 
 from __future__ import annotations
