@@ -12,7 +12,7 @@ import numpy as np
 
 from ._prepare import TINY, Prepared, check_k, prepare
 from ._prior import PRIOR_DEFAULTS, PRIOR_METHODS, apply_prior, refuse_prior, shown_params
-from .methods._common import Picked
+from .methods._common import Picked, run_in_chunks
 from .methods.cluster import cluster
 from .methods.dpp import dpp
 from .methods.mmr import mmr
@@ -94,7 +94,8 @@ def _run(
     # Quality prior: the method runs on the blended relevance; the Selection
     # reports the plain one (see _prior.py).
     run_prep, options, prior = apply_prior(prep, options, batched=batched)
-    picked = fn(run_prep, check_k(k), **options)
+    k_int = check_k(k)
+    picked = run_in_chunks(run_prep, lambda part: fn(part, k_int, **options))
     if prior is not None:
         for b, p in enumerate(picked):
             p.info["prior"] = prior[b, p.indices].tolist()

@@ -28,24 +28,20 @@ def pick_counts(prep: Prepared, k: int) -> np.ndarray:
     return np.minimum(max(k, 0), prep.valid.sum(axis=1))
 
 
-# Batched methods run over chunks of queries whose candidate vectors together
-# stay in cache across the k picks; one pass over a larger stack per pick
-# streams it from memory k times.
+# Batches run over chunks of queries whose candidate vectors together stay in
+# cache across the k picks; one pass over a larger stack per pick streams it
+# from memory k times.
 CHUNK_BYTES = 4 << 20
 
 
-def in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[Picked] | None:
-    """``run`` chunk by chunk of queries when the batch's candidates exceed CHUNK_BYTES.
-
-    None when one chunk holds them all (the caller goes on with the whole batch).
-    Every method's work is per query, so the results are those of one call.
+def run_in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[Picked]:
+    """``run`` on the whole batch, or chunk by chunk of queries when the batch's
+    candidates exceed CHUNK_BYTES. Every method's work is per query, so the
+    results are those of one call (``vrsd_core.api`` runs every method this way).
     """
-    if prep.X.shape[0] < 2:
-        return None
-    per_query = max(1, prep.X[0].nbytes)
-    size = max(1, CHUNK_BYTES // per_query)
+    size = max(1, CHUNK_BYTES // max(1, prep.X[0].nbytes)) if prep.batch else 1
     if prep.batch <= size:
-        return None
+        return run(prep)
     out: list[Picked] = []
     for start in range(0, prep.batch, size):
         out.extend(run(prep.rows(start, start + size)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit, first_tie
-from ._common import Picked, in_chunks, pick_counts, single_count, split_rows
+from ._common import Picked, pick_counts, single_count, split_rows
 
 # A marginal gain below this fraction of the largest diagonal is numerical zero.
 _RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -27,9 +27,6 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     """k-DPP greedy MAP; ``gains`` are d_j^2 (the determinant ratio), 0 for fills."""
     th = check_unit(theta, "theta", closed_right=False)
     alpha = th / (2.0 * (1.0 - th))
-    chunked = in_chunks(prep, lambda part: dpp(part, k, theta=theta))
-    if chunked is not None:
-        return chunked
     if prep.single:
         return [_dpp_single(prep, single_count(prep, k), alpha)]
     counts = pick_counts(prep, k)

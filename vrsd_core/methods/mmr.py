@@ -13,15 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit
-from ._common import Picked, in_chunks, pick_counts, single_count, split_rows
+from ._common import Picked, pick_counts, single_count, split_rows
 
 
 def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     """MMR; ``gains`` are the MMR scores at pick time (lambda_mult * rel for the first)."""
     lam = check_unit(lambda_mult, "lambda_mult")
-    chunked = in_chunks(prep, lambda part: mmr(part, k, lambda_mult=lambda_mult))
-    if chunked is not None:
-        return chunked
     if prep.single:
         return [_mmr_single(prep, single_count(prep, k), lam)]
     counts = pick_counts(prep, k)

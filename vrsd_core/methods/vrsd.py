@@ -22,7 +22,7 @@ from .._prepare import (
     argmax_first_1d,
     argmax_first_rows,
 )
-from ._common import Picked, cosine_from_parts, in_chunks, pick_counts, single_count, split_rows
+from ._common import Picked, cosine_from_parts, pick_counts, single_count, split_rows
 
 REFINE_CHOICES = (None, "swap")
 
@@ -43,9 +43,6 @@ def vrsd(
         raise ValueError(f"refine: expected None or 'swap', got {refine!r}")
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"max_swaps: expected an integer >= 0, got {max_swaps!r}")
-    chunked = in_chunks(prep, lambda part: vrsd(part, k, refine=refine, max_swaps=max_swaps))
-    if chunked is not None:
-        return chunked
     if prep.single:
         return [_vrsd_single(prep, single_count(prep, k), refine, max_swaps)]
     counts = pick_counts(prep, k)
