@@ -270,16 +270,17 @@ class Prepared:
         """One query whose candidates are all real: the methods' 1-D fast path applies."""
         return self.all_real and self.X.shape[0] == 1
 
-    def products_into(self, j: int, factor: float, out: np.ndarray, row_scale: Any) -> None:
-        """out = row_scale * (X[0] @ (factor * working vector j)), for query 0.
+    def products_into(
+        self, j: int, factor: float, out: np.ndarray, row_scale: Any, b: int = 0
+    ) -> None:
+        """out = row_scale * (X[b] @ (factor * working vector j)), for query b.
 
-        The single-query hot path: the pick's own scale (and any factor) rides in
-        the d-vector, ``row_scale`` (the per-row scale, possibly times weights;
-        None for 1) is one n-length product. With factor 1 and row_scale =
-        scale this equals ``sims_to_one(0, j)`` up to rounding.
+        The per-pick product of the single-query paths: the pick's own scale
+        (and any factor) rides in the d-vector, ``row_scale`` (the per-row
+        scale, possibly times weights; None for 1) is one n-length product.
         """
-        X = self.X[0]
-        f = factor * float(self.scale[0, j]) if self.normalize else factor
+        X = self.X[b]
+        f = factor * float(self.scale[b, j]) if self.normalize else factor
         raw = X @ (X[j] * f)  # a Python float keeps float32 data float32
         if row_scale is None:
             out[:] = raw
@@ -288,10 +289,9 @@ class Prepared:
 
     def sims_to_one(self, b: int, j: int) -> np.ndarray:
         """(n,): working inner product of query b's candidates with its candidate j."""
-        out = self.X[b] @ self.X[b, j]
-        if self.normalize:
-            return out * self.scale[b] * self.scale[b, j]
-        return out.astype(np.float64, copy=False)
+        out = np.empty(self.n)
+        self.products_into(j, 1.0, out, self.scale[b] if self.normalize else None, b)
+        return out
 
     def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
         """Working inner products among candidates ``idx`` of query b (small |idx|)."""
