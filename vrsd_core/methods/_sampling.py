@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any
 
@@ -46,34 +45,6 @@ def noise_rng(base: int) -> np.random.Generator:
     stream is then the same with or without noise, so the result is continuous
     in the noise level (noise -> 0 gives the noiseless result)."""
     return np.random.default_rng([base, 1])
-
-
-def check_int(value: Any, name: str, *, low: int, allow_none: bool = False) -> int | None:
-    """An integer >= ``low`` (or None when allowed), else ValueError naming it."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        extra = " or None" if allow_none else ""
-        raise ValueError(f"{name}: expected an integer >= {low}{extra}, got {value!r}")
-    return int(value)
-
-
-def check_real(
-    value: Any, name: str, *, low: float, high: float = math.inf,
-    low_open: bool = False, allow_inf: bool = False,
-) -> float:
-    """A real number in [low, high] ((low, high] if ``low_open``), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}: expected a number, got {value!r}")
-    v = float(value)
-    if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name}: expected a finite number, got {value!r}")
-    above = v > low if low_open else v >= low
-    if not (above and v <= high):
-        left = "(" if low_open else "["
-        right = "]" if math.isfinite(high) or allow_inf else ")"
-        raise ValueError(f"{name}: must be in {left}{low:g}, {high:g}{right}, got {value!r}")
-    return v
 
 
 def pool_size(m: int | None, k: int) -> int:

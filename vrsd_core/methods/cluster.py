@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first
+from .._prepare import Prepared, argmax_first, check_int
 from ._common import Picked, pick_counts
-from ._sampling import check_int, query_rng, resolve_seed
+from ._sampling import query_rng, resolve_seed
 
 
 def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list[Picked]:

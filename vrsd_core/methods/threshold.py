@@ -19,11 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .._prepare import Prepared
+from .._prepare import Prepared, check_int, check_real
 from ._common import Picked, pick_counts
 from ._sampling import (
-    check_int,
-    check_real,
     plackett_luce_order,
     pool_size,
     query_rng,

@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .._prepare import Prepared
+from .._prepare import Prepared, check_real
 from ._common import Picked, pick_counts
 from ._sampling import (
-    check_real,
     draw_probabilities,
     log_softmax,
     plackett_luce_order,

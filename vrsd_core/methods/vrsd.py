@@ -10,7 +10,6 @@ matrix-vector product C @ c_p for the pick p.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from .._prepare import (
     argmax_first,
     argmax_first_1d,
     argmax_first_rows,
+    check_int,
 )
 from ._common import Picked, cosine_from_parts, pick_counts, single_count, split_rows
 
@@ -41,8 +41,7 @@ def vrsd(
     """
     if refine not in REFINE_CHOICES:
         raise ValueError(f"refine: expected None or 'swap', got {refine!r}")
-    if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
-        raise ValueError(f"max_swaps: expected an integer >= 0, got {max_swaps!r}")
+    check_int(max_swaps, "max_swaps", low=0)
     if prep.single:
         return [_vrsd_single(prep, single_count(prep, k), refine, max_swaps)]
     counts = pick_counts(prep, k)

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 
 import numpy as np
 
-from .._prepare import TIE_RTOL, Prepared, argmax_first
+from .._prepare import TIE_RTOL, Prepared, argmax_first, check_int
 from ._common import Picked, cosine_from_parts, pick_counts
 from .vrsd import greedy_order
 
@@ -27,12 +26,7 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
     """Exact maximiser of cos(sum of selected, query); ties go to the
     lexicographically smallest index set. Raises ValueError if C(n, k) > max_subsets.
     """
-    if (
-        isinstance(max_subsets, bool)
-        or not isinstance(max_subsets, numbers.Integral)
-        or max_subsets < 1
-    ):
-        raise ValueError(f"max_subsets: expected an integer >= 1, got {max_subsets!r}")
+    check_int(max_subsets, "max_subsets", low=1)
     counts = pick_counts(prep, k)
     out = []
     for b in range(prep.batch):
