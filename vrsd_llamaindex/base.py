@@ -85,6 +85,13 @@ def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
             f"method_kwargs: {unknown[0]!r} is not an option of method {method!r} "
             f"(its options: {options})"
         )
+    if method_kwargs.get("prior") is not None:
+        # One score per candidate: the candidates are not known until a query, so a
+        # fixed list would only pass the dry run below and then fail every query.
+        raise ValueError(
+            "prior: a per-candidate quality prior cannot be set in method_kwargs "
+            "(the candidate nodes are not known until a query)"
+        )
     select(np.array([1.0, 0.0]), np.eye(2), 1, method=method, **method_kwargs)
 
 

@@ -146,6 +146,10 @@ def test_query_str_works(hf_embed, settings_embed_model):
         ({"method": "vrsd", "method_kwargs": {"refine": "anneal"}}, "refine"),
         ({"method_kwargs": {"relevance": [1.0]}}, "relevance"),
         ({"method_kwargs": {"normalize": False}}, "normalize"),
+        # a per-candidate prior cannot be fixed before the candidates exist (a list
+        # of 2 used to pass the 2-vector dry run and then fail every query)
+        ({"method": "mmr", "method_kwargs": {"prior": [0.1, 0.9]}}, "prior: a per-candidate"),
+        ({"method": "similarity", "method_kwargs": {"prior": [0.5] * 20}}, "prior"),
         ({"top_n": 0}, "top_n"),
         ({"top_n": True}, "top_n: expected an integer >= 1, got True"),
         ({"top_n": "3"}, "top_n: expected an integer >= 1, got '3'"),
