@@ -372,14 +372,10 @@ def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str
     path.check(kwargs)
 
 
-def _query_list(query_vector: Sequence[float]) -> list[float]:
-    return [float(x) for x in query_vector]
-
-
 def fetch_candidates(
     store: VectorStore,
     query: str,
-    query_vector: Sequence[float],
+    query_vector: np.ndarray,
     n: int,
     search_kwargs: Mapping[str, Any],
     embeddings: Embeddings,
@@ -387,19 +383,22 @@ def fetch_candidates(
 ) -> Candidates:
     """The store's top-n for ``query_vector`` with their vectors (see the module doc).
 
-    ``query`` (the text) is used only by stores that cannot search by vector.
+    ``query_vector`` is the checked float64 array (``pipeline.check_query_vector``);
+    stores get it as a list of floats. ``query`` (the text) is used only by stores
+    that cannot search by vector.
     """
     store = unwrap(store)
+    qlist = query_vector.tolist()
     kwargs = dict(search_kwargs)
     path = fast_path_for(store)
     if path is not None:
-        found = path.fetch(store, _query_list(query_vector), n, kwargs)
+        found = path.fetch(store, qlist, n, kwargs)
         if found.vectors is not None or not found.documents:
             return found
         texts = [d.page_content for d in found.documents]
         return Candidates(found.documents, cache.embed_documents(embeddings, texts), found.source)
     try:
-        docs = store.similarity_search_by_vector(_query_list(query_vector), k=n, **kwargs)
+        docs = store.similarity_search_by_vector(qlist, k=n, **kwargs)
     except NotImplementedError:
         docs = store.similarity_search(query, k=n, **kwargs)
     docs = list(docs)[:n]
@@ -412,7 +411,7 @@ def fetch_candidates(
 async def afetch_candidates(
     store: VectorStore,
     query: str,
-    query_vector: Sequence[float],
+    query_vector: np.ndarray,
     n: int,
     search_kwargs: Mapping[str, Any],
     embeddings: Embeddings,
@@ -423,11 +422,12 @@ async def afetch_candidates(
     Fast paths call synchronous clients, so they run in the default executor.
     """
     store = unwrap(store)
+    qlist = query_vector.tolist()
     kwargs = dict(search_kwargs)
     path = fast_path_for(store)
     if path is not None:
         found = await run_in_executor(
-            None, path.fetch, store, _query_list(query_vector), n, kwargs
+            None, path.fetch, store, qlist, n, kwargs
         )
         if found.vectors is not None or not found.documents:
             return found
@@ -435,7 +435,7 @@ async def afetch_candidates(
         vectors = await cache.aembed_documents(embeddings, texts)
         return Candidates(found.documents, vectors, found.source)
     try:
-        docs = await store.asimilarity_search_by_vector(_query_list(query_vector), k=n, **kwargs)
+        docs = await store.asimilarity_search_by_vector(qlist, k=n, **kwargs)
     except NotImplementedError:
         docs = await store.asimilarity_search(query, k=n, **kwargs)
     docs = list(docs)[:n]

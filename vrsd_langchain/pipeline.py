@@ -174,8 +174,9 @@ def check_query_text(query: Any) -> str:
     return query
 
 
-def check_query_vector(vector: Any) -> Any:
-    """``vector`` (what ``embed_query`` returned) if it is a usable query vector.
+def check_query_vector(vector: Any) -> np.ndarray:
+    """``vector`` (what ``embed_query`` returned) as a float64 array, if it is a usable
+    query vector: the one form the store search and the selection both take it in.
 
     Checked before it reaches the store, whose own errors for a NaN, empty or
     non-numeric vector come from deep inside it (a JSON error from a Chroma
@@ -200,7 +201,7 @@ def check_query_vector(vector: Any) -> Any:
         raise ValueError("embeddings: embed_query returned NaN or infinite values")
     if not arr.any():
         raise ValueError("embeddings: embed_query returned a zero vector (cosine is undefined)")
-    return vector
+    return arr
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,7 @@ def make_plan(
     return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs))
 
 
-def choose(query_vector: Any, candidates: Candidates, plan: SearchPlan) -> list[Document]:
+def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan) -> list[Document]:
     """Run the plan's method on the candidates; annotated copies in selection order."""
     if len(candidates) == 0 or plan.k == 0:
         return []
@@ -242,13 +243,7 @@ def choose(query_vector: Any, candidates: Candidates, plan: SearchPlan) -> list[
     options = dict(plan.options)
     if options.get("prior") is not None:
         options["prior"] = prior_values(options["prior"], candidates.documents)
-    sel = select(
-        np.asarray(query_vector, dtype=np.float64),
-        candidates.vectors,
-        plan.k,
-        method=plan.method,
-        **options,
-    )
+    sel = select(query_vector, candidates.vectors, plan.k, method=plan.method, **options)
     return annotate(candidates.documents, sel)
 
 
