@@ -90,18 +90,14 @@ def check_method(method: Any, options: Mapping[str, Any]) -> None:
 
 
 def _check_method_now(method: Any, options: Mapping[str, Any]) -> None:
-    params = method_defaults(method)  # ValueError naming `method` if unknown
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        raise ValueError(
-            f"{unknown[0]}: not an option of method {method!r} "
-            f"(its options: {_options_text(method)})"
-        )
-    probe = dict(options)
-    if probe.get("prior") is not None:
-        _check_prior_spec(probe["prior"])
-        probe["prior"] = [0.0]
+    # The core checks the method, the option names and their values; only the
+    # prior's spec (a field name or a callable) is the adapter's, checked once the
+    # core has accepted a prior for this method.
+    prior = options.get("prior")
+    probe = dict(options) if prior is None else {**options, "prior": [0.0]}
     select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
+    if prior is not None:
+        _check_prior_spec(prior)
 
 
 def _check_prior_spec(prior: Any) -> None:
