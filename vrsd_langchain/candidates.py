@@ -37,9 +37,6 @@ from .cache import EmbeddingCache
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-SOURCE_REEMBEDDED = "re-embedded"
-
-
 @dataclass(frozen=True)
 class Candidates:
     """The store's top-n for a query, in the store's order.
@@ -50,19 +47,17 @@ class Candidates:
             a fast path found the documents but the store could not hand out their
             vectors (e.g. a FAISS index without reconstruction): they are then
             re-embedded like the fallback's.
-        source: the fast path's name, or ``"re-embedded"`` for the fallback.
     """
 
     documents: list[Document]
     vectors: np.ndarray | None
-    source: str
 
     def __len__(self) -> int:
         return len(self.documents)
 
 
-def _empty(source: str) -> Candidates:
-    return Candidates([], np.zeros((0, 0)), source)
+def _empty() -> Candidates:
+    return Candidates([], np.zeros((0, 0)))
 
 
 def _dimension_error(query: Sequence[float], stored: int, store: str) -> ValueError | None:
@@ -121,10 +116,8 @@ def _fetch_in_memory(
     # The store's own search; its third element is the stored vector.
     hits = store._similarity_search_with_score_by_vector(embedding=query, k=n, filter=flt)
     if not hits:
-        return _empty("in_memory")
-    return Candidates(
-        [doc for doc, _, _ in hits], np.asarray([vec for _, _, vec in hits]), "in_memory"
-    )
+        return _empty()
+    return Candidates([doc for doc, _, _ in hits], np.asarray([vec for _, _, vec in hits]))
 
 
 # --- FAISS (langchain-community) -----------------------------------------------
@@ -134,7 +127,7 @@ def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any])
     index = store.index
     total = int(index.ntotal)
     if total == 0:
-        return _empty("faiss")
+        return _empty()
     _check_dimension(query, int(index.d), "FAISS")  # else an AssertionError from faiss
     q = np.asarray([query], dtype=np.float32)
     if store._normalize_L2:
@@ -166,12 +159,12 @@ def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any])
             break
         width = min(total, 4 * width)
     if not docs:
-        return _empty("faiss")
+        return _empty()
     try:
         vectors = np.asarray(index.reconstruct_batch(np.asarray(kept, dtype=np.int64)))
     except RuntimeError:  # e.g. an IVF index without a direct map cannot reconstruct
-        return Candidates(docs, None, "faiss")
-    return Candidates(docs, vectors, "faiss")
+        return Candidates(docs, None)
+    return Candidates(docs, vectors)
 
 
 # --- Chroma (langchain-chroma) -------------------------------------------------
@@ -234,11 +227,11 @@ def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
     # Rows without text are dropped as langchain-chroma drops them, with their vectors.
     rows = [i for i, text in enumerate(texts) if text is not None]
     if not rows:
-        return _empty("chroma")
+        return _empty()
     metadatas, ids = res["metadatas"][0], res["ids"][0]
     docs = [Document(page_content=texts[i], metadata=metadatas[i] or {}, id=ids[i]) for i in rows]
     vectors = np.asarray(res["embeddings"][0])[rows]
-    return Candidates(docs, vectors, "chroma")
+    return Candidates(docs, vectors)
 
 
 # --- Qdrant (langchain-qdrant) -------------------------------------------------
@@ -297,7 +290,7 @@ def _query_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
         with_vectors=[name] if name else True,
     ).points
     if not points:
-        return _empty("qdrant")
+        return _empty()
     docs = [
         store._document_from_point(
             p, store.collection_name, store.content_payload_key, store.metadata_payload_key
@@ -305,7 +298,7 @@ def _query_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
         for p in points
     ]
     raw = [p.vector[name] if isinstance(p.vector, dict) else p.vector for p in points]
-    return Candidates(docs, np.asarray(raw, dtype=np.float64), "qdrant")
+    return Candidates(docs, np.asarray(raw, dtype=np.float64))
 
 
 FAST_PATHS: tuple[FastPath, ...] = (
@@ -396,16 +389,16 @@ def fetch_candidates(
         if found.vectors is not None or not found.documents:
             return found
         texts = [d.page_content for d in found.documents]
-        return Candidates(found.documents, cache.embed_documents(embeddings, texts), found.source)
+        return Candidates(found.documents, cache.embed_documents(embeddings, texts))
     try:
         docs = store.similarity_search_by_vector(qlist, k=n, **kwargs)
     except NotImplementedError:
         docs = store.similarity_search(query, k=n, **kwargs)
     docs = list(docs)[:n]
     if not docs:
-        return _empty(SOURCE_REEMBEDDED)
+        return _empty()
     vectors = cache.embed_documents(embeddings, [d.page_content for d in docs])
-    return Candidates(docs, vectors, SOURCE_REEMBEDDED)
+    return Candidates(docs, vectors)
 
 
 async def afetch_candidates(
@@ -433,13 +426,13 @@ async def afetch_candidates(
             return found
         texts = [d.page_content for d in found.documents]
         vectors = await cache.aembed_documents(embeddings, texts)
-        return Candidates(found.documents, vectors, found.source)
+        return Candidates(found.documents, vectors)
     try:
         docs = await store.asimilarity_search_by_vector(qlist, k=n, **kwargs)
     except NotImplementedError:
         docs = await store.asimilarity_search(query, k=n, **kwargs)
     docs = list(docs)[:n]
     if not docs:
-        return _empty(SOURCE_REEMBEDDED)
+        return _empty()
     vectors = await cache.aembed_documents(embeddings, [d.page_content for d in docs])
-    return Candidates(docs, vectors, SOURCE_REEMBEDDED)
+    return Candidates(docs, vectors)

@@ -11,7 +11,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
-from .candidates import SOURCE_REEMBEDDED, Candidates
+from .candidates import Candidates
 from .pipeline import (
     SearchPlan,
     check_count,
@@ -87,7 +87,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         assert self.cache is not None  # set by the validator
         qvec = check_query_vector(self.embeddings.embed_query(check_query_text(query)))
         vectors = self.cache.embed_documents(self.embeddings, [d.page_content for d in docs])
-        return choose(qvec, Candidates(docs, vectors, SOURCE_REEMBEDDED), self._plan(len(docs)))
+        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)))
 
     async def acompress_documents(
         self,
@@ -104,4 +104,4 @@ class VRSDCompressor(BaseDocumentCompressor):
         vectors = await self.cache.aembed_documents(
             self.embeddings, [d.page_content for d in docs]
         )
-        return choose(qvec, Candidates(docs, vectors, SOURCE_REEMBEDDED), self._plan(len(docs)))
+        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)))
