@@ -122,10 +122,10 @@ def run_demo(
         raise ValueError(f"k: k and fetch_k must be >= 1, got k={k}, fetch_k={fetch_k}")
     passages = load_corpus(corpus_path)
     emb = embeddings if embeddings is not None else cached_embeddings(model, cache_dir)
-    texts = [p.text for p in passages]
-    vectors = dict(zip((p.id for p in passages), emb.embed_documents(texts), strict=True))
+    ids = [p.id for p in passages]
     store = InMemoryVectorStore(emb)
-    store.add_texts(texts, ids=[p.id for p in passages])  # cached: no second encode
+    store.add_texts([p.text for p in passages], ids=ids)
+    vectors = {pid: store.store[pid]["vector"] for pid in ids}  # as embedded for the store
     query_vec = np.asarray(emb.embed_query(query))
     fetch = max(fetch_k, k)
     methods = [
