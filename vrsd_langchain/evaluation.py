@@ -83,7 +83,8 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
     (e.g. ``mmr:lambda_mult=0.5``, ``dpp:theta=0.7``).
 
     Raises:
-        ValueError: naming ``methods``, for an unknown method or option.
+        ValueError: naming ``methods``, for an unknown method or option or an option
+            value the method refuses.
     """
     name, _, opts = token.partition(":")
     name = name.strip().lower()
@@ -113,6 +114,12 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
             f"methods: {unknown[0]!r} is not an option of {name!r} "
             f"(its options: {', '.join(sorted(allowed)) or 'none'})"
         )
+    from .pipeline import check_method
+
+    try:  # option values too, before any corpus is embedded (the retrievers are built last)
+        check_method(name, options)
+    except ValueError as exc:
+        raise ValueError(f"methods: {token!r}: {exc}") from None
     return [MethodSpec(label, name, options)]
 
 

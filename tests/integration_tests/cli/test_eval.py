@@ -89,6 +89,8 @@ def test_second_run_encodes_nothing(vrsd, tmp_path, data_dir, eval_run):
         (["--datasets", "nope"], "--datasets: unknown dataset 'nope'"),
         (["--methods", "bogus"], "--methods: unknown method 'bogus'"),
         (["--methods", "mmr:gamma=1"], "'gamma' is not an option of 'mmr'"),
+        (["--methods", "mmr:lambda_mult=2"],
+         "--methods: 'mmr:lambda_mult=2': lambda_mult: must be in [0, 1], got 2"),
         (["--methods", "mmr:0.5"], "options are written key=value"),
         (["--k", "6", "--fetch-k", "5"], "--fetch-k: 5 is smaller than the largest --k (6)"),
         (["--data-dir", "/nonexistent/vrsd"], "cannot read arc_da from /nonexistent/vrsd"),
