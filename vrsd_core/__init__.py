@@ -5,7 +5,16 @@ Pure numpy. ``select(query, candidates, k, method=...)`` returns a
 """
 
 from . import metrics
-from .api import METHODS, method_defaults, select, select_batch
+from .api import METHODS, check_count, check_options, method_defaults, select, select_batch
 from .selection import Selection
 
-__all__ = ["METHODS", "Selection", "method_defaults", "metrics", "select", "select_batch"]
+__all__ = [
+    "METHODS",
+    "Selection",
+    "check_count",
+    "check_options",
+    "method_defaults",
+    "metrics",
+    "select",
+    "select_batch",
+]

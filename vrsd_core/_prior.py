@@ -26,6 +26,7 @@ picks' prior values, aligned with ``indices``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ PRIOR_METHODS = frozenset({"similarity", "mmr", "dpp"})
 PRIOR_DEFAULTS: dict[str, Any] = {"prior": None, "prior_weight": 0.0}
 
 
-def refuse_prior(method: str, options: dict[str, Any]) -> None:
+def refuse_prior(method: str, options: Mapping[str, Any]) -> None:
     """ValueError naming ``prior``/``prior_weight`` for methods without a prior."""
     for name in PRIOR_DEFAULTS:
         if name in options and method not in PRIOR_METHODS:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from ._prepare import TINY, Prepared, check_k, prepare
+from ._prepare import TINY, Prepared, check_int, check_k, prepare
 from ._prior import PRIOR_DEFAULTS, PRIOR_METHODS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
 from .methods.cluster import cluster
@@ -61,6 +61,47 @@ def _keyword_defaults(fn: MethodFn) -> tuple[tuple[str, Any], ...]:
     )
 
 
+# A one-candidate problem: running a method on it checks option *values*
+# (ranges, choices) exactly as a real call would.
+_PROBE_QUERY = np.ones(2)
+_PROBE_CANDIDATES = np.ones((1, 2))
+
+
+def check_options(method: str, options: Mapping[str, Any]) -> None:
+    """Raise now the ValueError that ``select(..., method=method, **options)`` would
+    raise on any input: an unknown method, a name that is not one of the method's
+    options (``select``'s own arguments such as ``relevance`` or ``normalize``
+    included), or an option value out of range.
+
+    For adapters that validate a configuration before any query. A ``prior`` is
+    one score per candidate, so only its place is checked here (the method must
+    take one); its values are checked against the candidates at query time.
+    """
+    refuse_prior(method, options)
+    _refuse_unknown(method, options, method_defaults(method))
+    probe = dict(options)
+    if probe.get("prior") is not None:
+        probe["prior"] = np.zeros(1)
+    select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
+
+
+def check_count(value: Any, name: str, minimum: int = 0) -> int:
+    """``value`` as an int >= ``minimum`` (bools, floats and strings refused), or a
+    ValueError naming ``name``: the check adapters apply to k, fetch_k, top_n."""
+    out = check_int(value, name, low=minimum)
+    assert out is not None
+    return out
+
+
+def _refuse_unknown(method: str, options: Mapping[str, Any], params: Mapping[str, Any]) -> None:
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        allowed = ", ".join(sorted(params)) or "none"
+        raise ValueError(
+            f"{unknown[0]}: not an option of method {method!r} (its options: {allowed})"
+        )
+
+
 def _lookup(method: Any) -> MethodFn:
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose from {sorted(METHODS)}")
@@ -79,12 +120,7 @@ def _run(
     fn = _lookup(method)
     refuse_prior(method, options)
     params = method_defaults(method)
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        allowed = ", ".join(sorted(params)) or "none"
-        raise ValueError(
-            f"{unknown[0]}: not an option of method {method!r} (its options: {allowed})"
-        )
+    _refuse_unknown(method, options, params)
     if relevance is not None and method in GEOMETRIC_METHODS:
         raise ValueError(
             f"relevance: method {method!r} scores candidates by their vectors against the "

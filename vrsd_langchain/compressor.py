@@ -10,11 +10,12 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from vrsd_core import check_count
+
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import Candidates
 from .pipeline import (
     SearchPlan,
-    check_count,
     check_method,
     check_query_text,
     check_query_vector,

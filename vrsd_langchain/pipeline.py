@@ -9,7 +9,6 @@ vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
 from __future__ import annotations
 
 import functools
-import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,23 +18,11 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import method_defaults, select
+from vrsd_core import check_count, check_options, method_defaults, select
 
 from .cache import EmbeddingCache
 from .candidates import Candidates, afetch_candidates, check_search_kwargs, fetch_candidates
 from .documents import annotate
-
-# A one-candidate problem: running it checks option *values* (ranges, choices)
-# exactly as a real call would, at construction time.
-_PROBE_QUERY = np.ones(2)
-_PROBE_CANDIDATES = np.ones((1, 2))
-
-
-def check_count(value: Any, name: str) -> int:
-    """``value`` as an int >= 0, or ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{name}: expected an integer >= 0, got {value!r}")
-    return int(value)
 
 
 def check_counts(k: Any, fetch_k: Any) -> tuple[int, int]:
@@ -93,9 +80,8 @@ def _check_method_now(method: Any, options: Mapping[str, Any]) -> None:
     # The core checks the method, the option names and their values; only the
     # prior's spec (a field name or a callable) is the adapter's, checked once the
     # core has accepted a prior for this method.
+    check_options(method, options)
     prior = options.get("prior")
-    probe = dict(options) if prior is None else {**options, "prior": [0.0]}
-    select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
     if prior is not None:
         _check_prior_spec(prior)
 

@@ -14,12 +14,13 @@ from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from vrsd_core import check_count
+
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
 from .pipeline import (
     SearchPlan,
     arun,
-    check_count,
     make_plan,
     resolve_embeddings,
     run,

@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import numbers
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import Field, field_validator, model_validator
 from llama_index.core.callbacks import CBEventType, EventPayload
@@ -48,7 +46,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from vrsd_core import Selection, method_defaults, select
+from vrsd_core import Selection, check_count, check_options, select
 
 from ._stores import vectors_from_store
 
@@ -71,20 +69,9 @@ under this key (e.g. from an earlier reranking stage) is replaced.
 
 
 def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
-    """Raise ValueError now, at construction, for anything ``select`` would refuse later.
-
-    Unknown methods and option names are checked by name; option values by a
-    dry run of the core on two orthogonal vectors (the core's own checks, not
-    a copy of them).
-    """
-    allowed = method_defaults(method)  # ValueError naming `method` if unknown
-    unknown = sorted(set(method_kwargs) - set(allowed))
-    if unknown:
-        options = ", ".join(sorted(allowed)) or "none"
-        raise ValueError(
-            f"method_kwargs: {unknown[0]!r} is not an option of method {method!r} "
-            f"(its options: {options})"
-        )
+    """Raise ValueError now, at construction, for anything ``select`` would refuse
+    later (``vrsd_core.check_options``), and for a ``prior``, which this adapter
+    has no per-node source for."""
     if method_kwargs.get("prior") is not None:
         # One score per candidate: the candidates are not known until a query, so a
         # fixed list would only pass the dry run below and then fail every query.
@@ -92,17 +79,7 @@ def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
             "prior: a per-candidate quality prior cannot be set in method_kwargs "
             "(the candidate nodes are not known until a query)"
         )
-    select(np.array([1.0, 0.0]), np.eye(2), 1, method=method, **method_kwargs)
-
-
-def check_count(value: Any, name: str, minimum: int = 0) -> int:
-    """``value`` as an int >= ``minimum``, or ValueError naming ``name``.
-
-    Strict: 2.0, "3" and True are refused (pydantic's lax mode would coerce them).
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
-    return int(value)
+    check_options(method, method_kwargs)
 
 
 def _with_key(keys: Sequence[str]) -> list[str]:

@@ -27,7 +27,9 @@ from llama_index.core.indices.vector_store.retrievers.retriever import VectorInd
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from .base import VRSDPostprocessor, check_count
+from vrsd_core import check_count
+
+from .base import VRSDPostprocessor
 
 dispatcher = get_dispatcher(__name__)
 

@@ -254,6 +254,11 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
         ({"method": "mmr", "method_kwargs": {"prior": 5}},
          "prior: give the name of a numeric metadata field or a callable"),
         ({"method": "dpp", "method_kwargs": {"theta": 1.0}}, "theta"),
+        # select's own arguments are not method options (normalize=False used to pass)
+        ({"method": "mmr", "method_kwargs": {"normalize": False}},
+         "normalize: not an option of method 'mmr'"),
+        ({"method": "mmr", "method_kwargs": {"relevance": [1.0, 2.0]}},
+         "relevance: not an option of method 'mmr'"),
         ({"k": -1}, "k: expected an integer >= 0"),
         ({"k": 2.5}, "k: expected an integer >= 0, got 2.5"),
         ({"k": 2.0}, "k: expected an integer >= 0, got 2.0"),

@@ -183,3 +183,37 @@ def test_every_registered_method_refuses_bad_input_too():
         with raises("no_such_option"):
             select(Q, C, 2, method=method, no_such_option=1)
         assert isinstance(method_defaults(method), dict)
+
+
+@pytest.mark.parametrize(
+    "method,options,name",
+    [
+        ("mmr", {"normalize": False}, "normalize"),  # select's own argument, not an option
+        ("mmr", {"relevance": [1.0]}, "relevance"),
+        ("mmr", {"lambda_mult": 2}, "lambda_mult"),
+        ("vrsd", {"theta": 0.5}, "theta"),
+        ("vrsd", {"prior": "field"}, "prior"),
+        ("dpp", {"prior_weight": 0.5}, "prior_weight"),  # a weight needs a prior
+        ("nope", {}, "method"),
+    ],
+)
+def test_check_options_refuses_what_select_would(method, options, name):
+    from vrsd_core import check_options
+
+    with pytest.raises(ValueError, match=f"^{name}"):
+        check_options(method, options)
+
+
+def test_check_options_accepts_a_prior_before_the_candidates_are_known():
+    from vrsd_core import check_options
+
+    check_options("dpp", {"prior": "any per-candidate source", "prior_weight": 0.3})
+    check_options("vrsd", {"refine": "swap"})
+
+
+@pytest.mark.parametrize("value", [2.0, "3", True, -1, None])
+def test_check_count_is_strict(value):
+    from vrsd_core import check_count
+
+    with pytest.raises(ValueError, match="^top_n"):
+        check_count(value, "top_n")
