@@ -22,307 +22,21 @@ cannot be an instance of it.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from langchain_core.documents import Document
 from langchain_core.runnables.config import run_in_executor
-from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
+from langchain_core.vectorstores import VectorStore
 
 from .cache import EmbeddingCache
+from .stores import FAST_PATHS, Candidates, FastPath, empty
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-@dataclass(frozen=True)
-class Candidates:
-    """The store's top-n for a query, in the store's order.
-
-    Attributes:
-        documents: the candidate Documents as the store returned them (not yet copied).
-        vectors: (n, d) their vectors, row i belonging to ``documents[i]``; None when
-            a fast path found the documents but the store could not hand out their
-            vectors (e.g. a FAISS index without reconstruction): they are then
-            re-embedded like the fallback's.
-    """
-
-    documents: list[Document]
-    vectors: np.ndarray | None
-
-    def __len__(self) -> int:
-        return len(self.documents)
-
-
-def _empty() -> Candidates:
-    return Candidates([], np.zeros((0, 0)))
-
-
-def _dimension_error(query: Sequence[float], stored: int, store: str) -> ValueError | None:
-    """A ValueError naming ``embeddings`` if the query vector's length is not ``stored``."""
-    if len(query) == stored:
-        return None
-    return ValueError(
-        f"embeddings: embed_query returned a {len(query)}-d vector but {store}'s "
-        f"vectors are {stored}-d; use the model the store was built with"
-    )
-
-
-def _check_dimension(query: Sequence[float], stored: int, store: str) -> None:
-    err = _dimension_error(query, stored, store)
-    if err is not None:
-        raise err
-
-
-@dataclass(frozen=True)
-class FastPath:
-    """How to read candidates and their stored vectors from one kind of store."""
-
-    name: str
-    module: str
-    class_name: str
-    search_kwargs: tuple[str, ...]
-    fetch: Callable[[Any, list[float], int, dict[str, Any]], Candidates]
-    applies: Callable[[Any], bool] = lambda store: True
-    check: Callable[[Mapping[str, Any]], None] = lambda kwargs: None
-    """Raises ValueError for search argument values the store would reject."""
-
-    def store_class(self) -> type | None:
-        mod = sys.modules.get(self.module)
-        return getattr(mod, self.class_name, None) if mod is not None else None
-
-
-# --- InMemoryVectorStore -------------------------------------------------------
-
-
-def _check_in_memory(kwargs: Mapping[str, Any]) -> None:
-    flt = kwargs.get("filter")
-    if flt is not None and not callable(flt):
-        raise ValueError(
-            "filter: InMemoryVectorStore filters with a callable (Document) -> bool, "
-            f"got {type(flt).__name__}"
-        )
-
-
-def _fetch_in_memory(
-    store: InMemoryVectorStore, query: list[float], n: int, kwargs: dict[str, Any]
-) -> Candidates:
-    flt = kwargs.get("filter")
-    first = next(iter(store.store.values()), None)
-    if first is not None:  # else langchain_core's "Number of columns in X and Y must be ..."
-        _check_dimension(query, len(first["vector"]), "InMemoryVectorStore")
-    # The store's own search; its third element is the stored vector.
-    hits = store._similarity_search_with_score_by_vector(embedding=query, k=n, filter=flt)
-    if not hits:
-        return _empty()
-    return Candidates([doc for doc, _, _ in hits], np.asarray([vec for _, _, vec in hits]))
-
-
-# --- FAISS (langchain-community) -----------------------------------------------
-
-
-def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
-    index = store.index
-    total = int(index.ntotal)
-    if total == 0:
-        return _empty()
-    _check_dimension(query, int(index.d), "FAISS")  # else an AssertionError from faiss
-    q = np.asarray([query], dtype=np.float32)
-    if store._normalize_L2:
-        import faiss
-
-        faiss.normalize_L2(q)
-    flt = kwargs.get("filter")
-    keep = store._create_filter_func(flt) if flt is not None else None
-    # Unfiltered: the index's top-n. Filtered: the top-n of the documents that
-    # pass, widening the search until n pass or the index is exhausted (the
-    # stock search stops at a fixed fetch_k and may return fewer).
-    width = min(n, total) if keep is None else min(total, max(4 * n, 64))
-    while True:
-        _, found = index.search(q, width)
-        positions = found[0][found[0] >= 0]
-        docs: list[Document] = []
-        kept: list[int] = []
-        for pos in positions.tolist():
-            doc_id = store.index_to_docstore_id[pos]
-            doc = store.docstore.search(doc_id)
-            if not isinstance(doc, Document):
-                raise ValueError(f"vectorstore: FAISS docstore has no document for id {doc_id!r}")
-            if keep is None or keep(doc.metadata):
-                docs.append(doc)
-                kept.append(pos)
-                if len(docs) == n:
-                    break
-        if len(docs) == n or width >= total or keep is None:
-            break
-        width = min(total, 4 * width)
-    if not docs:
-        return _empty()
-    try:
-        vectors = np.asarray(index.reconstruct_batch(np.asarray(kept, dtype=np.int64)))
-    except RuntimeError:  # e.g. an IVF index without a direct map cannot reconstruct
-        return Candidates(docs, None)
-    return Candidates(docs, vectors)
-
-
-# --- Chroma (langchain-chroma) -------------------------------------------------
-
-
-def _check_chroma(kwargs: Mapping[str, Any]) -> None:
-    if "filter" in kwargs and "where" in kwargs:
-        raise ValueError("filter: give either 'filter' or 'where' (the same Chroma filter)")
-
-
-# Chroma's n_results is a u32 (the server refuses more, the embedded client overflows
-# past a C long); a fetch_k beyond any collection's size changes nothing, so cap it.
-_CHROMA_MAX_RESULTS = 2**32 - 1
-
-
-def _chroma_rejection(exc: Exception, query: list[float], kwargs: Mapping[str, Any]
-                      ) -> ValueError | None:
-    """A ValueError naming the argument Chroma rejected, or None if it is neither.
-
-    Chroma checks the query's dimension and the filters only when it runs the
-    query (the server, or the embedded client's Rust core) and answers with an
-    ``InvalidArgumentError`` (the client's own filter checks raise a ValueError);
-    neither names the argument. Transport and other errors are not handled here.
-    """
-    text = str(exc)
-    if "dimension" in text.lower():
-        return ValueError(
-            f"embeddings: embed_query returned a {len(query)}-d vector that the Chroma "
-            f"collection refuses ({text}); use the model the store was built with"
-        )
-    given = [name for name in ("filter", "where", "where_document") if name in kwargs]
-    if not given:
-        return None
-    name = given[0]
-    if "where_document" in given and ("document" in text.lower() or len(given) == 1):
-        name = "where_document"
-    return ValueError(f"{name}: Chroma refused the filter {kwargs[name]!r}: {text}")
-
-
-def _fetch_chroma(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
-    from chromadb.errors import InvalidArgumentError
-
-    _check_chroma(kwargs)
-    where = kwargs.get("filter", kwargs.get("where"))
-    # One round trip: an empty collection answers with empty lists.
-    try:
-        res = store._collection.query(
-            query_embeddings=[query],
-            n_results=min(n, _CHROMA_MAX_RESULTS),
-            where=where,
-            where_document=kwargs.get("where_document"),
-            include=["embeddings", "documents", "metadatas", "distances"],
-        )
-    except (InvalidArgumentError, ValueError) as exc:
-        err = _chroma_rejection(exc, query, {k: v for k, v in kwargs.items() if v is not None})
-        if err is None:
-            raise
-        raise err from exc
-    texts = res["documents"][0]
-    # Rows without text are dropped as langchain-chroma drops them, with their vectors.
-    rows = [i for i, text in enumerate(texts) if text is not None]
-    if not rows:
-        return _empty()
-    metadatas, ids = res["metadatas"][0], res["ids"][0]
-    docs = [Document(page_content=texts[i], metadata=metadatas[i] or {}, id=ids[i]) for i in rows]
-    vectors = np.asarray(res["embeddings"][0])[rows]
-    return Candidates(docs, vectors)
-
-
-# --- Qdrant (langchain-qdrant) -------------------------------------------------
-
-
-def _qdrant_dense(store: Any) -> bool:
-    mode = getattr(store, "retrieval_mode", None)
-    return (
-        str(getattr(mode, "value", mode)) == "dense"
-        and _has(store, "client", "_document_from_point", "vector_name")
-    )
-
-
-def _has(store: Any, *names: str) -> bool:
-    """The store still has the internals a fast path reads (else: the generic fallback)."""
-    return all(hasattr(store, name) for name in names)
-
-
-def _qdrant_dimension(store: Any) -> int | None:
-    """The collection's vector size (one more round trip), or None if unknown."""
-    try:
-        vectors = store.client.get_collection(store.collection_name).config.params.vectors
-    except Exception:  # noqa: BLE001 - only used to explain another error
-        return None
-    if isinstance(vectors, dict):
-        vectors = vectors.get(store.vector_name)
-    size = getattr(vectors, "size", None)
-    return size if isinstance(size, int) else None
-
-
-def _fetch_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
-    try:
-        return _query_qdrant(store, query, n, kwargs)
-    except Exception as exc:
-        # Qdrant checks the dimension during the query (local mode: a numpy shape
-        # error; a server: UnexpectedResponse). Only then ask for the collection's size.
-        size = _qdrant_dimension(store)
-        err = None if size is None else _dimension_error(query, size, "the Qdrant collection")
-        if err is None:
-            raise
-        raise err from exc
-
-
-def _query_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Candidates:
-    name = store.vector_name
-    points = store.client.query_points(
-        collection_name=store.collection_name,
-        query=query,
-        using=name or None,
-        query_filter=kwargs.get("filter"),
-        search_params=kwargs.get("search_params"),
-        score_threshold=kwargs.get("score_threshold"),
-        consistency=kwargs.get("consistency"),
-        limit=n,
-        with_payload=True,
-        with_vectors=[name] if name else True,
-    ).points
-    if not points:
-        return _empty()
-    docs = [
-        store._document_from_point(
-            p, store.collection_name, store.content_payload_key, store.metadata_payload_key
-        )
-        for p in points
-    ]
-    raw = [p.vector[name] if isinstance(p.vector, dict) else p.vector for p in points]
-    return Candidates(docs, np.asarray(raw, dtype=np.float64))
-
-
-FAST_PATHS: tuple[FastPath, ...] = (
-    FastPath(
-        "in_memory", "langchain_core.vectorstores.in_memory", "InMemoryVectorStore",
-        ("filter",), _fetch_in_memory, check=_check_in_memory,
-        applies=lambda s: _has(s, "_similarity_search_with_score_by_vector"),
-    ),
-    FastPath(
-        "faiss", "langchain_community.vectorstores.faiss", "FAISS", ("filter",), _fetch_faiss,
-        applies=lambda s: _has(s, "index", "docstore", "index_to_docstore_id",
-                               "_create_filter_func", "_normalize_L2"),
-    ),
-    FastPath(
-        "chroma", "langchain_chroma.vectorstores", "Chroma",
-        ("filter", "where", "where_document"), _fetch_chroma, check=_check_chroma,
-        applies=lambda s: _has(s, "_collection"),
-    ),
-    FastPath(
-        "qdrant", "langchain_qdrant.qdrant", "QdrantVectorStore",
-        ("filter", "search_params", "score_threshold", "consistency"), _fetch_qdrant,
-        applies=_qdrant_dense,
-    ),
-)
+__all__ = ["Candidates", "afetch_candidates", "check_search_kwargs", "fast_path_for",
+           "fetch_candidates", "unwrap"]
 
 
 def unwrap(store: VectorStore) -> VectorStore:
@@ -396,7 +110,7 @@ def fetch_candidates(
         docs = store.similarity_search(query, k=n, **kwargs)
     docs = list(docs)[:n]
     if not docs:
-        return _empty()
+        return empty()
     vectors = cache.embed_documents(embeddings, [d.page_content for d in docs])
     return Candidates(docs, vectors)
 
@@ -433,6 +147,6 @@ async def afetch_candidates(
         docs = await store.asimilarity_search(query, k=n, **kwargs)
     docs = list(docs)[:n]
     if not docs:
-        return _empty()
+        return empty()
     vectors = await cache.aembed_documents(embeddings, [d.page_content for d in docs])
     return Candidates(docs, vectors)
