@@ -5,15 +5,20 @@ Pure numpy. ``select(query, candidates, k, method=...)`` returns a
 """
 
 from . import metrics
-from .api import METHODS, check_count, check_options, method_defaults, select, select_batch
+from .api import check_count, check_options, method_defaults, select, select_batch
+from .registry import METHOD_INFO, METHODS, MethodInfo, method_info, methods_where
 from .selection import Selection
 
 __all__ = [
     "METHODS",
+    "METHOD_INFO",
+    "MethodInfo",
     "Selection",
     "check_count",
     "check_options",
     "method_defaults",
+    "method_info",
+    "methods_where",
     "metrics",
     "select",
     "select_batch",

@@ -3,7 +3,8 @@
 Options ``prior`` (b_i, one real number per candidate: shape (n,) in
 ``select``, (B, n) in ``select_batch``) and ``prior_weight`` (w in [0, 1],
 default 0 = no prior; RAGSys's lambda_b is 1 - w) of the relevance-based
-methods in ``PRIOR_METHODS``. Before the method runs, its relevance becomes
+methods whose ``MethodInfo.takes_prior`` is set (``vrsd_core.registry``).
+Before the method runs, its relevance becomes
 
     v_i = (1 - w) * rel_i + w * b_i
 
@@ -32,18 +33,18 @@ from typing import Any
 import numpy as np
 
 from ._prepare import Prepared, _check_finite, as_float_array, check_unit
+from .registry import MethodInfo, methods_where
 
-PRIOR_METHODS = frozenset({"similarity", "mmr", "dpp"})
 PRIOR_DEFAULTS: dict[str, Any] = {"prior": None, "prior_weight": 0.0}
 
 
-def refuse_prior(method: str, options: Mapping[str, Any]) -> None:
+def refuse_prior(info: MethodInfo, options: Mapping[str, Any]) -> None:
     """ValueError naming ``prior``/``prior_weight`` for methods without a prior."""
     for name in PRIOR_DEFAULTS:
-        if name in options and method not in PRIOR_METHODS:
+        if name in options and not info.takes_prior:
             raise ValueError(
-                f"{name}: method {method!r} takes no quality prior; the methods that do "
-                f"are {sorted(PRIOR_METHODS)}"
+                f"{name}: method {info.name!r} takes no quality prior; the methods that do "
+                f"are {sorted(methods_where(takes_prior=True))}"
             )
 
 

@@ -5,48 +5,23 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ._prepare import TINY, Prepared, check_int, check_k, prepare
-from ._prior import PRIOR_DEFAULTS, PRIOR_METHODS, apply_prior, refuse_prior, shown_params
+from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .methods.cluster import cluster
-from .methods.dpp import dpp
-from .methods.mmr import mmr
-from .methods.similarity import similarity
-from .methods.threshold import threshold
-from .methods.top_m import top_m
-from .methods.top_p import top_p
-from .methods.vrsd import vrsd
-from .methods.vrsd_exact import vrsd_exact
+from .registry import MethodFn, method_info
 from .selection import Selection
-
-MethodFn = Callable[..., list[Picked]]
-
-METHODS: dict[str, MethodFn] = {
-    "similarity": similarity,
-    "vrsd": vrsd,
-    "vrsd_exact": vrsd_exact,
-    "mmr": mmr,
-    "dpp": dpp,
-    # The RAG_diversity strategies (seeded sampling and clustering).
-    "threshold": threshold,
-    "top_m": top_m,
-    "top_p": top_p,
-    "cluster": cluster,
-}
-
-# Methods whose objective is the geometry itself: an outside relevance has no place.
-GEOMETRIC_METHODS = frozenset({"vrsd", "vrsd_exact"})
 
 
 def method_defaults(method: str) -> dict[str, Any]:
     """The options a method accepts, with their defaults."""
-    options = dict(_keyword_defaults(_lookup(method)))
-    if method in PRIOR_METHODS:  # the quality prior (see _prior.py)
+    info = method_info(method)
+    options = dict(_keyword_defaults(info.fn))
+    if info.takes_prior:  # the quality prior (see _prior.py)
         options.update(PRIOR_DEFAULTS)
     return options
 
@@ -77,7 +52,7 @@ def check_options(method: str, options: Mapping[str, Any]) -> None:
     one score per candidate, so only its place is checked here (the method must
     take one); its values are checked against the candidates at query time.
     """
-    refuse_prior(method, options)
+    refuse_prior(method_info(method), options)
     _refuse_unknown(method, options, method_defaults(method))
     probe = dict(options)
     if probe.get("prior") is not None:
@@ -102,12 +77,6 @@ def _refuse_unknown(method: str, options: Mapping[str, Any], params: Mapping[str
         )
 
 
-def _lookup(method: Any) -> MethodFn:
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method: unknown method {method!r}; choose from {sorted(METHODS)}")
-    return METHODS[method]
-
-
 def _run(
     method: str,
     prep: Prepared,
@@ -117,11 +86,11 @@ def _run(
     *,
     batched: bool = False,
 ) -> list[Selection]:
-    fn = _lookup(method)
-    refuse_prior(method, options)
+    info = method_info(method)
+    refuse_prior(info, options)
     params = method_defaults(method)
     _refuse_unknown(method, options, params)
-    if relevance is not None and method in GEOMETRIC_METHODS:
+    if relevance is not None and not info.takes_relevance:
         raise ValueError(
             f"relevance: method {method!r} scores candidates by their vectors against the "
             "query; it takes no outside relevance"
@@ -131,7 +100,7 @@ def _run(
     # reports the plain one (see _prior.py).
     run_prep, options, prior = apply_prior(prep, options, batched=batched)
     k_int = check_k(k)
-    picked = run_in_chunks(run_prep, lambda part: fn(part, k_int, **options))
+    picked = run_in_chunks(run_prep, lambda part: info.fn(part, k_int, **options))
     if prior is not None:
         for b, p in enumerate(picked):
             p.info["prior"] = prior[b, p.indices].tolist()
@@ -182,7 +151,7 @@ def select(
         candidates: (n, d) candidate vectors, usually the store's top-n in its order.
         k: how many to choose. k >= n returns all n (in selection order);
             k <= 0 or no candidates returns an empty selection.
-        method: one of ``METHODS`` (see the README's method table).
+        method: one of ``METHOD_INFO`` (see the README's method table).
         relevance: optional (n,) relevance scores replacing cosine-to-query for
             relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
         normalize: L2-normalise query and candidates first (cosine geometry).

@@ -1,0 +1,81 @@
+"""The method table (``vrsd_core.METHOD_INFO``) says what each method really does."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from vrsd_core import (
+    METHOD_INFO,
+    METHODS,
+    MethodInfo,
+    method_defaults,
+    method_info,
+    methods_where,
+    select,
+)
+
+rng = np.random.default_rng(3)
+Q = rng.standard_normal(8)
+C = rng.standard_normal((12, 8))
+
+
+def test_methods_is_derived_from_the_table():
+    assert list(METHODS) == list(METHOD_INFO)
+    for name, info in METHOD_INFO.items():
+        assert isinstance(info, MethodInfo)
+        assert info.name == name
+        assert METHODS[name] is info.fn
+        assert info.summary and "\n" not in info.summary
+
+
+def test_the_table_is_read_only():
+    with pytest.raises(TypeError):
+        METHOD_INFO["new"] = METHOD_INFO["vrsd"]  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        METHOD_INFO["vrsd"].seeded = True  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", list(METHOD_INFO))
+def test_flags_match_the_options(name):
+    info = METHOD_INFO[name]
+    options = method_defaults(name)
+    assert info.takes_prior == ("prior" in options)
+    assert info.seeded == ("seed" in options)
+
+
+@pytest.mark.parametrize("name", list(METHOD_INFO))
+def test_takes_relevance_matches_select(name):
+    relevance = np.linspace(1.0, 0.0, len(C))
+    if METHOD_INFO[name].takes_relevance:
+        select(Q, C, 3, method=name, relevance=relevance)
+    else:
+        with pytest.raises(ValueError, match="relevance"):
+            select(Q, C, 3, method=name, relevance=relevance)
+
+
+@pytest.mark.parametrize("name", methods_where(deterministic=True))
+def test_deterministic_methods_repeat_with_default_options(name):
+    a = select(Q, C, 4, method=name)
+    b = select(Q, C, 4, method=name)
+    assert a.indices.tolist() == b.indices.tolist()
+
+
+def test_nondeterministic_methods_are_seeded_with_a_fresh_default():
+    for name in methods_where(deterministic=False):
+        assert METHOD_INFO[name].seeded
+        assert method_defaults(name)["seed"] is None
+
+
+def test_methods_where_and_method_info():
+    assert methods_where(takes_prior=True) == ("similarity", "mmr", "dpp")
+    assert methods_where(takes_relevance=False) == ("vrsd", "vrsd_exact")
+    assert methods_where(seeded=True) == ("threshold", "top_m", "top_p", "cluster")
+    assert methods_where(exhaustive=True) == ("vrsd_exact",)
+    assert method_info("mmr") is METHOD_INFO["mmr"]
+    with pytest.raises(ValueError, match="method"):
+        method_info("nope")
+    with pytest.raises(ValueError, match="colour"):
+        methods_where(colour=True)

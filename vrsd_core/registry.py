@@ -1,0 +1,106 @@
+"""The table of selection methods: one ``MethodInfo`` record per method.
+
+Everything the core (and the adapters) need to know about a method beyond its
+options lives here and only here: which function runs it, whether it takes an
+outside ``relevance``, a quality ``prior`` or a ``seed``, whether its default
+run is deterministic, whether it enumerates subsets, and a one-line summary.
+``METHOD_INFO`` is the table (name -> record, in the README's order);
+``METHODS`` (name -> function) is derived from it for compatibility.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .methods._common import Picked
+from .methods.cluster import cluster
+from .methods.dpp import dpp
+from .methods.mmr import mmr
+from .methods.similarity import similarity
+from .methods.threshold import threshold
+from .methods.top_m import top_m
+from .methods.top_p import top_p
+from .methods.vrsd import vrsd
+from .methods.vrsd_exact import vrsd_exact
+
+MethodFn = Callable[..., list[Picked]]
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    """What a selection method takes and promises.
+
+    Attributes:
+        name: the ``method=`` string.
+        fn: ``fn(prepared, k, **options) -> list[Picked]`` (see ``vrsd_core.methods``).
+        takes_relevance: accepts an outside ``relevance=`` (False for the methods
+            whose objective is the geometry itself: ``vrsd``, ``vrsd_exact``).
+        takes_prior: accepts the quality prior options ``prior``/``prior_weight``.
+        seeded: takes a ``seed`` option (sampling and clustering methods).
+        deterministic: the same input and default options give the same result
+            (a seeded method is deterministic only if its default seed is fixed).
+        exhaustive: enumerates subsets, so it refuses problems past a size limit
+            (leave it out of runs over realistic candidate counts).
+        summary: one line for tables and help texts.
+    """
+
+    name: str
+    fn: MethodFn
+    takes_relevance: bool
+    takes_prior: bool
+    seeded: bool
+    deterministic: bool
+    exhaustive: bool
+    summary: str
+
+
+_TABLE = (
+    MethodInfo("similarity", similarity, True, True, False, True, False,
+               "plain top-k by relevance (cosine to the query)"),
+    MethodInfo("vrsd", vrsd, False, False, False, True, False,
+               "greedy: each pick maximises cos(sum of the set, query); refine='swap' adds "
+               "1-swap local search"),
+    MethodInfo("vrsd_exact", vrsd_exact, False, False, False, True, True,
+               "exact optimum of the vrsd objective by enumeration (small problems only)"),
+    MethodInfo("mmr", mmr, True, True, False, True, False,
+               "Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
+               "to the picks"),
+    MethodInfo("dpp", dpp, True, True, False, True, False,
+               "greedy MAP of a k-DPP with kernel diag(w) S diag(w)"),
+    MethodInfo("threshold", threshold, True, False, True, False, False,
+               "random draws from the top m, kept if below a similarity threshold to "
+               "every kept item"),
+    MethodInfo("top_m", top_m, True, False, True, False, False,
+               "k sampled from the m most relevant, softmax(relevance / temperature)"),
+    MethodInfo("top_p", top_p, True, False, True, False, False,
+               "k sampled from the nucleus of probability mass p"),
+    MethodInfo("cluster", cluster, True, False, True, True, False,
+               "k-means into k clusters, the most relevant member of each"),
+)
+
+METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TABLE})
+"""name -> ``MethodInfo`` for every selection method (read only)."""
+
+METHODS: dict[str, MethodFn] = {m.name: m.fn for m in _TABLE}
+"""name -> method function, derived from ``METHOD_INFO`` (kept for compatibility)."""
+
+
+def method_info(method: object) -> MethodInfo:
+    """The record of ``method``, or ValueError naming ``method`` for an unknown name."""
+    if not isinstance(method, str) or method not in METHOD_INFO:
+        raise ValueError(f"method: unknown method {method!r}; choose from {sorted(METHOD_INFO)}")
+    return METHOD_INFO[method]
+
+
+def methods_where(**flags: bool) -> tuple[str, ...]:
+    """Method names whose ``MethodInfo`` flags equal the given values, in table order,
+    e.g. ``methods_where(takes_prior=True)`` -> ``("similarity", "mmr", "dpp")``."""
+    fields = {"takes_relevance", "takes_prior", "seeded", "deterministic", "exhaustive"}
+    unknown = sorted(set(flags) - fields)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a MethodInfo flag (flags: {sorted(fields)})")
+    return tuple(
+        m.name for m in _TABLE if all(getattr(m, key) == want for key, want in flags.items())
+    )
