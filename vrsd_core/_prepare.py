@@ -1,4 +1,4 @@
-"""Input checking and the prepared form every method works on.
+"""The prepared form every method works on (input checks: ``_checks``; kernels: ``_kernels``).
 
 All methods see the same thing: a stack of B queries, each with n candidate
 rows (some masked out), plus the relevance of every candidate. The caller's
@@ -9,124 +9,13 @@ n-vectors the methods compute, so no normalised copy of the candidates exists.
 from __future__ import annotations
 
 import math
-import numbers
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-# Scores within this relative distance of the best count as a tie, and ties go
-# to the lower candidate index (the store's own rank). float32 products carry
-# about 1e-7 * sqrt(d) of rounding, so their tolerance is wider. Scores are
-# always float64; the tolerance follows the *input* dtype (``Prepared.tie_rtol``).
-TIE_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-10}
-
-# A sum vector shorter than this (squared) has no direction: its cosine is 0.
-TINY = 1e-12
-
-
-def as_float_array(value: Any, name: str) -> np.ndarray:
-    """``value`` as a float32/float64 array (float32 stays float32), or ValueError."""
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:  # ragged nested lists
-        raise ValueError(f"{name}: cannot be read as a numeric array ({exc})") from None
-    if arr.dtype == object:
-        raise ValueError(f"{name}: ragged or non-numeric values (dtype=object)")
-    if arr.dtype.kind in "biu":
-        arr = arr.astype(np.float64)
-    elif arr.dtype.kind == "f":
-        if arr.dtype not in (np.float32, np.float64):
-            arr = arr.astype(np.float64)
-    else:
-        raise ValueError(f"{name}: expected real numbers, got dtype {arr.dtype}")
-    return arr
-
-
-def check_k(k: Any) -> int:
-    """``k`` as an int: integers and integral floats (3.0) pass; bools do not."""
-    if isinstance(k, bool | np.bool_):
-        raise ValueError(f"k: expected an integer, got {k!r}")
-    if not isinstance(k, numbers.Integral):
-        if not (isinstance(k, numbers.Real) and float(k).is_integer()):
-            raise ValueError(f"k: expected an integer, got {k!r}")
-    # A k past any candidate count (10**30, 1e300) means "all": clamp it so the
-    # methods' numpy arithmetic on k cannot overflow.
-    return max(min(int(k), sys.maxsize), -sys.maxsize)
-
-
-def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:
-    """A float in [0, 1] (or [0, 1) when ``closed_right`` is False)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}: expected a number in [0, 1], got {value!r}")
-    v = float(value)
-    upper_ok = v <= 1.0 if closed_right else v < 1.0
-    if not (v >= 0.0 and upper_ok):
-        bound = "[0, 1]" if closed_right else "[0, 1)"
-        raise ValueError(f"{name}: must be in {bound}, got {value!r}")
-    return v
-
-
-def check_int(value: Any, name: str, *, low: int, allow_none: bool = False) -> int | None:
-    """An integer >= ``low`` (or None when allowed), else ValueError naming it."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        extra = " or None" if allow_none else ""
-        raise ValueError(f"{name}: expected an integer >= {low}{extra}, got {value!r}")
-    return int(value)
-
-
-def check_real(
-    value: Any, name: str, *, low: float, high: float = math.inf,
-    low_open: bool = False, allow_inf: bool = False,
-) -> float:
-    """A real number in [low, high] ((low, high] if ``low_open``), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}: expected a number, got {value!r}")
-    v = float(value)
-    if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name}: expected a finite number, got {value!r}")
-    above = v > low if low_open else v >= low
-    if not (above and v <= high):
-        left = "(" if low_open else "["
-        right = "]" if math.isfinite(high) or allow_inf else ")"
-        raise ValueError(f"{name}: must be in {left}{low:g}, {high:g}{right}, got {value!r}")
-    return v
-
-
-def _check_finite(arr: np.ndarray, name: str, where: np.ndarray | None = None) -> None:
-    bad = ~np.isfinite(arr)
-    if where is not None:
-        bad &= where[..., None] if bad.ndim == where.ndim + 1 else where
-    if bad.any():
-        raise ValueError(f"{name}: contains NaN or infinite values")
-
-
-def _check_length_range(
-    sq: np.ndarray, valid: np.ndarray, name: str, dtype: Any, n: int, batched: bool
-) -> None:
-    """Refuse finite candidate rows too long or too short for the working dtype.
-
-    The methods multiply unnormalised rows (normalisation is a per-row scale on
-    the products) and sum up to n of them, so a squared length must keep
-    n^2 * |x|^2 finite and |x|^2 a normal number; past that the products are
-    inf/NaN or subnormal noise and the picks would be silently wrong.
-    """
-    info = np.finfo(dtype)
-    high = float(info.max) / (4.0 * max(n, 1) ** 2)
-    low = float(info.tiny) / float(info.eps)
-    bad = valid & ~((sq >= low) & (sq <= high))
-    if bad.any():
-        b, i = np.argwhere(bad)[0]
-        where = f"row {i}" if not batched else f"set {b}, row {i}"
-        size = "too short" if sq[b, i] < low else "too long"
-        raise ValueError(
-            f"{name}: {where} is {size} for {np.dtype(dtype).name} arithmetic "
-            f"(squared length {sq[b, i]:.3g}, allowed {low:.3g} to {high:.3g}); "
-            "rescale the vectors"
-        )
+from ._checks import as_float_array, check_finite, check_length_range
+from ._kernels import TIE_RTOL
 
 
 def _squared_lengths(
@@ -135,7 +24,7 @@ def _squared_lengths(
     """(B, n) float64 squared row lengths; ValueError if a real row holds NaN/inf.
 
     The flag is True when every real row's length is already known to be
-    non-zero and inside the range ``_check_length_range`` accepts.
+    non-zero and inside the range ``check_length_range`` accepts.
 
     One pass over X in the working dtype (a float32 dot per row costs about one
     matrix-vector product; float64 accumulation of float32 data costs ten).
@@ -147,7 +36,7 @@ def _squared_lengths(
     if not n:
         return np.zeros((B, 0)), True
     fast = _row_dots(X)  # the caller silences overflow warnings: they are checked here
-    # The range _check_length_range accepts, with room for the fast sum's rounding.
+    # The range check_length_range accepts, with room for the fast sum's rounding.
     tiny, eps, big = _LIMITS[np.dtype(dtype)]
     low = 4.0 * tiny / eps
     high = big / (16.0 * n * n)
@@ -156,7 +45,7 @@ def _squared_lengths(
             return fast.astype(np.float64), True
     elif ((fast >= low) & (fast <= high) | ~valid).all():
         return fast.astype(np.float64), True
-    _check_finite(X, "candidates", valid)
+    check_finite(X, "candidates", valid)
     return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
 
@@ -187,51 +76,6 @@ def _row_dots(X: np.ndarray) -> np.ndarray:
     if vecdot is not None:
         return vecdot(X, X)
     return np.einsum("bnd,bnd->bn", X, X)
-
-
-DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]
-
-
-def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
-    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
-    best = scores.max(axis=-1, keepdims=True)
-    tol = rtol * np.maximum(1.0, np.abs(best))
-    return np.argmax(scores >= best - tol, axis=-1)
-
-
-def argmax_first_rows(
-    scores: np.ndarray, rtol: float = DEFAULT_RTOL
-) -> tuple[np.ndarray, np.ndarray]:
-    """``argmax_first`` per row of a float64 (B, n) table that may hold NaN,
-    and each row's tie threshold (best - tolerance; NaN for a row with a NaN).
-
-    A row with a NaN returns its first NaN (np.argmax's rule), so the caller can
-    see that the row's scores are broken rather than get an arbitrary index.
-    """
-    p = scores.argmax(axis=1)
-    best = scores[np.arange(scores.shape[0]), p]
-    thr = best - rtol * np.maximum(1.0, np.abs(best))
-    first = np.argmax(scores >= thr[:, None], axis=1)
-    return np.where(np.isnan(best), p, first), thr
-
-
-def argmax_first_1d(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> int:
-    """``argmax_first`` for one float64 row, in three numpy calls (the per-pick hot path).
-
-    np.argmax already returns the first exact maximum, so only indices before
-    it can hold a tie within the tolerance.
-    """
-    return first_tie(scores, int(scores.argmax()), rtol)
-
-
-def first_tie(scores: np.ndarray, p: int, rtol: float = DEFAULT_RTOL) -> int:
-    """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
-    if p:
-        best = float(scores[p])
-        thr = best - rtol * max(1.0, abs(best))
-        if scores[int(scores[:p].argmax())] >= thr:  # rare: some earlier score ties
-            return int((scores[:p] >= thr).argmax())
-    return p
 
 
 @dataclass
@@ -406,7 +250,7 @@ def prepare(
         q_sq = (q64 * q64).sum(axis=1)
         q_sq_list = q_sq.tolist()
         if not all(map(math.isfinite, q_sq_list)):  # NaN/inf in q, or a length past float64
-            _check_finite(q, qname)
+            check_finite(q, qname)
         sq, in_range = _squared_lengths(X, valid, dtype, n, all_real)
     if 0.0 in q_sq_list:
         raise ValueError(f"{qname}: zero vector (cosine is undefined)")
@@ -417,7 +261,7 @@ def prepare(
     if not all(map(math.isfinite, q_sq_list)):  # the query is normalised alone: only overflow
         raise ValueError(f"{qname}: too long for float64 arithmetic; rescale the vector")
     if not in_range:
-        _check_length_range(sq, valid, "candidates", dtype, n, batched)
+        check_length_range(sq, valid, "candidates", dtype, n, batched)
     q_norm = np.sqrt(q_sq)
     if not all_real and n:
         junk = ~valid & ~np.isfinite(sq)
@@ -457,7 +301,7 @@ def prepare(
         if r.shape != want:
             raise ValueError(f"relevance: expected shape {want}, got {r.shape}")
         r = r.reshape(B, n)
-        _check_finite(r, "relevance", valid)
+        check_finite(r, "relevance", valid)
         rel = np.where(valid, r, 0.0)
     return Prepared(
         X=X,

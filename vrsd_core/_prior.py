@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ._prepare import Prepared, _check_finite, as_float_array, check_unit
+from ._checks import as_float_array, check_finite, check_unit
+from ._prepare import Prepared
 from .registry import MethodInfo, methods_where
 
 PRIOR_DEFAULTS: dict[str, Any] = {"prior": None, "prior_weight": 0.0}
@@ -72,7 +73,7 @@ def apply_prior(
         raise ValueError(f"prior: expected shape {want} (one score per candidate), got "
                          f"{prior.shape}")
     prior = np.where(prep.valid, prior.reshape(prep.batch, prep.n), 0.0)
-    _check_finite(prior, "prior", prep.valid)
+    check_finite(prior, "prior", prep.valid)
     if weight == 0:
         return prep, rest, prior
     blended = np.where(prep.valid, (1.0 - weight) * prep.rel + weight * prior, 0.0)

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ._prepare import TINY, Prepared, check_int, check_k, prepare
+from ._checks import check_int, check_k
+from ._kernels import TINY
+from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
 from .registry import MethodFn, method_info

@@ -1,4 +1,4 @@
-"""Evaluation metrics of the VRSD paper (see ../shared/data/README.md)."""
+"""Evaluation metrics of the VRSD paper (Gao, Deng & Zhang, arXiv 2407.04573, Tables 1 and 3)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._prepare import as_float_array
+from ._checks import as_float_array
 
 
 def _rows(vectors: Any, name: str, normalize: bool) -> np.ndarray:

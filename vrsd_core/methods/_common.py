@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._prepare import TINY, Prepared
+from .._prepare import Prepared
 
 
 @dataclass
@@ -59,9 +59,3 @@ def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list
         Picked(picks[b, : counts[b]].astype(np.int64), gains[b, : counts[b]].astype(np.float64))
         for b in range(picks.shape[0])
     ]
-
-
-def cosine_from_parts(num: Any, den2: Any, q_norm: Any = 1.0) -> np.ndarray:
-    """cos = num / (|q| sqrt(den2)); a sum vector of (near) zero length scores 0."""
-    ok = den2 > TINY
-    return np.where(ok, num / (np.sqrt(np.where(ok, den2, 1.0)) * q_norm), 0.0)

@@ -30,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first, check_int
+from .._checks import check_int
+from .._kernels import argmax_first
+from .._prepare import Prepared
 from ._common import Picked, pick_counts
 from ._sampling import query_rng, resolve_seed
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit, first_tie
+from .._checks import check_unit
+from .._kernels import argmax_first, argmax_first_1d, first_tie
+from .._prepare import Prepared
 from ._common import Picked, pick_counts, single_count, split_rows
 
 # A marginal gain below this fraction of the largest diagonal is numerical zero.

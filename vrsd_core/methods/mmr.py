@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first, argmax_first_1d, check_unit
+from .._checks import check_unit
+from .._kernels import argmax_first, argmax_first_1d
+from .._prepare import Prepared
 from ._common import Picked, pick_counts, single_count, split_rows
 
 

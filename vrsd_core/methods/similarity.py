@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first
+from .._kernels import argmax_first
+from .._prepare import Prepared
 from ._common import Picked, pick_counts, split_rows
 
 

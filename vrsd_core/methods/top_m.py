@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._prepare import Prepared, check_int, check_real
+from .._checks import check_int, check_real
+from .._prepare import Prepared
 from ._common import Picked, pick_counts
 from ._sampling import (
     draw_probabilities,

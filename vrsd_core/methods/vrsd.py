@@ -13,16 +13,17 @@ import math
 
 import numpy as np
 
-from .._prepare import (
+from .._checks import check_int
+from .._kernels import (
     TIE_RTOL,
     TINY,
-    Prepared,
     argmax_first,
     argmax_first_1d,
     argmax_first_rows,
-    check_int,
+    cosine_from_parts,
 )
-from ._common import Picked, cosine_from_parts, pick_counts, single_count, split_rows
+from .._prepare import Prepared
+from ._common import Picked, pick_counts, single_count, split_rows
 
 REFINE_CHOICES = (None, "swap")
 

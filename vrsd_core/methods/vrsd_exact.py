@@ -14,8 +14,10 @@ import math
 
 import numpy as np
 
-from .._prepare import TIE_RTOL, Prepared, argmax_first, check_int
-from ._common import Picked, cosine_from_parts, pick_counts
+from .._checks import check_int
+from .._kernels import TIE_RTOL, argmax_first, cosine_from_parts
+from .._prepare import Prepared
+from ._common import Picked, pick_counts
 from .vrsd import greedy_order
 
 MAX_SUBSETS = 5_000_000

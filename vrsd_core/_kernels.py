@@ -1,0 +1,71 @@
+"""Small numeric kernels the methods share: tie-aware argmax and guarded cosines.
+
+Ties: scores within a relative ``TIE_RTOL`` of the best count as equal, and the
+lowest candidate index (the store's own rank) wins.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+# Scores within this relative distance of the best count as a tie, and ties go
+# to the lower candidate index (the store's own rank). float32 products carry
+# about 1e-7 * sqrt(d) of rounding, so their tolerance is wider. Scores are
+# always float64; the tolerance follows the *input* dtype (``Prepared.tie_rtol``).
+TIE_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-10}
+
+# A sum vector shorter than this (squared) has no direction: its cosine is 0.
+TINY = 1e-12
+
+
+DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]
+
+
+def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
+    best = scores.max(axis=-1, keepdims=True)
+    tol = rtol * np.maximum(1.0, np.abs(best))
+    return np.argmax(scores >= best - tol, axis=-1)
+
+
+def argmax_first_rows(
+    scores: np.ndarray, rtol: float = DEFAULT_RTOL
+) -> tuple[np.ndarray, np.ndarray]:
+    """``argmax_first`` per row of a float64 (B, n) table that may hold NaN,
+    and each row's tie threshold (best - tolerance; NaN for a row with a NaN).
+
+    A row with a NaN returns its first NaN (np.argmax's rule), so the caller can
+    see that the row's scores are broken rather than get an arbitrary index.
+    """
+    p = scores.argmax(axis=1)
+    best = scores[np.arange(scores.shape[0]), p]
+    thr = best - rtol * np.maximum(1.0, np.abs(best))
+    first = np.argmax(scores >= thr[:, None], axis=1)
+    return np.where(np.isnan(best), p, first), thr
+
+
+def argmax_first_1d(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> int:
+    """``argmax_first`` for one float64 row, in three numpy calls (the per-pick hot path).
+
+    np.argmax already returns the first exact maximum, so only indices before
+    it can hold a tie within the tolerance.
+    """
+    return first_tie(scores, int(scores.argmax()), rtol)
+
+
+def first_tie(scores: np.ndarray, p: int, rtol: float = DEFAULT_RTOL) -> int:
+    """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
+    if p:
+        best = float(scores[p])
+        thr = best - rtol * max(1.0, abs(best))
+        if scores[int(scores[:p].argmax())] >= thr:  # rare: some earlier score ties
+            return int((scores[:p] >= thr).argmax())
+    return p
+
+
+def cosine_from_parts(num: Any, den2: Any, q_norm: Any = 1.0) -> np.ndarray:
+    """cos = num / (|q| sqrt(den2)); a sum vector of (near) zero length scores 0."""
+    ok = den2 > TINY
+    return np.where(ok, num / (np.sqrt(np.where(ok, den2, 1.0)) * q_norm), 0.0)
