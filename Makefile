@@ -1,29 +1,30 @@
 # The two commands of the README:
-#   make demo   installs what the demo needs, then runs it (built-in corpus, bundled model, embedded store)
+#   make demo   installs only what the demo needs, then runs it (built-in corpus, bundled model, embedded store)
 #   make test   installs everything, then runs the whole test suite
 VENV := .venv
 PY := $(VENV)/bin/python
 
 .PHONY: setup demo test lint bench eval
 
-$(VENV)/.installed: pyproject.toml scripts/setup.sh
-	bash scripts/setup.sh
+# One stamp per set of extras: `make demo` then `make test` still installs the test tools.
+$(VENV)/.installed-%: pyproject.toml scripts/setup.sh
+	EXTRAS=$* bash scripts/setup.sh
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed-dev
 
-demo: setup
+demo: $(VENV)/.installed-demo
 	$(VENV)/bin/vrsd demo
 
-test: setup
+test: $(VENV)/.installed-dev
 	$(PY) -m pytest
 
 lint: setup
-	$(VENV)/bin/ruff check vrsd_core vrsd_langchain vrsd_llamaindex tests benchmarks examples
+	$(VENV)/bin/ruff check vrsd_core vrsd_langchain vrsd_llamaindex vrsd_cli tests benchmarks examples
 	$(VENV)/bin/mypy
 
 bench: setup
 	$(PY) benchmarks/speed.py
 
-eval: setup
+eval: $(VENV)/.installed-cli
 	$(VENV)/bin/vrsd eval

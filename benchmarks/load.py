@@ -161,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_core.vectorstores import InMemoryVectorStore
     from langchain_huggingface import HuggingFaceEmbeddings
 
-    from vrsd_core.datasets import load_dataset
-    from vrsd_core.models import bundled_model_path
+    from vrsd_cli.datasets import load_dataset
+    from vrsd_core.bundled_model import bundled_model_path
 
     data = load_dataset("arc_da")
     texts = data.corpus[: args.corpus]

@@ -22,7 +22,7 @@ import numpy as np
 from strategies_arc_da import encode  # same cached embeddings as the strategies table
 
 from vrsd_core import select
-from vrsd_core.datasets import load_dataset
+from vrsd_cli.datasets import load_dataset
 
 
 def main() -> None:

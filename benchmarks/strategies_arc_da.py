@@ -1,6 +1,6 @@
 """Every selection strategy side by side on ARC-DA (the VRSD paper's protocol).
 
-Queries and corpus are cut the paper's way (``vrsd_core.datasets``), encoded
+Queries and corpus are cut the paper's way (``vrsd_cli.datasets``), encoded
 with the bundled all-MiniLM-L6-v2 (normalised), and for each query the n
 nearest corpus items by cosine are the candidates. Each method picks k of them
 with ``select_batch``; the table shows the mean over queries of
@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from vrsd_core import metrics, select_batch
-from vrsd_core.datasets import load_dataset
-from vrsd_core.models import bundled_model_path
+from vrsd_cli.datasets import load_dataset
+from vrsd_core.bundled_model import bundled_model_path
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".vrsd" / "cache"

@@ -19,7 +19,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from vrsd_core import metrics
 from vrsd_langchain import DiverseVectorStore, default_embeddings
-from vrsd_langchain.demo import load_corpus
+from vrsd_cli.demo import load_corpus
 
 QUESTION = "What happens to my sleep when I drink coffee or alcohol?"
 K, FETCH_K = 5, 20

@@ -25,7 +25,7 @@ from langchain_core.runnables import RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from vrsd_langchain import VRSDRetriever, default_embeddings
-from vrsd_langchain.demo import load_corpus
+from vrsd_cli.demo import load_corpus
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
 

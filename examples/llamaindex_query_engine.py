@@ -23,7 +23,7 @@ import sys
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.llms import LLM, MockLLM
 
-from vrsd_langchain.demo import load_corpus
+from vrsd_cli.demo import load_corpus
 from vrsd_llamaindex import VRSDPostprocessor, default_embed_model
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"

@@ -10,29 +10,31 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-hom
 
 import pytest
 
-from vrsd_core.datasets import default_data_dir, load_dataset
-
 
 @pytest.fixture(scope="session")
 def data_dir():
-    path = default_data_dir()
-    if path is None:
-        pytest.fail("../shared/data not found beside the checkout (set VRSD_DATA_DIR)")
-    return path
+    """The data vendored with vrsd_cli (or $VRSD_DATA_DIR)."""
+    from vrsd_cli.datasets import default_data_dir
+
+    return default_data_dir()
 
 
 @pytest.fixture(scope="session")
 def arc_da(data_dir):
+    from vrsd_cli.datasets import load_dataset
+
     return load_dataset("arc_da", data_dir)
 
 
 @pytest.fixture(scope="session")
 def openbookqa(data_dir):
+    from vrsd_cli.datasets import load_dataset
+
     return load_dataset("openbookqa", data_dir)
 
 
 @pytest.fixture(scope="session")
 def model_path() -> str:
-    from vrsd_core.models import bundled_model_path
+    from vrsd_core.bundled_model import bundled_model_path
 
     return bundled_model_path()

@@ -1,6 +1,6 @@
 """Fixtures of the CLI tests: a private embedding cache and in-process ``vrsd`` calls.
 
-The CLI runs in this process (``vrsd_langchain.cli.main``), so the embedding
+The CLI runs in this process (``vrsd_cli.cli.main``), so the embedding
 model is loaded once for the whole session (``disk_embeddings.base_embeddings``
 keeps it); only the examples' smoke tests start subprocesses.
 """
@@ -38,7 +38,7 @@ class Run:
 @pytest.fixture
 def vrsd(capsys):
     """``vrsd(*args) -> Run``: the CLI in-process, argparse exits included."""
-    from vrsd_langchain.cli import main
+    from vrsd_cli.cli import main
 
     def run(*args: str) -> Run:
         capsys.readouterr()
@@ -55,7 +55,7 @@ def vrsd(capsys):
 @pytest.fixture(scope="session")
 def embeddings(cache_dir):
     """The cached bundled model, the one the CLI uses."""
-    from vrsd_langchain.disk_embeddings import cached_embeddings
+    from vrsd_cli.disk_embeddings import cached_embeddings
 
     assert os.environ["VRSD_CACHE_DIR"] == cache_dir
     return cached_embeddings()

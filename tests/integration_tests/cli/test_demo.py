@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from vrsd_langchain.demo import DEFAULT_QUERY, fact_of, load_corpus, read_corpus
+from vrsd_cli.demo import DEFAULT_QUERY, fact_of, load_corpus, read_corpus
 
 HEADER = re.compile(
     r"^(similarity|vrsd|mmr|dpp) \(.*Sim\. (\d\.\d{3})  Div\. (-?\d\.\d{3})  (\d+)/(\d+) facts$"

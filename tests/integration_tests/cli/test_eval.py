@@ -7,8 +7,9 @@ import json
 import numpy as np
 import pytest
 
+from vrsd_cli.evaluation import DEFAULT_KS
+from vrsd_cli.methods import MMR_LAMBDAS, parse_method, parse_methods
 from vrsd_core import metrics, select
-from vrsd_langchain.evaluation import DEFAULT_KS, MMR_LAMBDAS, parse_method, parse_methods
 
 LIMIT, CORPUS, K, FETCH = 5, 150, 6, 20
 METHODS = ["similarity", "vrsd", "vrsd_swap", "mmr:lambda_mult=0.5", "dpp"]
@@ -17,7 +18,7 @@ METHODS = ["similarity", "vrsd", "vrsd_swap", "mmr:lambda_mult=0.5", "dpp"]
 @pytest.fixture(scope="module")
 def eval_run(tmp_path_factory, data_dir):
     """One small eval (in-process), run twice: the second must hit the cache."""
-    from vrsd_langchain.cli import main
+    from vrsd_cli.cli import main
 
     out = tmp_path_factory.mktemp("eval_out")
     args = [

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vrsd_langchain.indexing import find_files, load_chunks, open_index
+from vrsd_cli.indexing import find_files, load_chunks, open_index
 
 CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
 

@@ -1,5 +1,5 @@
 """Hostile input to the ``vrsd`` command line (``vrsd index`` / ``vrsd search``), run
-in-process through ``vrsd_langchain.cli.main`` on a small folder indexed into a
+in-process through ``vrsd_cli.cli.main`` on a small folder indexed into a
 temporary Chroma directory.
 
 Contract (the CLI's own): exit 0 with results, or exit 2 with ``error: <argument>...``
@@ -27,7 +27,7 @@ FILES = {
 @pytest.fixture(scope="module")
 def cli_index(tmp_path_factory):
     """(main, index_dir): the folder above indexed once; caches under a temp dir."""
-    from vrsd_langchain.cli import main
+    from vrsd_cli.cli import main
 
     root = tmp_path_factory.mktemp("cli")
     docs = root / "docs"

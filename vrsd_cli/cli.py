@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--data-dir", default=None,
                     help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
-                    "else ../shared/data)")
+                    "else the data vendored with vrsd)")
     ev.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
                     help="arc_da and/or openbookqa (default: both)")
     ev.add_argument("--k", nargs="+", type=_positive_int, default=None, metavar="K",
@@ -148,25 +148,22 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from vrsd_core.datasets import DATASETS, default_data_dir, load_dataset
-
     from . import evaluation as ev
+    from .datasets import DATASETS, default_data_dir, load_dataset
     from .disk_embeddings import cached_embeddings, model_label
+    from .methods import parse_methods
 
     names = args.datasets or list(DATASETS)
     for name in names:
         if name not in DATASETS:
             raise CLIError(f"--datasets: unknown dataset {name!r}; choose from {list(DATASETS)}")
     data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
-    if data_dir is None:
-        raise CLIError("--data-dir: no data folder found (../shared/data); pass --data-dir "
-                       "or set VRSD_DATA_DIR")
     ks = args.k or list(ev.DEFAULT_KS)
     fetch_k = args.fetch_k or ev.DEFAULT_FETCH_K
     if fetch_k < max(ks):
         raise CLIError(f"--fetch-k: {fetch_k} is smaller than the largest --k ({max(ks)})")
     try:
-        specs = ev.parse_methods(args.methods)
+        specs = parse_methods(args.methods)
     except ValueError as exc:
         raise CLIError(f"--{exc}") from None
     datasets = []

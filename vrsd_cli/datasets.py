@@ -1,7 +1,8 @@
 """The VRSD paper's evaluation data (ARC-DA, OpenBookQA) and its protocol.
 
-The data is read from a folder laid out as ``../shared/data`` (see its README);
-nothing is downloaded and nothing is copied into the project.
+The data is vendored with this package (``data/datasets``, gzip-compressed,
+with its licences and origin in ``data/datasets/README.md``); ``VRSD_DATA_DIR``
+points at another folder of the same layout. Nothing is downloaded.
 
 Protocol (paper, Tables 1 and 3): concatenate train, test, dev; turn each
 record into ``QUESTION->ANSWER``; the first 20% are the queries (the text
@@ -10,8 +11,10 @@ before ``->``), the remaining 80% the indexed corpus.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,18 +33,25 @@ class PaperDataset:
     corpus_ids: list[str]
 
 
-def default_data_dir() -> Path | None:
-    """``$VRSD_DATA_DIR``, else ``../shared/data`` beside the working directory or the
-    checkout this package lives in; None if none of them exists."""
-    env = os.environ.get("VRSD_DATA_DIR")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve().parent.parent
-    for base in (Path.cwd(), here):
-        cand = base.parent / "shared" / "data"
-        if cand.is_dir():
-            return cand
-    return None
+DATA_ENV = "VRSD_DATA_DIR"
+VENDORED_DIR = Path(__file__).resolve().parent / "data" / "datasets"
+
+
+def default_data_dir() -> Path:
+    """``$VRSD_DATA_DIR`` if set, else the data vendored with this package."""
+    env = os.environ.get(DATA_ENV)
+    return Path(env) if env else VENDORED_DIR
+
+
+def read_jsonl(path: Path) -> Iterator[dict]:
+    """The records of ``path`` (``.jsonl``), or of ``path`` + ``.gz`` if only that exists."""
+    if not path.exists() and path.with_name(path.name + ".gz").exists():
+        path = path.with_name(path.name + ".gz")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
 
 
 def record_text(name: str, record: dict) -> tuple[str, str]:
@@ -62,19 +72,17 @@ def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> P
     if name not in DATASETS:
         raise ValueError(f"name: unknown dataset {name!r}; choose from {DATASETS}")
     base = Path(data_dir) if data_dir is not None else default_data_dir()
-    if base is None or not (base / name).is_dir():
+    if not (base / name).is_dir():
         raise ValueError(
             f"data_dir: no {name}/ folder under {base}; pass data_dir or set VRSD_DATA_DIR"
         )
     ids: list[str] = []
     texts: list[str] = []
     for split in SPLIT_ORDER:
-        with open(base / name / f"{split}.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    rid, text = record_text(name, json.loads(line))
-                    ids.append(rid)
-                    texts.append(text)
+        for record in read_jsonl(base / name / f"{split}.jsonl"):
+            rid, text = record_text(name, record)
+            ids.append(rid)
+            texts.append(text)
     n_queries = int(len(texts) * QUERY_SHARE)
     queries = [t.split("->", 1)[0] for t in texts[:n_queries]]
     return PaperDataset(name, queries, texts[n_queries:], ids[n_queries:])

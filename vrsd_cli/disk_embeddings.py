@@ -40,7 +40,7 @@ def default_cache_dir() -> Path:
 def model_label(model: str | None) -> str:
     """A file-name-safe label for ``model`` (None: the bundled all-MiniLM-L6-v2)."""
     if model is None:
-        from vrsd_core.models import BUNDLED_MODEL
+        from vrsd_core.bundled_model import BUNDLED_MODEL
 
         return BUNDLED_MODEL
     name = model.rstrip("/\\")
@@ -57,7 +57,7 @@ def base_embeddings(model: str | None = None) -> Embeddings:
     do not reload the weights.
     """
     if model is None:
-        from .embeddings import default_embeddings
+        from vrsd_langchain.embeddings import default_embeddings
 
         return default_embeddings()
     from langchain_huggingface import HuggingFaceEmbeddings

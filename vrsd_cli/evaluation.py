@@ -1,6 +1,6 @@
 """``vrsd eval``: the VRSD paper's quality protocol, run through the LangChain path.
 
-Protocol (``../shared/data/README.md``, paper Table 1): the first 20% of each
+Protocol (``data/datasets/README.md``, paper Table 1): the first 20% of each
 dataset are the queries, the remaining 80% the corpus; for every query the
 ``fetch_k`` nearest corpus items by cosine are over-fetched and each method
 selects ``k`` of them. Per method we report the mean over queries of
@@ -24,131 +24,20 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vrsd_core import METHODS, method_defaults, metrics
+from vrsd_core import metrics
+
+from .methods import REFERENCE, MethodSpec
 
 DEFAULT_KS = (6, 12, 18)
 DEFAULT_FETCH_K = 50
-MMR_LAMBDAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-# Registered methods left out of the default run: vrsd_exact enumerates all
-# C(fetch_k, k) subsets, hopeless at fetch_k = 50.
-EXCLUDED_BY_DEFAULT = frozenset({"vrsd_exact"})
-REFERENCE = "vrsd"  # the paper's greedy: the method whose win rates are reported
 STORES = ("faiss", "memory")
-
-
-@dataclass
-class MethodSpec:
-    """One column of the evaluation: a label, a core method and its options."""
-
-    label: str
-    method: str
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def options_text(self) -> str:
-        """The options as ``key=value`` pairs: the method's defaults overridden by
-        the ones given (unset priors and ``None`` defaults left out; for
-        similarity and vrsd only the ones given)."""
-        shown = dict(self.options)
-        if self.method not in ("similarity", "vrsd"):
-            defaults = {
-                k: v for k, v in method_defaults(self.method).items()
-                if v is not None and k not in ("prior", "prior_weight")
-            }
-            shown = {**defaults, **shown}
-        return ", ".join(f"{k}={v}" for k, v in shown.items())
-
-
-def _parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return None if text == "None" else text
-
-
-def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
-    """Specs for one ``--methods`` token.
-
-    ``similarity``, ``vrsd``, ``dpp``, any registered method (its defaults);
-    ``vrsd_swap`` (alias ``vrsd+swap``): greedy VRSD with 1-swap refinement;
-    ``mmr``: MMR at lambda_mult 0.2, 0.3, ..., 0.9 (the paper's grid), or with
-    ``expand_mmr=False`` one MMR at its default lambda;
-    ``NAME:key=value,key=value``: one method with explicit options
-    (e.g. ``mmr:lambda_mult=0.5``, ``dpp:theta=0.7``).
-
-    Raises:
-        ValueError: naming ``methods``, for an unknown method or option or an option
-            value the method refuses.
-    """
-    name, _, opts = token.partition(":")
-    name = name.strip().lower()
-    options: dict[str, Any] = {}
-    for pair in filter(None, (p.strip() for p in opts.split(","))):
-        key, eq, value = pair.partition("=")
-        if not eq:
-            raise ValueError(f"methods: {token!r}: options are written key=value")
-        options[key.strip()] = _parse_value(value.strip())
-    if name in ("vrsd_swap", "vrsd+swap"):
-        name, options = "vrsd", {"refine": "swap", **options}
-        label = "vrsd_swap" if options == {"refine": "swap"} else token
-    elif name == "mmr" and not options and expand_mmr:
-        return [MethodSpec(f"mmr({lam})", "mmr", {"lambda_mult": lam}) for lam in MMR_LAMBDAS]
-    elif name == "mmr" and set(options) == {"lambda_mult"}:
-        label = f"mmr({options['lambda_mult']})"
-    else:
-        label = token if options else name
-    if name not in METHODS:
-        raise ValueError(f"methods: unknown method {name!r}; choose from {available_methods()}")
-    allowed = method_defaults(name)
-    if "seed" in allowed and allowed["seed"] is None and "seed" not in options:
-        options["seed"] = 0  # sampling methods: reproducible tables
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise ValueError(
-            f"methods: {unknown[0]!r} is not an option of {name!r} "
-            f"(its options: {', '.join(sorted(allowed)) or 'none'})"
-        )
-    from .pipeline import check_method
-
-    try:  # option values too, before any corpus is embedded (the retrievers are built last)
-        check_method(name, options)
-    except ValueError as exc:
-        raise ValueError(f"methods: {token!r}: {exc}") from None
-    return [MethodSpec(label, name, options)]
-
-
-def available_methods() -> list[str]:
-    """The names ``--methods`` accepts (besides ``NAME:key=value`` forms)."""
-    return ["similarity", "vrsd", "vrsd_swap", "mmr", *[
-        m for m in METHODS if m not in ("similarity", "vrsd", "mmr")
-    ]]
-
-
-def default_method_tokens() -> list[str]:
-    """The default run: similarity, vrsd, vrsd_swap, mmr 0.2..0.9, dpp, then every
-    other registered method except those in ``EXCLUDED_BY_DEFAULT``."""
-    head = ["similarity", "vrsd", "vrsd_swap", "mmr", "dpp"]
-    rest = [m for m in METHODS if m not in head and m not in EXCLUDED_BY_DEFAULT]
-    return head + rest
-
-
-def parse_methods(tokens: Iterable[str] | None) -> list[MethodSpec]:
-    """All specs for ``tokens`` (None: the default run), ``vrsd`` first if missing,
-    duplicates dropped."""
-    specs: list[MethodSpec] = []
-    for token in tokens or default_method_tokens():
-        for spec in parse_method(token):
-            if spec.label not in {s.label for s in specs}:
-                specs.append(spec)
-    if REFERENCE not in {s.label for s in specs}:
-        specs.insert(0, MethodSpec(REFERENCE, "vrsd"))
-    return specs
 
 
 @dataclass

@@ -62,7 +62,7 @@ def read_corpus(text: str, origin: str = "corpus") -> list[Passage]:
 def load_corpus(path: str | os.PathLike[str] | None = None) -> list[Passage]:
     """The built-in corpus, or the ``<id> | <text>`` file at ``path``."""
     if path is None:
-        text = resources.files("vrsd_langchain").joinpath("data/demo_corpus.txt").read_text(
+        text = resources.files("vrsd_cli").joinpath("data/demo_corpus.txt").read_text(
             encoding="utf-8"
         )
         return read_corpus(text, "demo_corpus.txt")

@@ -251,7 +251,7 @@ def search_index(
     """
     from vrsd_langchain import VRSDRetriever
 
-    from .evaluation import parse_method
+    from .methods import parse_method
 
     if not query.strip():
         raise ValueError("query: empty")

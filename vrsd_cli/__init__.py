@@ -1,0 +1,9 @@
+"""vrsd_cli: the ``vrsd`` command, built on the adapters.
+
+* ``vrsd demo``: the built-in corpus, the bundled model, an in-memory store.
+* ``vrsd eval``: the paper's protocol and the evidence protocol on vendored data.
+* ``vrsd index`` / ``vrsd search``: your own folder of notes in Chroma.
+
+The layers: ``vrsd_core`` (numpy) <- ``vrsd_langchain`` / ``vrsd_llamaindex``
+(adapters) <- ``vrsd_cli`` (this application). Nothing imports upward.
+"""
