@@ -10,8 +10,11 @@ from ._base import Candidates, FastPath, empty
 from .chroma import FAST_PATH as CHROMA
 from .faiss import FAST_PATH as FAISS
 from .in_memory import FAST_PATH as IN_MEMORY
+from .postgres import PGVECTOR, PGVECTOR_STORE
 from .qdrant import FAST_PATH as QDRANT
 
-FAST_PATHS: tuple[FastPath, ...] = (IN_MEMORY, FAISS, CHROMA, QDRANT)
+FAST_PATHS: tuple[FastPath, ...] = (
+    IN_MEMORY, FAISS, CHROMA, QDRANT, PGVECTOR, PGVECTOR_STORE
+)
 
 __all__ = ["FAST_PATHS", "Candidates", "FastPath", "empty"]
