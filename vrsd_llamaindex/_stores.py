@@ -43,17 +43,127 @@ def _generic_store(store: Any, node_ids: list[str]) -> dict[str, Vector]:
     return {n.node_id: n.embedding for n in nodes if n.embedding}
 
 
+def _postgres_store(store: Any, node_ids: list[str]) -> dict[str, Vector]:
+    # PGVectorStore (llama-index-vector-stores-postgres): one SELECT of the ids and vectors
+    # only (its get_nodes also reads text and metadata the caller already has).
+    table = getattr(store, "_table_class", None)
+    if table is None or not hasattr(store, "_session") or not hasattr(store, "_initialize"):
+        return _generic_store(store, node_ids)
+    from sqlalchemy import select
+
+    store._initialize()
+    stmt = select(table.node_id, table.embedding).where(
+        table.node_id.in_(list(dict.fromkeys(node_ids)))
+    )
+    with store._session() as session, session.begin():
+        rows = session.execute(stmt).all()
+    return {r.node_id: list(r.embedding) for r in rows if r.embedding is not None}
+
+
 STORE_LOOKUPS: dict[str, StoreLookup] = {
     "SimpleVectorStore": _simple_store,
     "ChromaVectorStore": _chroma_store,
+    "PGVectorStore": _postgres_store,
 }
+
+
+# --- Stores whose own query can return the vectors with the nodes ----------------
+#
+# ``VRSDRetriever`` over a ``VectorIndexRetriever`` asks the store for the candidates
+# through a per-call view of it whose ``query`` also fills ``node.embedding`` from the
+# same round trip; the postprocessor then has every vector and looks nothing up.
+
+StoreQuery = Callable[[Any, Any, dict[str, Any]], Any]
+
+
+def _postgres_query(store: Any, query: Any, kwargs: dict[str, Any]) -> Any:
+    """PGVectorStore.query in default (dense) mode, reading the embedding column too.
+
+    ``_query_with_embedding`` is the store's own MMR prefetch: the same SELECT, order,
+    filters and session settings as its default query, plus the embedding column.
+    """
+    from llama_index.core.vector_stores.types import VectorStoreQueryMode
+
+    if query.mode != VectorStoreQueryMode.DEFAULT or query.query_embedding is None:
+        return store.query(query, **kwargs)
+    store._initialize()
+    found = store._query_with_embedding(
+        query.query_embedding, query.similarity_top_k, query.filters, **kwargs
+    )
+    return _with_embeddings(store, found)
+
+
+async def _apostgres_query(store: Any, query: Any, kwargs: dict[str, Any]) -> Any:
+    from llama_index.core.vector_stores.types import VectorStoreQueryMode
+
+    if query.mode != VectorStoreQueryMode.DEFAULT or query.query_embedding is None:
+        return await store.aquery(query, **kwargs)
+    store._initialize()
+    found = await store._async_query_with_embedding(
+        query.query_embedding, query.similarity_top_k, query.filters, **kwargs
+    )
+    return _with_embeddings(store, found)
+
+
+def _with_embeddings(store: Any, found: list[tuple[Any, list[float]]]) -> Any:
+    result = store._db_rows_to_query_result([row for row, _ in found])
+    for node, (_, vector) in zip(result.nodes, found, strict=True):
+        if vector:
+            node.embedding = list(vector)
+    return result
+
+
+def _postgres_applies(store: Any) -> bool:
+    return all(
+        hasattr(store, name)
+        for name in ("_query_with_embedding", "_async_query_with_embedding",
+                     "_db_rows_to_query_result", "_initialize")
+    )
+
+
+STORE_QUERIES: dict[str, tuple[Callable[[Any], bool], StoreQuery, Any]] = {
+    "PGVectorStore": (_postgres_applies, _postgres_query, _apostgres_query),
+}
+
+
+class VectorsAlongside:
+    """A view of ``store`` whose ``query``/``aquery`` return nodes with their vectors.
+
+    Every other attribute is the store's own. The store itself is not changed.
+    """
+
+    def __init__(self, store: Any, query: StoreQuery, aquery: Any) -> None:
+        self._store = store
+        self._query = query
+        self._aquery = aquery
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def query(self, query: Any, **kwargs: Any) -> Any:
+        return self._query(self._store, query, kwargs)
+
+    async def aquery(self, query: Any, **kwargs: Any) -> Any:
+        return await self._aquery(self._store, query, kwargs)
+
+
+def _store_name(store: Any) -> str:
+    class_name = getattr(store, "class_name", None)
+    return class_name() if callable(class_name) else type(store).__name__
+
+
+def with_vectors(store: Any) -> Any:
+    """``store`` as a ``VectorsAlongside`` view when its query can return vectors, else
+    ``store`` itself."""
+    entry = STORE_QUERIES.get(_store_name(store))
+    if entry is None or not entry[0](store):
+        return store
+    return VectorsAlongside(store, entry[1], entry[2])
 
 
 def vectors_from_store(store: Any, node_ids: list[str]) -> dict[str, Vector]:
     """The vectors ``store`` holds for ``node_ids`` (ids it lacks are left out)."""
     if not node_ids:
         return {}
-    class_name = getattr(store, "class_name", None)
-    name = class_name() if callable(class_name) else type(store).__name__
-    lookup = STORE_LOOKUPS.get(name, _generic_store)
+    lookup = STORE_LOOKUPS.get(_store_name(store), _generic_store)
     return lookup(store, node_ids)

@@ -29,6 +29,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import check_count
 
+from ._stores import with_vectors
 from .base import VRSDPostprocessor
 
 dispatcher = get_dispatcher(__name__)
@@ -104,6 +105,11 @@ class VRSDRetriever(BaseRetriever):
         if isinstance(self.retriever, VectorIndexRetriever):
             fetcher = copy.copy(self.retriever)
             fetcher.similarity_top_k = self.fetch_k
+            # A store that can return the candidates' vectors with them (Postgres) is
+            # queried through a view that does; the caller's retriever keeps its store.
+            store = getattr(fetcher, "_vector_store", None)
+            if store is not None:
+                fetcher._vector_store = with_vectors(store)
             return fetcher
         return self.retriever
 
