@@ -11,12 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vrsd_core import METHODS, method_defaults
+from vrsd_core import METHOD_INFO, method_defaults, methods_where
 
 MMR_LAMBDAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-# Registered methods left out of the default run: vrsd_exact enumerates all
-# C(fetch_k, k) subsets, hopeless at fetch_k = 50.
-EXCLUDED_BY_DEFAULT = frozenset({"vrsd_exact"})
+# Registered methods left out of the default run: the exhaustive ones (vrsd_exact
+# enumerates all C(fetch_k, k) subsets, hopeless at fetch_k = 50).
+EXCLUDED_BY_DEFAULT = frozenset(methods_where(exhaustive=True))
 REFERENCE = "vrsd"  # the paper's greedy: the method whose win rates are reported
 
 
@@ -80,10 +80,10 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
         label = f"mmr({options['lambda_mult']})"
     else:
         label = token if options else name
-    if name not in METHODS:
+    if name not in METHOD_INFO:
         raise ValueError(f"methods: unknown method {name!r}; choose from {available_methods()}")
     allowed = method_defaults(name)
-    if "seed" in allowed and allowed["seed"] is None and "seed" not in options:
+    if METHOD_INFO[name].seeded and allowed["seed"] is None and "seed" not in options:
         options["seed"] = 0  # sampling methods: reproducible tables
     unknown = sorted(set(options) - set(allowed))
     if unknown:
@@ -103,7 +103,7 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
 def available_methods() -> list[str]:
     """The names ``--methods`` accepts (besides ``NAME:key=value`` forms)."""
     return ["similarity", "vrsd", "vrsd_swap", "mmr", *[
-        m for m in METHODS if m not in ("similarity", "vrsd", "mmr")
+        m for m in METHOD_INFO if m not in ("similarity", "vrsd", "mmr")
     ]]
 
 
@@ -111,7 +111,7 @@ def default_method_tokens() -> list[str]:
     """The default run: similarity, vrsd, vrsd_swap, mmr 0.2..0.9, dpp, then every
     other registered method except those in ``EXCLUDED_BY_DEFAULT``."""
     head = ["similarity", "vrsd", "vrsd_swap", "mmr", "dpp"]
-    rest = [m for m in METHODS if m not in head and m not in EXCLUDED_BY_DEFAULT]
+    rest = [m for m in METHOD_INFO if m not in head and m not in EXCLUDED_BY_DEFAULT]
     return head + rest
 
 

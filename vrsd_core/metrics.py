@@ -1,7 +1,10 @@
-"""Evaluation metrics of the VRSD paper (Gao, Deng & Zhang, arXiv 2407.04573, Tables 1 and 3)."""
+"""Evaluation metrics: the VRSD paper's (Gao, Deng & Zhang, arXiv 2407.04573, Tables 1
+and 3: Sim., Div., win rate) and evidence coverage for multi-hop questions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 import numpy as np
@@ -84,3 +87,28 @@ def max_diff(a: Any, b: Any) -> float:
     """
     x, y = _paired(a, b)
     return float((x - y).max())
+
+
+def _evidence_sets(retrieved: Iterable[Hashable], gold: Iterable[Hashable]
+                   ) -> tuple[set[Hashable], set[Hashable]]:
+    gold_set = set(gold)
+    if not gold_set:
+        raise ValueError("gold: a question needs at least one gold passage")
+    return set(retrieved), gold_set
+
+
+def evidence_recall(retrieved: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
+    """Share of the ``gold`` passage ids that are among the ``retrieved`` ids.
+
+    The evidence-coverage measure: for a multi-hop question whose answer needs
+    every gold passage, how much of that evidence the k retrieved passages hold.
+    """
+    found, gold_set = _evidence_sets(retrieved, gold)
+    return len(found & gold_set) / len(gold_set)
+
+
+def all_evidence(retrieved: Iterable[Hashable], gold: Iterable[Hashable]) -> bool:
+    """Whether every ``gold`` passage id is among the ``retrieved`` ids (averaged over
+    questions: the all-evidence rate)."""
+    found, gold_set = _evidence_sets(retrieved, gold)
+    return gold_set <= found

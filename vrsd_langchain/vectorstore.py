@@ -38,14 +38,14 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import model_validator
 
-from vrsd_core import METHODS
+from vrsd_core import METHOD_INFO
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import SearchPlan, arun, make_plan, resolve_embeddings, run, split_options
 
 STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
 """Search types run by the store itself, as in LangChain's ``VectorStoreRetriever``."""
-CORE_SEARCH_TYPES = ("mmr", *(m for m in METHODS if m not in ("similarity", "mmr")))
+CORE_SEARCH_TYPES = ("mmr", *(m for m in METHOD_INFO if m not in ("similarity", "mmr")))
 """Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
 method but ``"similarity"``."""
 DEFAULT_K = 4

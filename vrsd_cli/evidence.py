@@ -1,0 +1,398 @@
+"""``vrsd eval --protocol evidence``: does the top-k hold the passages the answer needs?
+
+The paper's Sim. is VRSD's own objective; this protocol measures what a RAG
+user needs instead. HotpotQA multi-hop questions each need two gold passages
+from two different articles (``data/datasets/hotpotqa_dev500``).
+
+* Corpus **plain**: every paragraph of every question pooled into one corpus
+  (``title + "\\n" + paragraph_text``, de-duplicated on (title, text)).
+* Corpus **redundant**: the plain corpus plus, for every paragraph of two or
+  more sentences, an overlapping chunk of it: the same text with its first
+  sentence dropped (sentences are separated by two spaces in the data). Real
+  corpora repeat themselves like this; a gold passage counts as found when
+  either copy is returned.
+* For each question, ``fetch_k`` candidates are over-fetched by cosine from a
+  LangChain FAISS store; every row selects ``k`` of them.
+* Evidence recall@k: the share of the question's gold passages among the k;
+  all-evidence rate@k: the share of questions with every gold passage among them.
+
+Rows: the project's methods, each a ``VRSDRetriever`` (the real adapter path),
+and the peers a user would pick instead, computed on the *same* candidates
+(the store's top ``fetch_k`` with their stored vectors): LangChain's
+``EmbeddingsRedundantFilter`` at its default threshold over the ranked list,
+LangChain's ``maximal_marginal_relevance`` at lambda 0.5/0.7/0.9, and
+pyversity's strategies at their defaults (relevance = cosine to the query).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vrsd_core import metrics
+
+from .datasets import default_data_dir, read_jsonl
+from .methods import MethodSpec, parse_method
+
+DATASET = "hotpotqa_dev500"
+EVIDENCE_KS = (2, 4, 6, 10)
+EVIDENCE_FETCH_K = 50
+VARIANTS = ("plain", "redundant")
+PEER_MMR_LAMBDAS = (0.5, 0.7, 0.9)
+PYVERSITY_STRATEGIES = ("mmr", "msd", "cover", "dpp", "ssd")
+# The project's rows (method tokens, see methods.parse_method); "default" is
+# VRSDRetriever() with no method given: the recommendation users get.
+DEFAULT_ROWS = (
+    "default", "similarity", "vrsd", "vrsd_swap", "mmr:lambda_mult=0.5",
+    "mmr:lambda_mult=0.7", "mmr:lambda_mult=0.9", "dpp", "threshold", "top_m", "top_p",
+    "cluster",
+)
+SENTENCE_SEP = "  "
+
+
+@dataclass(frozen=True)
+class EvidenceCorpus:
+    """One corpus variant with its questions and gold passages.
+
+    Attributes:
+        texts: the indexed texts.
+        passage_of: for each text, the paragraph it comes from (a chunk and its
+            paragraph share one id): evidence is counted in paragraphs.
+        questions: the queries.
+        gold: for each question, the ids of its gold paragraphs.
+    """
+
+    name: str
+    texts: list[str]
+    passage_of: list[int]
+    questions: list[str]
+    gold: list[tuple[int, ...]]
+
+
+def drop_first_sentence(paragraph: str) -> str | None:
+    """The paragraph without its first sentence, or None if it has only one."""
+    head, sep, rest = paragraph.partition(SENTENCE_SEP)
+    rest = rest.strip()
+    return rest if sep and rest else None
+
+
+def load_evidence_corpora(
+    data_dir: str | Path | None = None, limit: int | None = None
+) -> list[EvidenceCorpus]:
+    """The plain and redundant corpora of the first ``limit`` questions (None: all 500);
+    only those questions' paragraphs are pooled."""
+    base = Path(data_dir) if data_dir is not None else default_data_dir()
+    path = base / DATASET / "dev_subsampled.jsonl"
+    records = list(read_jsonl(path))[:limit]
+    if not records:
+        raise ValueError(f"data_dir: no questions in {path}")
+    key_to_id: dict[tuple[str, str], int] = {}
+    paragraphs: list[tuple[str, str]] = []
+    questions, gold = [], []
+    for rec in records:
+        ids = []
+        for ctx in rec["contexts"]:
+            key = (ctx["title"], ctx["paragraph_text"])
+            if key not in key_to_id:
+                key_to_id[key] = len(paragraphs)
+                paragraphs.append(key)
+            if ctx["is_supporting"]:
+                ids.append(key_to_id[key])
+        questions.append(rec["question_text"])
+        gold.append(tuple(dict.fromkeys(ids)))
+    plain_texts = [f"{title}\n{text}" for title, text in paragraphs]
+    plain = EvidenceCorpus("plain", plain_texts, list(range(len(paragraphs))), questions, gold)
+    texts, owner = list(plain_texts), list(range(len(paragraphs)))
+    for pid, (title, text) in enumerate(paragraphs):
+        rest = drop_first_sentence(text)
+        if rest is not None:
+            texts.append(f"{title}\n{rest}")
+            owner.append(pid)
+    redundant = EvidenceCorpus("redundant", texts, owner, questions, gold)
+    return [plain, redundant]
+
+
+# --- peers: functions (query vector, candidate vectors, k) -> picked positions ------------
+
+
+def _langchain_redundant_filter(q: np.ndarray, cands: np.ndarray, k: int) -> list[int]:
+    """LangChain's ``EmbeddingsRedundantFilter`` (default threshold) over the ranked list,
+    then the first k survivors."""
+    from langchain_community.document_transformers import EmbeddingsRedundantFilter
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import Embeddings
+
+    vectors = cands.tolist()
+
+    class _Known(Embeddings):  # the candidates' stored vectors, looked up by text
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [vectors[int(t)] for t in texts]
+
+        def embed_query(self, text: str) -> list[float]:  # pragma: no cover - unused
+            raise NotImplementedError
+
+    docs = [Document(page_content=str(i)) for i in range(len(vectors))]
+    kept = EmbeddingsRedundantFilter(embeddings=_Known()).transform_documents(docs)
+    return [int(d.page_content) for d in kept][:k]
+
+
+def _langchain_mmr(lambda_mult: float) -> Callable[[np.ndarray, np.ndarray, int], list[int]]:
+    def pick(q: np.ndarray, cands: np.ndarray, k: int) -> list[int]:
+        from langchain_core.vectorstores.utils import maximal_marginal_relevance
+
+        return list(maximal_marginal_relevance(q, cands.tolist(), lambda_mult=lambda_mult, k=k))
+
+    return pick
+
+
+def _pyversity(strategy: str) -> Callable[[np.ndarray, np.ndarray, int], list[int]]:
+    def pick(q: np.ndarray, cands: np.ndarray, k: int) -> list[int]:
+        from pyversity import diversify
+
+        unit = cands / np.linalg.norm(cands, axis=1, keepdims=True)
+        scores = unit @ (q / np.linalg.norm(q))
+        return diversify(unit, scores, k, strategy=strategy).indices.tolist()
+
+    return pick
+
+
+def peer_rows() -> dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]]:
+    """label -> picker, for every peer (LangChain and pyversity must be installed)."""
+    rows: dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]] = {
+        "langchain redundant filter (0.95)": _langchain_redundant_filter,
+    }
+    for lam in PEER_MMR_LAMBDAS:
+        rows[f"langchain mmr({lam})"] = _langchain_mmr(lam)
+    for strategy in PYVERSITY_STRATEGIES:
+        rows[f"pyversity {strategy}"] = _pyversity(strategy)
+    return rows
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+@dataclass
+class EvidenceResult:
+    """Per-question found-gold counts of every row at every k, for one corpus variant."""
+
+    variant: str
+    n_questions: int
+    n_corpus: int
+    fetch_k: int
+    model: str
+    ks: list[int]
+    labels: list[str]
+    peers: list[str]
+    recall: dict[int, dict[str, np.ndarray]] = field(default_factory=dict)
+    complete: dict[int, dict[str, np.ndarray]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def cell(self, k: int, label: str) -> tuple[float, float]:
+        """(evidence recall, all-evidence rate) of ``label`` at ``k``."""
+        return float(self.recall[k][label].mean()), float(self.complete[k][label].mean())
+
+    def mean_all_evidence(self, label: str) -> float:
+        return float(np.mean([self.cell(k, label)[1] for k in self.ks]))
+
+
+def evaluate_evidence(
+    corpus: EvidenceCorpus,
+    embeddings: Any,
+    specs: Sequence[MethodSpec],
+    ks: Sequence[int] = EVIDENCE_KS,
+    fetch_k: int = EVIDENCE_FETCH_K,
+    *,
+    peers: bool = True,
+    model: str = "",
+    progress: bool = True,
+) -> EvidenceResult:
+    """Every spec (a ``VRSDRetriever`` each) and every peer at every k, for every question.
+
+    ``specs`` with label ``"default"`` run ``VRSDRetriever`` without a method (its default).
+    """
+    from tqdm.auto import tqdm
+
+    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain.candidates import fetch_candidates
+    from vrsd_langchain.pipeline import check_query_vector
+
+    from .evaluation import build_store
+
+    ks = [int(k) for k in ks]
+    if not ks or min(ks) < 1:
+        raise ValueError(f"k: every k must be >= 1, got {ks}")
+    if fetch_k < max(ks):
+        raise ValueError(f"fetch_k: {fetch_k} is smaller than the largest k ({max(ks)})")
+    start = time.perf_counter()
+    vectors: list[list[float]] = []
+    batch = 512
+    with tqdm(total=len(corpus.texts), desc=f"evidence/{corpus.name}: corpus embeddings",
+              disable=not progress, unit="text") as bar:
+        for i in range(0, len(corpus.texts), batch):
+            vectors += embeddings.embed_documents(corpus.texts[i : i + batch])
+            bar.update(len(corpus.texts[i : i + batch]))
+    store = build_store("faiss", corpus.texts, vectors, embeddings)
+    owner = np.asarray(corpus.passage_of)
+    retrievers = {
+        s.label: VRSDRetriever(vectorstore=store, k=max(ks), fetch_k=fetch_k)
+        if s.label == "default" else
+        VRSDRetriever(vectorstore=store, k=max(ks), fetch_k=fetch_k, method=s.method,
+                      method_kwargs=dict(s.options))
+        for s in specs
+    }
+    pickers = peer_rows() if peers else {}
+    labels = list(retrievers) + list(pickers)
+    nq = len(corpus.questions)
+    recall = {k: {lab: np.zeros(nq) for lab in labels} for k in ks}
+    complete = {k: {lab: np.zeros(nq, dtype=bool) for lab in labels} for k in ks}
+    cache = None
+    for qi, question in enumerate(tqdm(corpus.questions, desc=f"evidence/{corpus.name}",
+                                       disable=not progress, unit="question")):
+        gold = set(corpus.gold[qi])
+
+        def score(k: int, label: str, rows: Sequence[int], gold: set[int] = gold,
+                  qi: int = qi) -> None:
+            found = {int(owner[r]) for r in rows} & gold
+            recall[k][label][qi] = metrics.evidence_recall(found, gold)
+            complete[k][label][qi] = metrics.all_evidence(found, gold)
+
+        for label, retriever in retrievers.items():
+            for k in ks:
+                docs = retriever.invoke(question, k=k)
+                score(k, label, [int(d.metadata["row"]) for d in docs])
+        if pickers:
+            from vrsd_langchain.cache import EmbeddingCache
+
+            cache = cache or EmbeddingCache()
+            qvec = check_query_vector(embeddings.embed_query(question))
+            cands = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)
+            rows = [int(d.metadata["row"]) for d in cands.documents]
+            cvecs = np.asarray(cands.vectors, dtype=np.float64)
+            for label, pick in pickers.items():
+                for k in ks:
+                    score(k, label, [rows[i] for i in pick(qvec, cvecs, k)])
+    return EvidenceResult(
+        variant=corpus.name, n_questions=nq, n_corpus=len(corpus.texts), fetch_k=fetch_k,
+        model=model, ks=ks, labels=labels, peers=list(pickers), recall=recall,
+        complete=complete, seconds=time.perf_counter() - start,
+    )
+
+
+def evidence_specs(tokens: Sequence[str] | None = None) -> list[MethodSpec]:
+    """The project's rows: ``tokens`` (method tokens) or ``DEFAULT_ROWS``; the token
+    ``default`` is the retriever's default configuration."""
+    specs: list[MethodSpec] = []
+    for token in tokens or DEFAULT_ROWS:
+        if token == "default":
+            specs.append(MethodSpec("default", "", {}))
+            continue
+        for spec in parse_method(token, expand_mmr=False):
+            if spec.label not in {s.label for s in specs}:
+                specs.append(spec)
+    return specs
+
+
+def format_evidence_table(res: EvidenceResult) -> str:
+    """One markdown table: a row per method, a column per k (recall / all-evidence),
+    and the mean all-evidence rate over the k."""
+    head = " | ".join(f"k={k}" for k in res.ks)
+    lines = [
+        f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
+        f"fetch_k {res.fetch_k}, {res.model}); cells: evidence recall / all-evidence rate",
+        "",
+        f"| row | {head} | mean all-evidence |",
+        "|---|" + "---|" * len(res.ks) + "---:|",
+    ]
+    for label in res.labels:
+        cells = " | ".join("{:.3f} / {:.3f}".format(*res.cell(k, label)) for k in res.ks)
+        lines.append(f"| {label} | {cells} | {res.mean_all_evidence(label):.3f} |")
+    return "\n".join(lines)
+
+
+def format_evidence_report(results: Sequence[EvidenceResult]) -> str:
+    """Every variant's table, plus how ``default`` compares with plain top-k."""
+    parts = [format_evidence_table(r) for r in results]
+    labels = results[0].labels if results else []
+    if "default" in labels and "similarity" in labels:
+        worst = min(
+            (res.cell(k, "default")[0] - res.cell(k, "similarity")[0], res.variant, k)
+            for res in results for k in res.ks
+        )
+        means = {
+            lab: float(np.mean([r.mean_all_evidence(lab) for r in results])) for lab in labels
+        }
+        best = max(means, key=lambda lab: means[lab])
+        parts.append(
+            f"default against top-k (similarity): lowest recall difference {worst[0]:+.3f} "
+            f"({worst[1]}, k={worst[2]}); mean all-evidence over all cells: default "
+            f"{means['default']:.3f}, similarity {means['similarity']:.3f}; highest: "
+            f"{best} {means[best]:.3f}."
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
+    """PNG: evidence recall against k, one panel per variant, one line per row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(7.5 * len(results), 5.6), squeeze=False)
+    for ax, res in zip(axes[0], results, strict=True):
+        for label in res.labels:
+            ys = [res.cell(k, label)[0] for k in res.ks]
+            style = (
+                dict(color="black", lw=2.6, zorder=3) if label == "default"
+                else dict(color="tab:red", lw=1.8, zorder=2) if label == "similarity"
+                else dict(lw=1, ls="--" if label in res.peers else "-", alpha=0.8)
+            )
+            ax.plot(res.ks, ys, marker="o", ms=3, label=label, **style)
+        ax.set_title(f"{res.variant} corpus ({res.n_questions} HotpotQA questions)")
+        ax.set_xlabel("k (passages handed to the LLM)")
+        ax.set_ylabel("evidence recall")
+        ax.set_xticks(res.ks)
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=7, loc="lower right", ncol=2)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
+    return {
+        res.variant: {
+            "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
+            "model": res.model, "seconds": round(res.seconds, 1), "peers": res.peers,
+            "k": {
+                str(k): {
+                    lab: dict(zip(("recall", "all_evidence"), res.cell(k, lab), strict=True))
+                    for lab in res.labels
+                }
+                for k in res.ks
+            },
+            "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
+        }
+        for res in results
+    }
+
+
+def write_evidence_outputs(results: Sequence[EvidenceResult], out_dir: str | Path
+                           ) -> dict[str, Path]:
+    """``evidence.md``, ``evidence.json`` and ``evidence.png`` in ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"markdown": out / "evidence.md", "json": out / "evidence.json"}
+    paths["markdown"].write_text(format_evidence_report(results), encoding="utf-8")
+    paths["json"].write_text(json.dumps(evidence_json(results), indent=1), encoding="utf-8")
+    paths["plot"] = plot_evidence(results, out / "evidence.png")
+    return paths
