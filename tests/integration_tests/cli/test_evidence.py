@@ -1,0 +1,125 @@
+"""``vrsd eval --protocol evidence`` on a 20-question slice of HotpotQA: the corpora,
+the outputs, and every number recomputed with ``select`` on the same candidates."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vrsd_cli.evidence import (
+    EVIDENCE_KS,
+    drop_first_sentence,
+    evidence_specs,
+    load_evidence_corpora,
+    peer_rows,
+)
+from vrsd_core import metrics, select
+
+LIMIT, FETCH = 20, 50
+ROWS = ["default", "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
+
+
+def test_drop_first_sentence():
+    assert drop_first_sentence("One.  Two.  Three.") == "Two.  Three."
+    assert drop_first_sentence("Only one sentence.") is None
+    assert drop_first_sentence("One.  ") is None
+
+
+def test_corpora_pool_the_questions_paragraphs(data_dir):
+    plain, redundant = load_evidence_corpora(data_dir, limit=LIMIT)
+    assert (plain.name, redundant.name) == ("plain", "redundant")
+    assert len(plain.questions) == LIMIT and plain.gold == redundant.gold
+    # de-duplicated paragraphs; every question has its 2 gold paragraphs from 2 titles
+    assert len(set(plain.texts)) == len(plain.texts)
+    assert all(len(g) == 2 for g in plain.gold)
+    assert all(len({plain.texts[p].split("\n")[0] for p in g}) == 2 for g in plain.gold)
+    # the redundant corpus: the plain texts first, then one chunk per paragraph of 2+
+    # sentences, owned by its paragraph and equal to it minus the first sentence
+    n = len(plain.texts)
+    assert redundant.texts[:n] == plain.texts and redundant.passage_of[:n] == list(range(n))
+    for text, owner in zip(redundant.texts[n:], redundant.passage_of[n:], strict=True):
+        title, body = plain.texts[owner].split("\n", 1)
+        assert text == f"{title}\n{drop_first_sentence(body)}"
+    multi = sum(drop_first_sentence(t.split("\n", 1)[1]) is not None for t in plain.texts)
+    assert len(redundant.texts) == n + multi
+
+
+def test_evidence_specs_default_rows():
+    labels = [s.label for s in evidence_specs()]
+    assert labels[:3] == ["default", "similarity", "vrsd"]
+    assert "mmr(0.9)" in labels and "vrsd_swap" in labels and len(set(labels)) == len(labels)
+
+
+@pytest.fixture(scope="module")
+def evidence_run(tmp_path_factory, data_dir):
+    from vrsd_cli.cli import main
+
+    out = tmp_path_factory.mktemp("evidence_out")
+    code = main([
+        "eval", "--protocol", "evidence", "--data-dir", str(data_dir), "--limit", str(LIMIT),
+        "--fetch-k", str(FETCH), "--methods", *ROWS, "--out", str(out), "--no-progress",
+    ])
+    return out, code
+
+
+def test_evidence_writes_tables_json_and_plot(evidence_run):
+    out, code = evidence_run
+    assert code == 0
+    table = (out / "evidence.md").read_text()
+    for variant in ("**plain** corpus", "**redundant** corpus"):
+        assert variant in table
+    for label in ("default", "similarity", "vrsd", "mmr(0.7)", "dpp", *peer_rows()):
+        assert f"| {label} |" in table
+    assert "default against top-k (similarity)" in table
+    report = json.loads((out / "evidence.json").read_text())
+    assert set(report) == {"plain", "redundant"}
+    assert set(report["plain"]["k"]) == {str(k) for k in EVIDENCE_KS}
+    png = (out / "evidence.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data_dir,
+                                                               embeddings):
+    """Recomputed without LangChain's store: exact cosine top-50 of the corpus
+    vectors, then select (or the peer) on them."""
+    from vrsd_langchain import VRSDRetriever
+
+    out, _ = evidence_run
+    report = json.loads((out / "evidence.json").read_text())
+    default_method = VRSDRetriever.model_fields["method"].default
+    specs = {s.label: s for s in evidence_specs(ROWS)}
+    peers = peer_rows()
+    for corpus in load_evidence_corpora(data_dir, limit=LIMIT):
+        vecs = np.asarray(embeddings.embed_documents(corpus.texts))
+        unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+        owner = np.asarray(corpus.passage_of)
+        got: dict[tuple[str, int], list[float]] = {}
+        for question, gold in zip(corpus.questions, corpus.gold, strict=True):
+            q = np.asarray(embeddings.embed_query(question))
+            nearest = np.argsort(-(unit @ (q / np.linalg.norm(q))), kind="stable")[:FETCH]
+            for k in EVIDENCE_KS:
+                for label, spec in specs.items():
+                    method = spec.method or default_method
+                    picks = select(q, vecs[nearest], k, method=method, **spec.options).indices
+                    found = owner[nearest[picks]].tolist()
+                    got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
+                for label in ("pyversity dpp", "langchain mmr(0.7)"):
+                    found = owner[nearest[peers[label](q, vecs[nearest], k)]].tolist()
+                    got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
+        for (label, k), values in got.items():
+            assert report[corpus.name]["k"][str(k)][label]["recall"] == pytest.approx(
+                np.mean(values), abs=1e-9), (corpus.name, label, k)
+    # LangChain's MMR and the core's give the same picks, so the same numbers
+    for variant in ("plain", "redundant"):
+        for k in EVIDENCE_KS:
+            cells = report[variant]["k"][str(k)]
+            assert cells["mmr(0.7)"] == cells["langchain mmr(0.7)"]
+
+
+def test_evidence_refuses_datasets_and_small_fetch_k(vrsd):
+    run = vrsd("eval", "--protocol", "evidence", "--datasets", "arc_da")
+    assert run.code == 2 and "--datasets" in run.err
+    run = vrsd("eval", "--protocol", "evidence", "--k", "10", "--fetch-k", "5")
+    assert run.code == 2 and "--fetch-k" in run.err
