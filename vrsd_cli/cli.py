@@ -47,7 +47,8 @@ def _add_model(p: argparse.ArgumentParser) -> None:
 def _add_cache(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cache-dir", default=None,
-        help="embedding cache folder (default: $VRSD_CACHE_DIR, else ~/.cache/vrsd)",
+        help="cache folder; embeddings go in its embeddings/ subfolder (default: "
+        "$VRSD_CACHE_DIR, else ~/.cache/vrsd)",
     )
 
 
@@ -66,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("query", nargs="?", default=None, help="the question (default: a sample)")
     demo.add_argument("--k", type=_positive_int, default=5, help="passages per method (5)")
-    demo.add_argument("--fetch-k", type=_positive_int, default=20,
-                      help="candidates over-fetched by similarity (20)")
+    demo.add_argument("--fetch-k", type=_positive_int, default=None,
+                      help="candidates over-fetched by similarity, at least --k (default: 20, "
+                      "or --k if larger)")
     demo.add_argument("--lambda-mult", type=float, default=0.5, help="MMR's lambda_mult (0.5)")
     demo.add_argument("--theta", type=float, default=0.5, help="DPP's theta (0.5)")
     demo.add_argument("--corpus", default=None,
@@ -146,13 +148,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _as_flag(exc: ValueError, flags: dict[str, str]) -> ValueError:
+    """``exc`` re-worded to name the command-line flag of the argument it names
+    (library errors start with the argument's name, e.g. ``fetch_k: ...``)."""
+    name, sep, rest = str(exc).partition(":")
+    if sep and name in flags:
+        return CLIError(f"{flags[name]}:{rest}")
+    return exc
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    print(run_demo(
-        args.query, k=args.k, fetch_k=args.fetch_k, lambda_mult=args.lambda_mult,
-        theta=args.theta, corpus_path=args.corpus, model=args.model, cache_dir=args.cache_dir,
-    ))
+    try:
+        report = run_demo(
+            args.query, k=args.k, fetch_k=args.fetch_k, lambda_mult=args.lambda_mult,
+            theta=args.theta, corpus_path=args.corpus, model=args.model,
+            cache_dir=args.cache_dir,
+        )
+    except ValueError as exc:
+        raise _as_flag(exc, {"fetch_k": "--fetch-k", "lambda_mult": "--lambda-mult",
+                             "theta": "--theta"}) from None
+    print(report)
     return 0
 
 
@@ -256,9 +273,13 @@ def _run_search(args: argparse.Namespace) -> int:
 
     if args.fetch_k is not None and args.fetch_k < args.k:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
-    hits = search_index(
-        args.query, index_dir=args.index_dir, method=args.method, k=args.k, fetch_k=args.fetch_k,
-    )
+    try:
+        hits = search_index(
+            args.query, index_dir=args.index_dir, method=args.method, k=args.k,
+            fetch_k=args.fetch_k,
+        )
+    except ValueError as exc:
+        raise _as_flag(exc, {"method": "--method"}) from None
     print(format_hits(args.query, hits))
     return 0
 

@@ -25,6 +25,7 @@ from typing import Any
 
 DEFAULT_QUERY = "Will an afternoon coffee keep me awake at night?"
 WIDTH = 100
+DEFAULT_FETCH_K = 20
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def run_demo(
     query: str | None = None,
     *,
     k: int = 5,
-    fetch_k: int = 20,
+    fetch_k: int | None = None,
     lambda_mult: float = 0.5,
     theta: float = 0.5,
     corpus_path: str | os.PathLike[str] | None = None,
@@ -100,7 +101,8 @@ def run_demo(
     """The demo's report for ``query`` (None: ``DEFAULT_QUERY``), as text.
 
     Args:
-        k: passages per method; fetch_k: candidates over-fetched by similarity.
+        k: passages per method; fetch_k: candidates over-fetched by similarity
+            (None: 20, or k if larger; a given fetch_k below k is refused).
         lambda_mult: MMR's trade-off (1 = relevance only); theta: DPP's (-> 1 relevance).
         embeddings: a LangChain ``Embeddings`` to use instead of the cached bundled model.
 
@@ -110,7 +112,7 @@ def run_demo(
     import numpy as np
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from vrsd_core import metrics
+    from vrsd_core import check_count, check_options, metrics
     from vrsd_langchain import VRSDRetriever
 
     from .disk_embeddings import cached_embeddings, model_label
@@ -118,8 +120,15 @@ def run_demo(
     query = DEFAULT_QUERY if query is None else query
     if not query.strip():
         raise ValueError("query: empty")
-    if k < 1 or fetch_k < 1:
-        raise ValueError(f"k: k and fetch_k must be >= 1, got k={k}, fetch_k={fetch_k}")
+    k = check_count(k, "k", minimum=1)
+    if fetch_k is None:
+        fetch_k = max(DEFAULT_FETCH_K, k)
+    fetch_k = check_count(fetch_k, "fetch_k", minimum=1)
+    if fetch_k < k:
+        raise ValueError(f"fetch_k: {fetch_k} is smaller than k ({k})")
+    # option values now, said plainly (not as a retriever's validation error later)
+    check_options("mmr", {"lambda_mult": lambda_mult})
+    check_options("dpp", {"theta": theta})
     passages = load_corpus(corpus_path)
     emb = embeddings if embeddings is not None else cached_embeddings(model, cache_dir)
     ids = [p.id for p in passages]
@@ -127,7 +136,7 @@ def run_demo(
     store.add_texts([p.text for p in passages], ids=ids)
     vectors = {pid: store.store[pid]["vector"] for pid in ids}  # as embedded for the store
     query_vec = np.asarray(emb.embed_query(query))
-    fetch = max(fetch_k, k)
+    fetch = fetch_k
     methods = [
         ("similarity", "similarity", {}, "plain top-k by cosine"),
         ("vrsd", "vrsd", {}, "sum of the set most aligned with the query"),

@@ -255,7 +255,7 @@ def search_index(
 
     if not query.strip():
         raise ValueError("query: empty")
-    spec = parse_method(method, expand_mmr=False)[0]
+    spec = parse_method(method, expand_mmr=False, name_of_argument="method")[0]
     store = open_index(index_dir, cache_dir)
     if not store.get(limit=1)["ids"]:
         raise ValueError(f"index_dir: the index at {index_dir or default_index_dir()} is empty")

@@ -49,7 +49,9 @@ def _parse_value(text: str) -> Any:
         return None if text == "None" else text
 
 
-def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
+def parse_method(
+    token: str, *, expand_mmr: bool = True, name_of_argument: str = "methods"
+) -> list[MethodSpec]:
     """Specs for one ``--methods`` token.
 
     ``similarity``, ``vrsd``, ``dpp``, any registered method (its defaults);
@@ -60,8 +62,9 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
     (e.g. ``mmr:lambda_mult=0.5``, ``dpp:theta=0.7``).
 
     Raises:
-        ValueError: naming ``methods``, for an unknown method or option or an option
-            value the method refuses.
+        ValueError: naming ``name_of_argument`` (``methods`` for ``vrsd eval``,
+            ``method`` for ``vrsd search``), for an unknown method or option or an
+            option value the method refuses.
     """
     name, _, opts = token.partition(":")
     name = name.strip().lower()
@@ -69,7 +72,7 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
     for pair in filter(None, (p.strip() for p in opts.split(","))):
         key, eq, value = pair.partition("=")
         if not eq:
-            raise ValueError(f"methods: {token!r}: options are written key=value")
+            raise ValueError(f"{name_of_argument}: {token!r}: options are written key=value")
         options[key.strip()] = _parse_value(value.strip())
     if name in ("vrsd_swap", "vrsd+swap"):
         name, options = "vrsd", {"refine": "swap", **options}
@@ -81,14 +84,16 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
     else:
         label = token if options else name
     if name not in METHOD_INFO:
-        raise ValueError(f"methods: unknown method {name!r}; choose from {available_methods()}")
+        raise ValueError(
+            f"{name_of_argument}: unknown method {name!r}; choose from {available_methods()}"
+        )
     allowed = method_defaults(name)
     if METHOD_INFO[name].seeded and allowed["seed"] is None and "seed" not in options:
         options["seed"] = 0  # sampling methods: reproducible tables
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(
-            f"methods: {unknown[0]!r} is not an option of {name!r} "
+            f"{name_of_argument}: {unknown[0]!r} is not an option of {name!r} "
             f"(its options: {', '.join(sorted(allowed)) or 'none'})"
         )
     from vrsd_langchain.pipeline import check_method
@@ -96,7 +101,7 @@ def parse_method(token: str, *, expand_mmr: bool = True) -> list[MethodSpec]:
     try:  # option values too, before any corpus is embedded (the retrievers are built last)
         check_method(name, options)
     except ValueError as exc:
-        raise ValueError(f"methods: {token!r}: {exc}") from None
+        raise ValueError(f"{name_of_argument}: {token!r}: {exc}") from None
     return [MethodSpec(label, name, options)]
 
 

@@ -79,8 +79,10 @@ def test_demo_with_own_corpus_file(vrsd, tmp_path):
     ("args", "message"),
     [
         (["  "], "query: empty"),
-        (["q", "--lambda-mult", "1.5"], "lambda_mult"),
-        (["q", "--theta", "1"], "theta"),
+        (["q", "--lambda-mult", "1.5"], "--lambda-mult: must be in [0, 1], got 1.5"),
+        (["q", "--lambda-mult", "3"], "--lambda-mult: must be in [0, 1], got 3"),
+        (["q", "--theta", "1"], "--theta:"),
+        (["q", "--fetch-k", "2", "--k", "5"], "--fetch-k: 2 is smaller than k (5)"),
         (["q", "--corpus", "/nonexistent/corpus.txt"], "corpus: cannot read"),
     ],
 )
@@ -88,6 +90,7 @@ def test_demo_errors_exit_2(vrsd, args, message):
     run = vrsd("demo", *args)
     assert run.code == 2
     assert message in run.err and "Traceback" not in run.err
+    assert "validation error" not in run.err  # said plainly, not as a pydantic dump
 
 
 def test_read_corpus_rejects_bad_lines():

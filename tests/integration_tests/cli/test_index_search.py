@@ -142,10 +142,11 @@ def test_search_errors_exit_2(vrsd, tmp_path):
     docs = write(tmp_path / "docs", {"coffee.txt": COFFEE})
     assert vrsd("index", docs, "--index-dir", tmp_path / "index").code == 0
     bad = vrsd("search", "coffee", "--index-dir", tmp_path / "index", "--method", "nope")
-    assert bad.code == 2 and "unknown method 'nope'" in bad.err
+    assert bad.code == 2 and "--method: unknown method 'nope'" in bad.err
     value = vrsd("search", "coffee", "--index-dir", tmp_path / "index",
                  "--method", "mmr:lambda_mult=2")
     assert value.code == 2 and "lambda_mult: must be in [0, 1], got 2" in value.err
+    assert value.err.startswith("vrsd search: error: --method: ")
     assert "validation error" not in value.err  # said plainly, not as a pydantic dump
     empty = vrsd("search", "  ", "--index-dir", tmp_path / "index")
     assert empty.code == 2 and "query: empty" in empty.err
