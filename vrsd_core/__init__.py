@@ -4,7 +4,7 @@ Pure numpy. ``select(query, candidates, k, method=...)`` returns a
 ``Selection``; ``select_batch`` does B queries at once.
 """
 
-from . import metrics
+from . import contract, metrics
 from .api import check_count, check_options, method_defaults, select, select_batch
 from .registry import METHOD_INFO, METHODS, MethodInfo, method_info, methods_where
 from .selection import Selection
@@ -16,6 +16,7 @@ __all__ = [
     "Selection",
     "check_count",
     "check_options",
+    "contract",
     "method_defaults",
     "method_info",
     "methods_where",

@@ -1,0 +1,140 @@
+"""What every adapter promises its users, written once (numpy only, no framework imports).
+
+The LangChain retriever and the LlamaIndex postprocessor both:
+
+- annotate each returned item with one metadata entry under ``METADATA_KEY``,
+  built by ``selection_metadata`` (rank, relevance, gain, method, and the
+  quality prior when one was used);
+- refuse query text an embedding model cannot encode (``check_query_text``);
+- refuse a fetch count smaller than the selection count (``check_counts``);
+- read a per-candidate quality prior through ``check_prior_values``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_int
+from .selection import Selection
+
+METADATA_KEY = "vrsd"
+"""The metadata entry every returned item gets (an existing entry is replaced)."""
+
+
+def selection_metadata(selection: Selection, position: int) -> dict[str, Any]:
+    """The ``METADATA_KEY`` entry of the item picked at ``position`` of ``selection``::
+
+        {
+            "rank": 0,            # position in the selection order (0-based)
+            "relevance": 0.71,    # the item's relevance (cosine to the query unless
+                                  # the caller gave relevance scores)
+            "gain": 0.71,         # the method's objective gain when it was picked
+            "method": "vrsd",     # the selection method
+            "prior": 0.9,         # only when a quality prior was given: its value
+        }
+
+    For ``vrsd`` the gain is the sum-vector cosine after the pick; for ``mmr``
+    the MMR score at pick time; for ``dpp`` the determinant ratio. Values are
+    plain Python ints, floats and strings (JSON-ready, no numpy scalars).
+
+    Raises:
+        ValueError: naming ``position`` when it is not an index into the selection.
+    """
+    count = len(selection)
+    if isinstance(position, bool) or not isinstance(position, int | np.integer):
+        raise ValueError(f"position: expected an integer, got {position!r}")
+    if not 0 <= position < count:
+        raise ValueError(f"position: {position} is outside the selection (0 to {count - 1})")
+    at = int(position)
+    entry: dict[str, Any] = {
+        "rank": at,
+        "relevance": float(selection.relevance[at]),
+        "gain": float(selection.gains[at]),
+        "method": selection.method,
+    }
+    prior = selection.info.get("prior")
+    if prior is not None:
+        entry["prior"] = float(prior[at])
+    return entry
+
+
+def selection_metadata_all(selection: Selection) -> list[dict[str, Any]]:
+    """``selection_metadata`` for every pick, in selection order."""
+    return [selection_metadata(selection, i) for i in range(len(selection))]
+
+
+def check_query_text(query: Any, name: str = "query") -> str:
+    """``query`` if it is text an embedding model can encode, else ValueError naming ``name``.
+
+    Refused: anything that is not a ``str`` (None, bytes, numbers), and strings
+    with an unpaired surrogate (e.g. undecodable bytes from a command line),
+    which tokenizers reject with a TypeError from deep inside.
+    """
+    if not isinstance(query, str):
+        raise ValueError(f"{name}: expected a string, got {type(query).__name__}")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name}: not valid Unicode text (an unpaired surrogate at position {exc.start})"
+        ) from None
+    return query
+
+
+def check_counts(
+    k: Any,
+    fetch_k: Any,
+    *,
+    minimum: int = 0,
+    k_name: str = "k",
+    fetch_k_name: str = "fetch_k",
+) -> tuple[int, int]:
+    """(k, fetch_k) as ints >= ``minimum`` with fetch_k >= k: how many to select, and
+    how many candidates to fetch to select them from.
+
+    Bools, floats and strings are refused like in ``vrsd_core.check_count``. The
+    names in the messages are ``k_name``/``fetch_k_name`` (e.g. ``top_n`` in LlamaIndex).
+
+    Raises:
+        ValueError: naming the argument at fault.
+    """
+    k_int = check_int(k, k_name, low=minimum)
+    fetch_int = check_int(fetch_k, fetch_k_name, low=minimum)
+    assert k_int is not None and fetch_int is not None
+    if fetch_int < k_int:
+        raise ValueError(
+            f"{fetch_k_name}: must be >= {k_name} (the number of candidates to choose "
+            f"from), got {fetch_k_name}={fetch_int} < {k_name}={k_int}"
+        )
+    return k_int, fetch_int
+
+
+def check_prior_values(values: Sequence[Any], count: int, name: str = "prior") -> np.ndarray:
+    """One quality-prior value per candidate, as a float64 (count,) array.
+
+    For adapters that read the prior from each candidate (a metadata field, a
+    callable): the error says which candidate's value is wrong, which the core's
+    array-level check (``select(..., prior=...)``) cannot.
+
+    Raises:
+        ValueError: naming ``name``, for a count other than ``count`` or a value
+            that is not a finite real number (bools and strings included).
+    """
+    items = list(values)
+    if len(items) != count:
+        raise ValueError(f"{name}: expected {count} values (one per candidate), got {len(items)}")
+    out = np.empty(count, dtype=np.float64)
+    for i, value in enumerate(items):
+        ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+            value, bool | np.bool_
+        )
+        if ok:
+            out[i] = float(value)
+        if not ok or not np.isfinite(out[i]):
+            raise ValueError(
+                f"{name}: candidate {i} has {value!r}; expected a finite real number"
+            )
+    return out
