@@ -12,14 +12,20 @@ diverse) and the picked passage ids.
 
 from __future__ import annotations
 
+import os
+
+# The bundled model loads from disk: no download, so no progress bars either.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 import sys
 
 import numpy as np
 from langchain_core.vectorstores import InMemoryVectorStore
 
+from vrsd_cli.demo import load_corpus
 from vrsd_core import metrics
 from vrsd_langchain import DiverseVectorStore, default_embeddings
-from vrsd_cli.demo import load_corpus
 
 QUESTION = "What happens to my sleep when I drink coffee or alcohol?"
 K, FETCH_K = 5, 20

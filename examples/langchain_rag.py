@@ -16,6 +16,11 @@ script prints the grounded prompt the model would receive; no network needed.
 from __future__ import annotations
 
 import os
+
+# The bundled model loads from disk: no download, so no progress bars either.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 import sys
 
 from langchain_core.documents import Document
@@ -24,8 +29,8 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from vrsd_langchain import VRSDRetriever, default_embeddings
 from vrsd_cli.demo import load_corpus
+from vrsd_langchain import VRSDRetriever, default_embeddings
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
 

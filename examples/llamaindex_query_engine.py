@@ -16,8 +16,13 @@ set ``VRSD_LLAMAINDEX_LLM`` to ``module:Class[:model]``, e.g.
 
 from __future__ import annotations
 
-import importlib
 import os
+
+# The bundled model loads from disk: no download, so no progress bars either.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import importlib
 import sys
 
 from llama_index.core import Document, VectorStoreIndex

@@ -12,14 +12,16 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def run_example(name: str, *args: str) -> str:
+    # as a user runs it: no offline or progress-bar settings from the test environment
     env = {k: v for k, v in os.environ.items()
-           if k not in ("VRSD_CHAT_MODEL", "VRSD_LLAMAINDEX_LLM")}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_HUB_DISABLE_PROGRESS_BARS="1")
+           if k not in ("VRSD_CHAT_MODEL", "VRSD_LLAMAINDEX_LLM", "HF_HUB_OFFLINE",
+                        "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS")}
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True,
         env=env, cwd=EXAMPLES.parent, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr
     return proc.stdout
 
 
