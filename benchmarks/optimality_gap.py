@@ -21,8 +21,8 @@ import time
 import numpy as np
 from strategies_arc_da import encode  # same cached embeddings as the strategies table
 
-from vrsd_core import select
 from vrsd_cli.datasets import load_dataset
+from vrsd_core import select
 
 
 def main() -> None:

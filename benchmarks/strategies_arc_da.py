@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import metrics, select_batch
 from vrsd_cli.datasets import load_dataset
+from vrsd_core import metrics, select_batch
 from vrsd_core.bundled_model import bundled_model_path
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -246,6 +246,22 @@ def run(
     return choose(qvec, cands, plan)
 
 
+def run_by_vector(
+    store: VectorStore,
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+    vector: Any,
+    plan: SearchPlan,
+) -> list[Document]:
+    """``run`` for a query given as a vector (nothing is embedded but, for stores
+    without a fast path, the candidates)."""
+    if plan.k == 0:
+        return []
+    qvec = check_query_vector(vector)
+    cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache)
+    return choose(qvec, cands, plan)
+
+
 async def arun(
     store: VectorStore,
     embeddings: Embeddings,

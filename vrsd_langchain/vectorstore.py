@@ -14,10 +14,14 @@ a ``VectorStoreRetriever`` whose search types are
 
 ``"mmr"`` deliberately goes through ``vrsd_core``'s MMR rather than the store's
 ``max_marginal_relevance_search``: one meaning of ``lambda_mult`` on every store
-(1 = relevance only, 0 = diversity only; langchain-qdrant's own MMR inverts it),
-the selection order kept (langchain-chroma's returns similarity order), and a
-``metadata["vrsd"]`` entry with relevance and MMR score for each pick. Call the
-store's ``max_marginal_relevance_search`` directly for its own MMR.
+(1 = relevance only, 0 = diversity only; langchain-qdrant's own MMR passes it
+as Qdrant's ``diversity``, which inverts it), the selection order kept
+(langchain-chroma's returns similarity order), and a ``metadata["vrsd"]``
+entry with relevance and MMR score for each pick. The wrapper's own
+``max_marginal_relevance_search`` (and its ``_by_vector`` and async forms) is
+the core's MMR too: this project never hands ``lambda_mult`` to a store's
+native MMR. The store's own MMR stays reachable as
+``DiverseVectorStore(store).wrapped_vectorstore.max_marginal_relevance_search``.
 
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
@@ -35,13 +39,22 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import model_validator
 
 from vrsd_core import METHOD_INFO
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
-from .pipeline import SearchPlan, arun, make_plan, resolve_embeddings, run, split_options
+from .pipeline import (
+    SearchPlan,
+    arun,
+    make_plan,
+    resolve_embeddings,
+    run,
+    run_by_vector,
+    split_options,
+)
 
 STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
 """Search types run by the store itself, as in LangChain's ``VectorStoreRetriever``."""
@@ -298,19 +311,20 @@ class DiverseVectorStore(VectorStore):
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
         return self.wrapped_vectorstore._select_relevance_score_fn()
 
+    # MMR: the core's, with LangChain's lambda_mult meaning on every store (see the module
+    # doc); the wrapped store's own MMR is never handed lambda_mult.
+
     def max_marginal_relevance_search(
         self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
     ) -> list[Document]:
-        """The wrapped store's own MMR (``as_retriever(search_type="mmr")`` uses the core's)."""
-        return self.wrapped_vectorstore.max_marginal_relevance_search(
-            query, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
-        )
+        """The core's MMR (1 = relevance only), as ``as_retriever(search_type="mmr")``."""
+        return self.search(query, "mmr", k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs)
 
     async def amax_marginal_relevance_search(
         self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
     ) -> list[Document]:
-        return await self.wrapped_vectorstore.amax_marginal_relevance_search(
-            query, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        return await self.asearch(
+            query, "mmr", k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
         )
 
     def max_marginal_relevance_search_by_vector(
@@ -321,8 +335,14 @@ class DiverseVectorStore(VectorStore):
         lambda_mult: float = 0.5,
         **kwargs: Any,
     ) -> list[Document]:
-        return self.wrapped_vectorstore.max_marginal_relevance_search_by_vector(
-            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        """The core's MMR for a query vector (nothing else is embedded on fast-path stores)."""
+        retriever = self.as_retriever(
+            search_type="mmr",
+            search_kwargs={"k": k, "fetch_k": fetch_k, "lambda_mult": lambda_mult, **kwargs},
+        )
+        assert retriever.cache is not None  # set by the retriever's validator
+        return run_by_vector(
+            self, retriever._embedder(), retriever.cache, embedding, retriever._plan({})
         )
 
     async def amax_marginal_relevance_search_by_vector(
@@ -333,8 +353,9 @@ class DiverseVectorStore(VectorStore):
         lambda_mult: float = 0.5,
         **kwargs: Any,
     ) -> list[Document]:
-        return await self.wrapped_vectorstore.amax_marginal_relevance_search_by_vector(
-            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
+        return await run_in_executor(
+            None, self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k,
+            lambda_mult, **kwargs,
         )
 
     @classmethod

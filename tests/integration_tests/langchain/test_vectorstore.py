@@ -50,8 +50,9 @@ def test_searches_are_the_wrapped_stores(small, store_cases):
     assert wrapped.similarity_search_with_score(QUERY, k=3) == inner.similarity_search_with_score(
         QUERY, k=3
     )
-    assert wrapped.max_marginal_relevance_search(QUERY, k=3) == (
-        inner.max_marginal_relevance_search(QUERY, k=3)
+    # MMR is the core's (one lambda_mult meaning on every store), not the store's own
+    assert wrapped.max_marginal_relevance_search(QUERY, k=3, lambda_mult=0.3) == (
+        wrapped.search(QUERY, "mmr", k=3, lambda_mult=0.3)
     )
     stock = wrapped.as_retriever(search_type="similarity", search_kwargs={"k": 3})
     assert stock.invoke(QUERY) == inner.as_retriever(search_kwargs={"k": 3}).invoke(QUERY)
