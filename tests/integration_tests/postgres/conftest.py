@@ -18,8 +18,11 @@ tests read rows and vectors.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,13 +88,39 @@ def start_server(pgdata: Path) -> Server:
     return Server(pgdata, handle)
 
 
-@pytest.fixture(scope="session")
-def pg_server(tmp_path_factory) -> Iterator[Server]:
-    server = start_server(tmp_path_factory.mktemp("pgdata"))
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread() -> Iterator[None]:
+    """The model on one intra-op thread (see the LlamaIndex tests' conftest: on this
+    shared 2-core machine torch's threads wait on each other); restored afterwards."""
+    import torch
+
+    saved = torch.get_num_threads()
+    torch.set_num_threads(1)
     try:
-        yield server
+        yield
     finally:
-        server.stop()
+        torch.set_num_threads(saved)
+
+
+@contextmanager
+def server_dir() -> Iterator[Path]:
+    """A data directory of its own, outside pytest's basetemp: a concurrent pytest run
+    prunes old basetemps, and the unix socket path must stay short (< 108 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="vrsd-pg-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Server]:
+    with server_dir() as pgdata:
+        server = start_server(pgdata)
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 def run_sql(uri: str, statement: str, params: Sequence[Any] | None = None) -> list[tuple]:
