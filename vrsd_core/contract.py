@@ -7,12 +7,15 @@ The LangChain retriever and the LlamaIndex postprocessor both:
   quality prior when one was used);
 - refuse query text an embedding model cannot encode (``check_query_text``);
 - refuse a fetch count smaller than the selection count (``check_counts``);
-- read a per-candidate quality prior through ``check_prior_values``.
+- read a per-candidate quality prior through ``check_prior_values``;
+- read per-candidate inputs (prior, outside relevance, group label) from each
+  item's metadata or a callable (``item_values``, ``check_item_spec``,
+  ``check_group_options``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -138,3 +141,67 @@ def check_prior_values(values: Sequence[Any], count: int, name: str = "prior") -
                 f"{name}: candidate {i} has {value!r}; expected a finite real number"
             )
     return out
+
+
+# --- per-candidate inputs the adapters read from each item ----------------------------------
+# A quality prior, an outside relevance and a group label all come from the candidates
+# themselves, which are not known until a query: the user names a metadata field or
+# gives a callable, and the adapter reads one value per candidate at query time.
+
+
+def check_item_spec(spec: Any, name: str, callable_form: str) -> None:
+    """ValueError naming ``name`` unless ``spec`` is None, a metadata field name or a
+    callable (``callable_form`` says its signature in the message)."""
+    if spec is None or isinstance(spec, str) or callable(spec):
+        return
+    raise ValueError(
+        f"{name}: give the name of a metadata field or a callable {callable_form} "
+        f"(the candidates are not known in advance), got {spec!r}"
+    )
+
+
+def item_values(
+    spec: str | Callable[[Any], Any],
+    items: Sequence[Any],
+    name: str,
+    *,
+    metadata_of: Callable[[Any], Mapping[str, Any]],
+    describe: Callable[[Any], str],
+) -> list[Any]:
+    """One value per item: its metadata field ``spec``, or ``spec(item)``.
+
+    ``metadata_of`` returns an item's metadata mapping, ``describe`` a short name
+    for messages (an id or the start of the text).
+
+    Raises:
+        ValueError: naming ``name``, for an item without the field.
+    """
+    if callable(spec):
+        return [spec(item) for item in items]
+    values = []
+    for item in items:
+        metadata = metadata_of(item)
+        if spec not in metadata:
+            raise ValueError(
+                f"{name}: candidate {describe(item)!r} has no metadata field {spec!r}"
+            )
+        values.append(metadata[spec])
+    return values
+
+
+def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
+    """``max_per_group`` as an int >= 1, or None when there is no cap; both or neither
+    must be given (a label without a cap, or a cap without labels, does nothing).
+
+    Raises:
+        ValueError: naming the argument at fault.
+    """
+    check_item_spec(group_by, "group_by", "(item) -> label")
+    cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
+    if (group_by is None) != (cap is None):
+        missing = "max_per_group" if cap is None else "group_by"
+        raise ValueError(
+            f"{missing}: group_by (a metadata field or a callable giving each candidate's "
+            "source) and max_per_group (the most picks per source) go together"
+        )
+    return cap

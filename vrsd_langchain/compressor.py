@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import Callbacks
@@ -11,12 +11,14 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import check_count
+from vrsd_core.contract import check_group_options
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import Candidates
 from .pipeline import (
     SearchPlan,
     check_method,
+    check_per_candidate,
     check_query_text,
     check_query_vector,
     choose,
@@ -53,6 +55,13 @@ class VRSDCompressor(BaseDocumentCompressor):
     """A ``vrsd_core.METHODS`` name."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""
+    relevance: str | Callable[[str, list[Document]], Sequence[float]] | None = None
+    """Outside relevance (as in ``VRSDRetriever``): a numeric metadata field or a
+    callable ``(query, documents) -> scores``, e.g. a hybrid or cross-encoder score."""
+    group_by: str | Callable[[Document], Hashable] | None = None
+    """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
+    max_per_group: int | None = None
+    """At most this many documents per ``group_by`` label."""
     cache: EmbeddingCache | None = None
     """Document-embedding cache; default a new one of ``cache_size`` entries."""
     cache_size: int = DEFAULT_CACHE_SIZE
@@ -68,12 +77,16 @@ class VRSDCompressor(BaseDocumentCompressor):
     @model_validator(mode="after")
     def _check(self) -> VRSDCompressor:
         check_method(self.method, self.method_kwargs)
+        check_per_candidate(self.method, self.relevance)
+        self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)
         return self
 
     def _plan(self, n: int) -> SearchPlan:
-        return SearchPlan(self.k, n, self.method, dict(self.method_kwargs))
+        return SearchPlan(self.k, n, self.method, dict(self.method_kwargs),
+                          relevance=self.relevance, group_by=self.group_by,
+                          max_per_group=self.max_per_group)
 
     def compress_documents(
         self,
@@ -88,7 +101,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         assert self.cache is not None  # set by the validator
         qvec = check_query_vector(self.embeddings.embed_query(check_query_text(query)))
         vectors = self.cache.embed_documents(self.embeddings, [d.page_content for d in docs])
-        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)))
+        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
 
     async def acompress_documents(
         self,
@@ -105,4 +118,4 @@ class VRSDCompressor(BaseDocumentCompressor):
         vectors = await self.cache.aembed_documents(
             self.embeddings, [d.page_content for d in docs]
         )
-        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)))
+        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)

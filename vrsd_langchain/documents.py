@@ -9,21 +9,9 @@ from typing import Any
 from langchain_core.documents import Document
 
 from vrsd_core import Selection
+from vrsd_core.contract import METADATA_KEY, selection_metadata_all
 
-METADATA_KEY = "vrsd"
-"""The metadata entry every returned Document gets::
-
-    doc.metadata["vrsd"] == {
-        "rank": 0,             # position in the selection order (0-based)
-        "relevance": 0.71,     # cosine of the document's vector to the query vector
-        "gain": 0.71,          # the method's objective gain when it was picked
-        "method": "vrsd",      # the selection method
-    }
-
-For ``vrsd`` the gain is the sum-vector cosine after the pick; for ``mmr`` the
-MMR score at pick time; for ``dpp`` the determinant ratio. An entry already
-under this key (e.g. from an earlier reranking stage) is replaced.
-"""
+__all__ = ["METADATA_KEY", "annotate"]
 
 
 def annotate(documents: Sequence[Document], selection: Selection) -> list[Document]:
@@ -31,23 +19,16 @@ def annotate(documents: Sequence[Document], selection: Selection) -> list[Docume
 
     ``documents`` are the candidates in the order the selection indexes them.
     Each output is a copy (``page_content``, ``id`` and a deep copy of the
-    metadata), so neither the store's nor the caller's objects change.
+    metadata) whose metadata gains ``METADATA_KEY`` = ``{"rank", "relevance",
+    "gain", "method"}`` (``vrsd_core.contract.selection_metadata``; an entry
+    already under the key is replaced), so neither the store's nor the
+    caller's objects change.
     """
     out: list[Document] = []
-    picks = zip(
-        selection.indices.tolist(),
-        selection.relevance.tolist(),
-        selection.gains.tolist(),
-        strict=True,
-    )
-    for rank, (index, relevance, gain) in enumerate(picks):
+    for index, entry in zip(selection.indices.tolist(), selection_metadata_all(selection),
+                            strict=True):
         doc = documents[index]
         metadata: dict[str, Any] = copy.deepcopy(dict(doc.metadata))
-        metadata[METADATA_KEY] = {
-            "rank": rank,
-            "relevance": float(relevance),
-            "gain": float(gain),
-            "method": selection.method,
-        }
+        metadata[METADATA_KEY] = entry
         out.append(doc.model_copy(update={"metadata": metadata}))
     return out

@@ -18,22 +18,25 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import check_count, check_options, method_defaults, select
+from vrsd_core import METHOD_INFO, check_options, method_defaults, select
+from vrsd_core.contract import (
+    check_counts,
+    check_group_options,
+    check_item_spec,
+    check_prior_values,
+    check_query_text,
+    item_values,
+)
 
 from .cache import EmbeddingCache
 from .candidates import Candidates, afetch_candidates, check_search_kwargs, fetch_candidates
 from .documents import annotate
 
+__all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
+           "check_query_vector", "choose", "make_plan", "run", "arun", "run_by_vector"]
 
-def check_counts(k: Any, fetch_k: Any) -> tuple[int, int]:
-    """(k, fetch_k) checked: integers >= 0 with fetch_k >= k."""
-    k, fetch_k = check_count(k, "k"), check_count(fetch_k, "fetch_k")
-    if fetch_k < k:
-        raise ValueError(
-            f"fetch_k: must be >= k (the number of candidates to choose from), "
-            f"got fetch_k={fetch_k} < k={k}"
-        )
-    return k, fetch_k
+# Per-candidate inputs besides the method's options: where each comes from (see README).
+PER_CANDIDATE = ("relevance", "group_by", "max_per_group")
 
 
 def _options_text(method: str) -> str:
@@ -81,35 +84,38 @@ def _check_method_now(method: Any, options: Mapping[str, Any]) -> None:
     # prior's spec (a field name or a callable) is the adapter's, checked once the
     # core has accepted a prior for this method.
     check_options(method, options)
-    prior = options.get("prior")
-    if prior is not None:
-        _check_prior_spec(prior)
+    check_item_spec(options.get("prior"), "prior", "(Document) -> float")
 
 
-def _check_prior_spec(prior: Any) -> None:
-    if not (isinstance(prior, str) or callable(prior)):
-        raise ValueError(
-            "prior: give the name of a numeric metadata field or a callable "
-            f"(Document) -> float (candidates are not known in advance), got {prior!r}"
-        )
+def _describe(doc: Document) -> str:
+    return doc.id or doc.page_content[:40]
 
 
-def prior_values(prior: str | Callable[[Document], float], documents: list[Document]) -> list:
-    """The quality prior of each candidate: a metadata field, or ``prior(doc)``."""
-    _check_prior_spec(prior)
-    if callable(prior):
-        return [prior(doc) for doc in documents]
-    missing = [doc for doc in documents if prior not in doc.metadata]
-    if missing:
-        raise ValueError(
-            f"prior: candidate {missing[0].id or missing[0].page_content[:40]!r} "
-            f"has no metadata field {prior!r}"
-        )
-    return [doc.metadata[prior] for doc in documents]
+def _metadata(doc: Document) -> Mapping[str, Any]:
+    return doc.metadata
+
+
+def document_values(spec: str | Callable[[Document], Any], documents: list[Document],
+                    name: str) -> list[Any]:
+    """One value per candidate Document: its metadata field ``spec``, or ``spec(doc)``."""
+    return item_values(spec, documents, name, metadata_of=_metadata, describe=_describe)
+
+
+def relevance_values(spec: str | Callable[[str, list[Document]], Any], query: str,
+                     documents: list[Document]) -> np.ndarray:
+    """The outside relevance of each candidate: a numeric metadata field (e.g. a score a
+    hybrid store or an upstream retriever wrote), or ``spec(query, documents)`` (e.g. a
+    cross-encoder), checked like a prior (one finite number per candidate)."""
+    if callable(spec):
+        values = list(spec(query, documents))
+    else:
+        values = document_values(spec, documents, "relevance")
+    return check_prior_values(values, len(documents), "relevance")
 
 
 def split_options(method: str, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split mixed keyword arguments into (method options, store search arguments)."""
+    """Split mixed keyword arguments into (method options, store search arguments);
+    the per-candidate inputs (``PER_CANDIDATE``) must have been taken out first."""
     params = method_defaults(method)
     options = {key: v for key, v in kwargs.items() if key in params}
     search = {key: v for key, v in kwargs.items() if key not in params}
@@ -135,25 +141,6 @@ def resolve_embeddings(
             "or vrsd_langchain.default_embeddings() for the bundled all-MiniLM-L6-v2"
         )
     return found
-
-
-def check_query_text(query: Any) -> str:
-    """``query`` if it is text an embedding model can encode.
-
-    Raises:
-        ValueError: naming ``query``, for a non-string (None, bytes, a number) or a
-            string with an unpaired surrogate (e.g. undecodable bytes from a command
-            line), which tokenizers reject with a TypeError from deep inside.
-    """
-    if not isinstance(query, str):
-        raise ValueError(f"query: expected a string, got {type(query).__name__}")
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"query: not valid Unicode text (an unpaired surrogate at position {exc.start})"
-        ) from None
-    return query
 
 
 def check_query_vector(vector: Any) -> np.ndarray:
@@ -195,6 +182,12 @@ class SearchPlan:
     method: str
     options: dict[str, Any] = field(default_factory=dict)
     search_kwargs: dict[str, Any] = field(default_factory=dict)
+    relevance: Any = None
+    """None (cosine to the query), a numeric metadata field, or (query, documents) -> scores."""
+    group_by: Any = None
+    """None, a metadata field or (Document) -> label: the source each candidate comes from."""
+    max_per_group: int | None = None
+    """At most this many picks per ``group_by`` label."""
 
 
 def make_plan(
@@ -205,28 +198,54 @@ def make_plan(
     method: Any,
     options: Mapping[str, Any],
     search_kwargs: Mapping[str, Any],
+    relevance: Any = None,
+    group_by: Any = None,
+    max_per_group: Any = None,
 ) -> SearchPlan:
-    """Check every setting of a call (counts, method and options, store search arguments)."""
+    """Check every setting of a call (counts, method and options, per-candidate inputs,
+    store search arguments)."""
     k, fetch_k = check_counts(k, fetch_k)
     check_method(method, options)
+    check_per_candidate(method, relevance)
+    cap = check_group_options(group_by, max_per_group)
     check_search_kwargs(
         store,
         search_kwargs,
         hint=f", nor an option of {method!r} (its options: {_options_text(method)})",
     )
-    return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs))
+    return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs),
+                      relevance, group_by, cap)
 
 
-def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan) -> list[Document]:
+def check_per_candidate(method: str, relevance: Any) -> None:
+    """ValueError for an outside ``relevance`` that is not a field name or a callable, or
+    given to a method that takes none (``vrsd``: its objective is the geometry itself)."""
+    check_item_spec(relevance, "relevance", "(query, documents) -> scores")
+    if relevance is not None and not METHOD_INFO[method].takes_relevance:
+        raise ValueError(
+            f"relevance: method {method!r} scores candidates by their vectors against the "
+            "query; it takes no outside relevance"
+        )
+
+
+def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
+           query: str = "") -> list[Document]:
     """Run the plan's method on the candidates; annotated copies in selection order."""
     if len(candidates) == 0 or plan.k == 0:
         return []
     assert candidates.vectors is not None  # filled by fetch_candidates
+    docs = candidates.documents
     options = dict(plan.options)
     if options.get("prior") is not None:
-        options["prior"] = prior_values(options["prior"], candidates.documents)
+        options["prior"] = check_prior_values(
+            document_values(options["prior"], docs, "prior"), len(docs))
+    if plan.relevance is not None:
+        options["relevance"] = relevance_values(plan.relevance, query, docs)
+    if plan.group_by is not None:
+        options["groups"] = document_values(plan.group_by, docs, "group_by")
+        options["max_per_group"] = plan.max_per_group
     sel = select(query_vector, candidates.vectors, plan.k, method=plan.method, **options)
-    return annotate(candidates.documents, sel)
+    return annotate(docs, sel)
 
 
 def run(
@@ -243,7 +262,7 @@ def run(
     cands = fetch_candidates(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
     )
-    return choose(qvec, cands, plan)
+    return choose(qvec, cands, plan, query)
 
 
 def run_by_vector(
@@ -276,4 +295,4 @@ async def arun(
     cands = await afetch_candidates(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
     )
-    return choose(qvec, cands, plan)
+    return choose(qvec, cands, plan, query)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -19,6 +20,7 @@ from vrsd_core import check_count
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
 from .pipeline import (
+    PER_CANDIDATE,
     SearchPlan,
     arun,
     make_plan,
@@ -42,8 +44,9 @@ class VRSDRetriever(BaseRetriever):
     ``vrsd_langchain.METADATA_KEY``), in selection order.
 
     Per-call overrides: ``retriever.invoke(q, k=2, fetch_k=40, filter=..., lambda_mult=0.3)``.
-    ``k``/``fetch_k`` replace the fields, names of the method's options update
-    ``method_kwargs`` for that call, everything else is added to ``search_kwargs``.
+    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group`` replace the fields,
+    names of the method's options update ``method_kwargs`` for that call, everything
+    else is added to ``search_kwargs``.
     ``method=`` may be given per call too; it then runs with only that call's options.
 
     Search arguments are the store's own (e.g. ``filter``: a callable for
@@ -81,6 +84,17 @@ class VRSDRetriever(BaseRetriever):
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Passed to the store's search, e.g. ``{"filter": ...}`` in the store's filter syntax."""
+    relevance: str | Callable[[str, list[Document]], Sequence[float]] | None = None
+    """Outside relevance for the methods that take one (``similarity``, ``mmr``, ``dpp``,
+    ...; not ``vrsd``): a numeric metadata field (a score the store or an upstream
+    stage wrote) or a callable ``(query, documents) -> scores`` (e.g. a cross-encoder).
+    None: cosine of each candidate's vector to the query."""
+    group_by: str | Callable[[Document], Hashable] | None = None
+    """The source of each candidate, for ``max_per_group``: a metadata field (e.g.
+    ``"source"``) or a callable ``(Document) -> label``."""
+    max_per_group: int | None = None
+    """At most this many documents per ``group_by`` label (every method obeys it; fewer
+    than k come back when the candidates run out of sources)."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
@@ -129,6 +143,7 @@ class VRSDRetriever(BaseRetriever):
             method, base_options = kwargs.pop("method"), {}
         else:
             method, base_options = self.method, self.method_kwargs
+        inputs = {name: kwargs.pop(name, getattr(self, name)) for name in PER_CANDIDATE}
         options, search = split_options(method, kwargs)
         return make_plan(
             self.vectorstore,
@@ -137,6 +152,7 @@ class VRSDRetriever(BaseRetriever):
             method=method,
             options={**base_options, **options},
             search_kwargs={**self.search_kwargs, **search},
+            **inputs,
         )
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:

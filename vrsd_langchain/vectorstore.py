@@ -25,7 +25,9 @@ native MMR. The store's own MMR stays reachable as
 
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
-``refine``), and the store's search arguments (e.g. ``filter``).
+``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
+``max_per_group`` (as in ``VRSDRetriever``), and the store's search arguments
+(e.g. ``filter``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from vrsd_core import METHOD_INFO
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import (
+    PER_CANDIDATE,
     SearchPlan,
     arun,
     make_plan,
@@ -101,6 +104,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         merged = self.search_kwargs | kwargs
         k = merged.pop("k", DEFAULT_K)
         fetch_k = merged.pop("fetch_k", DEFAULT_FETCH_K)
+        inputs = {name: merged.pop(name) for name in PER_CANDIDATE if name in merged}
         options, search = split_options(self.search_type, merged)
         return make_plan(
             self.vectorstore,
@@ -109,6 +113,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             method=self.search_type,
             options=options,
             search_kwargs=search,
+            **inputs,
         )
 
     def _get_relevant_documents(

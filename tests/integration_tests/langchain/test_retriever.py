@@ -252,7 +252,7 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
         ({"method": "vrsd", "method_kwargs": {"prior": "score"}},
          "prior: method 'vrsd' takes no quality prior"),
         ({"method": "mmr", "method_kwargs": {"prior": 5}},
-         "prior: give the name of a numeric metadata field or a callable"),
+         "prior: give the name of a metadata field or a callable"),
         ({"method": "dpp", "method_kwargs": {"theta": 1.0}}, "theta"),
         # select's own arguments are not method options (normalize=False used to pass)
         ({"method": "mmr", "method_kwargs": {"normalize": False}},
