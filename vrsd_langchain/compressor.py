@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import Callbacks
@@ -55,12 +55,12 @@ class VRSDCompressor(BaseDocumentCompressor):
     """A ``vrsd_core.METHODS`` name."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""
-    relevance: str | Callable[[str, list[Document]], Sequence[float]] | None = None
+    relevance: Any = None  # str | (query, documents) -> scores | None, checked by the plan
     """Outside relevance (as in ``VRSDRetriever``): a numeric metadata field or a
     callable ``(query, documents) -> scores``, e.g. a hybrid or cross-encoder score."""
-    group_by: str | Callable[[Document], Hashable] | None = None
+    group_by: Any = None  # str | (Document) -> label | None, checked by the plan
     """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
-    max_per_group: int | None = None
+    max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label."""
     cache: EmbeddingCache | None = None
     """Document-embedding cache; default a new one of ``cache_size`` entries."""

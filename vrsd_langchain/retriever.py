@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -84,15 +83,15 @@ class VRSDRetriever(BaseRetriever):
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Passed to the store's search, e.g. ``{"filter": ...}`` in the store's filter syntax."""
-    relevance: str | Callable[[str, list[Document]], Sequence[float]] | None = None
+    relevance: Any = None  # str | (query, documents) -> scores | None, checked by the plan
     """Outside relevance for the methods that take one (``similarity``, ``mmr``, ``dpp``,
     ...; not ``vrsd``): a numeric metadata field (a score the store or an upstream
     stage wrote) or a callable ``(query, documents) -> scores`` (e.g. a cross-encoder).
     None: cosine of each candidate's vector to the query."""
-    group_by: str | Callable[[Document], Hashable] | None = None
+    group_by: Any = None  # str | (Document) -> label | None, checked by the plan
     """The source of each candidate, for ``max_per_group``: a metadata field (e.g.
     ``"source"``) or a callable ``(Document) -> label``."""
-    max_per_group: int | None = None
+    max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
     embeddings: Embeddings | None = None

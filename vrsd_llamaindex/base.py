@@ -21,9 +21,10 @@ there), else the embed model on the bundle's embedding strings (LlamaIndex's
 async retriever hands postprocessors a bundle without one).
 
 Each returned node is a new ``NodeWithScore`` around a copy of the node, in
-selection order, with ``score`` = cosine similarity of the node's vector to the
-query, and ``node.metadata["vrsd"] = {"rank", "gain", "method"}`` (rank 0-based,
-see ``METADATA_KEY``). The copy
+selection order, with ``score`` = its relevance (cosine similarity of the node's
+vector to the query, unless an outside ``relevance`` is given), and
+``node.metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (rank
+0-based; the payload both adapters share, ``vrsd_core.contract``). The copy
 lists ``"vrsd"`` in its excluded LLM and embed metadata keys: the ranking
 bookkeeping is for the application, not text for the LLM or the embedder. The
 caller's nodes are never modified.
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,49 +47,53 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from vrsd_core import Selection, check_count, check_options, select
+from vrsd_core import METHOD_INFO, Selection, check_count, check_options, select
+from vrsd_core.contract import METADATA_KEY as CONTRACT_METADATA_KEY
+from vrsd_core.contract import (
+    check_group_options,
+    check_item_spec,
+    check_prior_values,
+    check_query_text,
+    item_values,
+    selection_metadata_all,
+)
 
 from ._stores import vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
 
-METADATA_KEY = "vrsd"
-"""The metadata entry every returned node gets (as in ``vrsd_langchain``)::
-
-    node.metadata["vrsd"] == {
-        "rank": 0,          # position in the selection order (0-based)
-        "gain": 0.71,       # the method's objective gain when the node was picked
-        "method": "vrsd",   # the selection method
-    }
-
-The relevance (cosine of the node's vector to the query) is the ``NodeWithScore``
-score. For ``vrsd`` the gain is the sum-vector cosine after the pick; for ``mmr``
-the MMR score at pick time; for ``dpp`` the determinant ratio. An entry already
-under this key (e.g. from an earlier reranking stage) is replaced.
-"""
+# The metadata entry every returned node gets, as in vrsd_langchain: ``{"rank",
+# "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
+# ``vrsd_core.contract.selection_metadata``. The node's score is its relevance too.
+METADATA_KEY = CONTRACT_METADATA_KEY
 
 
 def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
     """Raise ValueError now, at construction, for anything ``select`` would refuse
-    later (``vrsd_core.check_options``), and for a ``prior``, which this adapter
-    has no per-node source for."""
-    if method_kwargs.get("prior") is not None:
-        # One score per candidate: the candidates are not known until a query, so a
-        # fixed list would only pass the dry run below and then fail every query.
-        raise ValueError(
-            "prior: a per-candidate quality prior cannot be set in method_kwargs "
-            "(the candidate nodes are not known until a query)"
-        )
+    later (``vrsd_core.check_options``); a ``prior`` must be a metadata field name
+    or a callable ``(node) -> float``, read from each candidate at query time."""
     check_options(method, method_kwargs)
+    check_item_spec(method_kwargs.get("prior"), "prior", "(BaseNode) -> float")
+
+
+def check_relevance(method: str, relevance: Any) -> None:
+    """ValueError for an outside ``relevance`` that is not a field name or a callable, or
+    given to a method that takes none (``vrsd``: its objective is the geometry itself)."""
+    check_item_spec(relevance, "relevance", "(query, nodes) -> scores")
+    if relevance is not None and not METHOD_INFO[method].takes_relevance:
+        raise ValueError(
+            f"relevance: method {method!r} scores candidates by their vectors against the "
+            "query; it takes no outside relevance"
+        )
 
 
 def _with_key(keys: Sequence[str]) -> list[str]:
     return list(keys) if METADATA_KEY in keys else [*keys, METADATA_KEY]
 
 
-def annotated_copy(item: NodeWithScore, rank: int, gain: float, relevance: float,
-                   method: str) -> NodeWithScore:
-    """A new NodeWithScore around a copy of ``item.node`` carrying the ``"vrsd"`` entry.
+def annotated_copy(item: NodeWithScore, entry: dict[str, Any]) -> NodeWithScore:
+    """A new NodeWithScore around a copy of ``item.node`` carrying ``entry`` under
+    ``METADATA_KEY``, scored by the entry's relevance.
 
     The copy gets a deep copy of the metadata and new excluded-key lists; fields
     vrsd does not touch (text, relationships, embedding) are shared with the
@@ -96,7 +101,7 @@ def annotated_copy(item: NodeWithScore, rank: int, gain: float, relevance: float
     """
     node: BaseNode = item.node
     metadata = copy.deepcopy(dict(node.metadata))
-    metadata[METADATA_KEY] = {"rank": rank, "gain": gain, "method": method}
+    metadata[METADATA_KEY] = entry
     annotated = node.model_copy(
         update={
             "metadata": metadata,
@@ -104,7 +109,7 @@ def annotated_copy(item: NodeWithScore, rank: int, gain: float, relevance: float
             "excluded_embed_metadata_keys": _with_key(node.excluded_embed_metadata_keys),
         }
     )
-    return NodeWithScore(node=annotated, score=relevance)
+    return NodeWithScore(node=annotated, score=entry["relevance"])
 
 
 def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
@@ -116,14 +121,23 @@ def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
         raise ValueError("query_bundle: has neither an embedding nor a query string to embed")
     if query_bundle.embedding is None:
         for text in query_bundle.embedding_strs:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError as exc:  # tokenizers fail on it with a TypeError
-                raise ValueError(
-                    "query_bundle: the query text is not valid Unicode (an unpaired "
-                    f"surrogate at position {exc.start})"
-                ) from None
+            check_query_text(text, "query_bundle")
     return query_bundle
+
+
+def _node_metadata(item: NodeWithScore) -> Mapping[str, Any]:
+    return item.node.metadata
+
+
+def _node_name(item: NodeWithScore) -> str:
+    return item.node.node_id
+
+
+def node_values(spec: Any, nodes: Sequence[NodeWithScore], name: str) -> list[Any]:
+    """One value per candidate node: its metadata field ``spec``, or ``spec(node)``."""
+    if callable(spec):
+        return [spec(item.node) for item in nodes]
+    return item_values(spec, nodes, name, metadata_of=_node_metadata, describe=_node_name)
 
 
 def _has_vector(vector: Sequence[float] | None) -> bool:
@@ -161,6 +175,20 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="A vector store to read candidate vectors from (e.g. index.vector_store).",
         exclude=True,
     )
+    relevance: Any = Field(  # str | (query, nodes) -> scores | None, checked below
+        default=None,
+        description="Outside relevance for methods that take one (not vrsd): a numeric "
+        "metadata field, or a callable (query, nodes) -> scores; None = cosine to the query.",
+        exclude=True,
+    )
+    group_by: Any = Field(  # str | (node) -> label | None, checked below
+        default=None,
+        description="Each node's source for max_per_group: a metadata field or (node) -> label.",
+        exclude=True,
+    )
+    max_per_group: Any = Field(  # int >= 1 | None, checked below
+        default=None, description="At most this many nodes per group_by label."
+    )
 
     @field_validator("top_n", mode="before")
     @classmethod
@@ -170,6 +198,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:
         check_method_options(self.method, self.method_kwargs)
+        check_relevance(self.method, self.relevance)
+        self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         return self
 
     @classmethod
@@ -255,15 +285,27 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     # -- selection ---------------------------------------------------------------------
 
     def select_nodes(self, nodes: Sequence[NodeWithScore], query_vector: Sequence[float],
-                     vectors: Sequence[Sequence[float]]) -> list[NodeWithScore]:
-        """Run the core on the vectors and return annotated copies in selection order."""
+                     vectors: Sequence[Sequence[float]], query_str: str = ""
+                     ) -> list[NodeWithScore]:
+        """Run the core on the vectors and return annotated copies in selection order
+        (the quality prior, outside relevance and group labels read from the nodes)."""
+        options = dict(self.method_kwargs)
+        if options.get("prior") is not None:
+            options["prior"] = check_prior_values(
+                node_values(options["prior"], nodes, "prior"), len(nodes))
+        if self.relevance is not None:
+            scores = (self.relevance(query_str, [n.node for n in nodes])
+                      if callable(self.relevance)
+                      else node_values(self.relevance, nodes, "relevance"))
+            options["relevance"] = check_prior_values(list(scores), len(nodes), "relevance")
+        if self.group_by is not None:
+            options["groups"] = node_values(self.group_by, nodes, "group_by")
+            options["max_per_group"] = self.max_per_group
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
-                                **self.method_kwargs)
+                                **options)
         return [
-            annotated_copy(nodes[int(i)], rank, float(gain), float(rel), self.method)
-            for rank, (i, gain, rel) in enumerate(
-                zip(sel.indices, sel.gains, sel.relevance, strict=True)
-            )
+            annotated_copy(nodes[int(i)], entry)
+            for i, entry in zip(sel.indices, selection_metadata_all(sel), strict=True)
         ]
 
     @contextmanager
@@ -295,7 +337,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         with self._rerank_event(nodes, query_bundle) as result:
             query_vector = self.query_vector(query_bundle)
             vectors = self.candidate_vectors(nodes)
-            result.extend(self.select_nodes(nodes, query_vector, vectors))
+            result.extend(self.select_nodes(nodes, query_vector, vectors,
+                                            query_bundle.query_str))
         return result
 
     @dispatcher.span
@@ -308,5 +351,6 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         with self._rerank_event(nodes, query_bundle) as result:
             query_vector = await self.aquery_vector(query_bundle)
             vectors = await self.acandidate_vectors(nodes)
-            result.extend(self.select_nodes(nodes, query_vector, vectors))
+            result.extend(self.select_nodes(nodes, query_vector, vectors,
+                                            query_bundle.query_str))
         return result

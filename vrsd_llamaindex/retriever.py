@@ -27,7 +27,7 @@ from llama_index.core.indices.vector_store.retrievers.retriever import VectorInd
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from vrsd_core import check_count
+from vrsd_core.contract import check_counts
 
 from ._stores import with_vectors
 from .base import VRSDPostprocessor
@@ -47,7 +47,8 @@ class VRSDRetriever(BaseRetriever):
             then has no effect.
         top_n: how many nodes to return.
         fetch_k: how many candidates to fetch from a vector index retriever.
-        method, method_kwargs: as for ``VRSDPostprocessor``.
+        method, method_kwargs, relevance, group_by, max_per_group: as for
+            ``VRSDPostprocessor``.
         embed_model: embeds the query and candidates without vectors. Default:
             the vector index retriever's own model (the one the index used),
             else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
@@ -62,6 +63,9 @@ class VRSDRetriever(BaseRetriever):
         fetch_k: int = 20,
         method: str = "vrsd",
         method_kwargs: dict[str, Any] | None = None,
+        relevance: Any = None,
+        group_by: Any = None,
+        max_per_group: int | None = None,
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
         callback_manager: CallbackManager | None = None,
@@ -71,10 +75,7 @@ class VRSDRetriever(BaseRetriever):
             raise ValueError(
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
-        top_n = check_count(top_n, "top_n", minimum=1)
-        fetch_k = check_count(fetch_k, "fetch_k", minimum=1)
-        if fetch_k < top_n:
-            raise ValueError(f"fetch_k: must be an integer >= top_n ({top_n}), got {fetch_k!r}")
+        top_n, fetch_k = check_counts(top_n, fetch_k, minimum=1, k_name="top_n")
         if isinstance(retriever, VectorIndexRetriever):
             # Private attributes, but the only way to reach the index's model and store.
             embed_model = embed_model or getattr(retriever, "_embed_model", None)
@@ -86,6 +87,9 @@ class VRSDRetriever(BaseRetriever):
             top_n=top_n,
             method=method,
             method_kwargs=dict(method_kwargs or {}),
+            relevance=relevance,
+            group_by=group_by,
+            max_per_group=max_per_group,
             embed_model=embed_model,
             vector_store=vector_store,
             callback_manager=callback_manager or CallbackManager(),

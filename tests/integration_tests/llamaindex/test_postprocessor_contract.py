@@ -60,8 +60,9 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         v = VECTORS[i]
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
-        assert n.node.metadata["vrsd"] == {"rank": rank, "gain": pytest.approx(gain),
-                                           "method": "vrsd"}
+        # the payload both adapters share (vrsd_core.contract.selection_metadata)
+        assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
+                                           "gain": pytest.approx(gain), "method": "vrsd"}
         assert n.node.metadata["source"] == "hand-built"
 
 
@@ -147,8 +148,16 @@ def test_query_str_works(hf_embed, settings_embed_model):
         ({"method_kwargs": {"relevance": [1.0]}}, "relevance"),
         ({"method_kwargs": {"normalize": False}}, "normalize"),
         # a per-candidate prior cannot be fixed before the candidates exist (a list
-        # of 2 used to pass the 2-vector dry run and then fail every query)
-        ({"method": "mmr", "method_kwargs": {"prior": [0.1, 0.9]}}, "prior: a per-candidate"),
+        # of 2 used to pass the 2-vector dry run and then fail every query): it is a
+        # metadata field name or a callable, as in the LangChain adapter
+        ({"method": "mmr", "method_kwargs": {"prior": [0.1, 0.9]}},
+         "prior: give the name of a metadata field or a callable"),
+        ({"method": "vrsd", "method_kwargs": {"prior": "quality"}}, "prior"),
+        ({"method": "vrsd", "relevance": "score"}, "relevance: method 'vrsd'"),
+        ({"method": "mmr", "relevance": 3}, "relevance: give the name"),
+        ({"group_by": "source"}, "max_per_group: group_by"),
+        ({"max_per_group": 2}, "group_by: group_by"),
+        ({"group_by": "source", "max_per_group": 0}, "max_per_group: expected an integer >= 1"),
         ({"method": "similarity", "method_kwargs": {"prior": [0.5] * 20}}, "prior"),
         ({"top_n": 0}, "top_n"),
         ({"top_n": True}, "top_n: expected an integer >= 1, got True"),
