@@ -121,8 +121,59 @@ def _postgres_applies(store: Any) -> bool:
     )
 
 
+def _qdrant_query(store: Any, query: Any, kwargs: dict[str, Any]) -> Any:
+    """QdrantVectorStore.query in default dense mode, with ``with_vectors`` set.
+
+    The same ``query_points`` call as the store's own (filter, shard key, search
+    params), plus the vectors; the store's ``parse_to_query_result`` already puts a
+    returned vector on ``node.embedding``.
+    """
+    from llama_index.core.vector_stores.types import VectorStoreQueryMode
+    from qdrant_client.http import models as rest
+
+    if (query.mode != VectorStoreQueryMode.DEFAULT or query.query_embedding is None
+            or store.enable_hybrid):
+        return store.query(query, **kwargs)
+    query_filter = kwargs.get("qdrant_filters")
+    if query_filter is None:
+        query_filter = store._build_query_filter(query)
+    shard = kwargs.get("shard_identifier")
+    params = kwargs.get("search_params")
+    if isinstance(params, dict):
+        params = rest.SearchParams(**params)
+    name = store.dense_vector_name
+    response = store._client.query_points(
+        collection_name=store.collection_name,
+        query=query.query_embedding,
+        using=name,
+        limit=query.similarity_top_k,
+        query_filter=query_filter,
+        shard_key_selector=(store._generate_shard_key_selector(shard)
+                            if shard is not None else None),
+        search_params=params,
+        with_vectors=[name] if name else True,
+    )
+    return store.parse_to_query_result(response.points)
+
+
+async def _aqdrant_query(store: Any, query: Any, kwargs: dict[str, Any]) -> Any:
+    # The async client is separate (and a local path admits one client): the store's own
+    # aquery; the postprocessor then reads the vectors by id (get_nodes).
+    return await store.aquery(query, **kwargs)
+
+
+def _qdrant_applies(store: Any) -> bool:
+    return all(
+        hasattr(store, name)
+        for name in ("_client", "_build_query_filter", "parse_to_query_result",
+                     "dense_vector_name", "enable_hybrid", "collection_name",
+                     "_generate_shard_key_selector")
+    )
+
+
 STORE_QUERIES: dict[str, tuple[Callable[[Any], bool], StoreQuery, Any]] = {
     "PGVectorStore": (_postgres_applies, _postgres_query, _apostgres_query),
+    "QdrantVectorStore": (_qdrant_applies, _qdrant_query, _aqdrant_query),
 }
 
 

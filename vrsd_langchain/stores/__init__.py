@@ -10,11 +10,13 @@ from ._base import Candidates, FastPath, empty
 from .chroma import FAST_PATH as CHROMA
 from .faiss import FAST_PATH as FAISS
 from .in_memory import FAST_PATH as IN_MEMORY
+from .lancedb import FAST_PATH as LANCEDB
+from .milvus import FAST_PATH as MILVUS
 from .postgres import PGVECTOR, PGVECTOR_STORE
 from .qdrant import FAST_PATH as QDRANT
 
 FAST_PATHS: tuple[FastPath, ...] = (
-    IN_MEMORY, FAISS, CHROMA, QDRANT, PGVECTOR, PGVECTOR_STORE
+    IN_MEMORY, FAISS, CHROMA, QDRANT, PGVECTOR, PGVECTOR_STORE, MILVUS, LANCEDB
 )
 
 __all__ = ["FAST_PATHS", "Candidates", "FastPath", "empty"]
