@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import as_float_array, check_finite, check_length_range
+from ._groups import check_max_per_group, feasible_counts, group_codes
 from ._kernels import TIE_RTOL
 
 
@@ -97,6 +98,10 @@ class Prepared:
     rel: np.ndarray  # (B, n): relevance used by relevance-based methods
     normalize: bool
     all_real: bool = False  # True when no row is padding (valid.all(), known for free)
+    # The per-source cap (see _groups.py): group code per candidate, picks per group.
+    group: np.ndarray | None = None  # (B, n) int64 codes, or None without groups
+    cap: int | None = None  # max_per_group; None = no cap (also when no groups)
+    feasible: np.ndarray | None = None  # (B,) most picks the cap allows (None: no cap)
 
     @property
     def batch(self) -> int:
@@ -135,6 +140,8 @@ class Prepared:
             X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
             sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
             rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
+            group=None if self.group is None else self.group[cut], cap=self.cap,
+            feasible=None if self.feasible is None else self.feasible[cut],
         )
 
     @property
@@ -195,8 +202,11 @@ def prepare(
     relevance: Any = None,
     normalize: bool = True,
     batched: bool,
+    groups: Any = None,
+    max_per_group: Any = None,
 ) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
+    cap = check_max_per_group(max_per_group)
     q = as_float_array(queries, "queries" if batched else "query")
     X = as_float_array(candidates, "candidates")
     qname = "queries" if batched else "query"
@@ -303,6 +313,13 @@ def prepare(
         r = r.reshape(B, n)
         check_finite(r, "relevance", valid)
         rel = np.where(valid, r, 0.0)
+    codes = feasible = None
+    if groups is not None:
+        codes = group_codes(groups, (B, n), valid, batched)
+        if cap is not None:
+            feasible = feasible_counts(codes, valid, cap)
+    elif cap is not None:
+        raise ValueError("max_per_group: needs groups (one label per candidate)")
     return Prepared(
         X=X,
         q=q,
@@ -314,4 +331,7 @@ def prepare(
         rel=rel,
         normalize=normalize,
         all_real=all_real,
+        group=codes,
+        cap=cap if codes is not None else None,
+        feasible=feasible,
     )

@@ -106,7 +106,23 @@ def _run(
     if prior is not None:
         for b, p in enumerate(picked):
             p.info["prior"] = prior[b, p.indices].tolist()
+    if prep.group is not None and prep.cap is not None:
+        _report_cap(prep, k_int, picked)
     return [_to_selection(prep, b, p, method, params) for b, p in enumerate(picked)]
+
+
+def _report_cap(prep: Prepared, k: int, picked: list[Picked]) -> None:
+    """``info`` of a capped run: ``max_per_group``, ``feasible`` (how many picks the
+    cap allows at most) and, when that is what kept the selection below
+    min(k, n), ``stopped = "max_per_group"``."""
+    assert prep.feasible is not None
+    feasible = prep.feasible.tolist()
+    real = prep.valid.sum(axis=1).tolist()
+    for b, p in enumerate(picked):
+        p.info["max_per_group"] = prep.cap
+        p.info["feasible"] = int(feasible[b])
+        if feasible[b] < min(max(k, 0), real[b]):
+            p.info["stopped"] = "max_per_group"
 
 
 def _to_selection(
@@ -144,6 +160,8 @@ def select(
     method: str = "vrsd",
     relevance: Any = None,
     normalize: bool = True,
+    groups: Any = None,
+    max_per_group: int | None = None,
     **options: Any,
 ) -> Selection:
     """Choose ``k`` of ``n`` candidate vectors for one query.
@@ -157,6 +175,13 @@ def select(
         relevance: optional (n,) relevance scores replacing cosine-to-query for
             relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
         normalize: L2-normalise query and candidates first (cosine geometry).
+        groups: optional (n,) hashable labels, one per candidate (e.g. the source
+            document of each chunk; strings, ints, ...; not None).
+        max_per_group: with ``groups``, at most this many picks share a label
+            (an integer >= 1; None = no cap), for every method. When the cap
+            leaves fewer than k candidates pickable, fewer come back and
+            ``info["stopped"] == "max_per_group"``; a capped run's ``info`` also
+            has ``max_per_group`` and ``feasible`` (the most picks the cap allows).
         **options: the method's options, e.g. ``lambda_mult=0.7`` for ``mmr``.
             ``similarity``, ``mmr`` and ``dpp`` also take the quality prior
             ``prior`` ((n,) scores) and ``prior_weight`` (in [0, 1], default 0):
@@ -170,7 +195,10 @@ def select(
         ValueError: naming the argument, for NaN/inf, zero vectors, wrong shapes,
             an unknown method or option, or an option out of range.
     """
-    prep = prepare(query, candidates, relevance=relevance, normalize=normalize, batched=False)
+    prep = prepare(
+        query, candidates, relevance=relevance, normalize=normalize, batched=False,
+        groups=groups, max_per_group=max_per_group,
+    )
     return _run(method, prep, k, relevance, options)[0]
 
 
@@ -183,6 +211,8 @@ def select_batch(
     mask: Any = None,
     relevance: Any = None,
     normalize: bool = True,
+    groups: Any = None,
+    max_per_group: int | None = None,
     **options: Any,
 ) -> list[Selection]:
     """``select`` for B queries at once; the same results as B single calls.
@@ -194,8 +224,11 @@ def select_batch(
             with fewer than n candidates). Indices refer to positions in
             candidates[b], so padding may sit anywhere.
         relevance: optional (B, n); a ``prior`` option is (B, n) here too.
+        groups: optional (B, n) labels (with ``max_per_group``, as in ``select``);
+            padding positions may hold any label, None included.
     """
     prep = prepare(
-        queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True
+        queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True,
+        groups=groups, max_per_group=max_per_group,
     )
     return _run(method, prep, k, relevance, options, batched=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._groups import GroupCap
 from .._prepare import Prepared
 
 
@@ -24,8 +25,18 @@ class Picked:
 
 
 def pick_counts(prep: Prepared, k: int) -> np.ndarray:
-    """Per query, how many picks: min(k, number of real candidates), at least 0."""
+    """Per query, how many picks: min(k, number of real candidates), at least 0;
+    with a per-group cap, min(k, how many the cap allows) (``feasible_counts``)."""
+    if prep.feasible is not None:
+        return np.minimum(max(k, 0), prep.feasible)
     return np.minimum(max(k, 0), prep.valid.sum(axis=1))
+
+
+def start_cap(prep: Prepared) -> GroupCap | None:
+    """The per-group pick counter of a greedy run, or None without a cap."""
+    if prep.group is None or prep.cap is None:
+        return None
+    return GroupCap.start(prep.group, prep.cap)
 
 
 # Batches run over chunks of queries whose candidate vectors together stay in
@@ -49,7 +60,9 @@ def run_in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> li
 
 
 def single_count(prep: Prepared, k: int) -> int:
-    """``pick_counts`` for a ``prep.single`` problem, without array work."""
+    """``pick_counts`` for a ``prep.single`` problem, without array work when uncapped."""
+    if prep.cap is not None:
+        return int(pick_counts(prep, k)[0])
     return min(max(k, 0), prep.X.shape[1])
 
 

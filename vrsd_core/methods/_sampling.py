@@ -93,3 +93,48 @@ def draw_probabilities(probs: np.ndarray, order: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(left > 0, p / np.where(left > 0, left, 1.0), 0.0)
     return out
+
+
+def occurrence_rank(labels: np.ndarray) -> np.ndarray:
+    """For each position, how many earlier positions carry the same label (0 for the first)."""
+    n = len(labels)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - np.repeat(starts, sizes)
+    return rank
+
+
+def capped_draws(
+    probs: np.ndarray, order: np.ndarray, codes: np.ndarray, cap: int, take: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw without replacement under a per-group cap, from a Plackett-Luce ``order``.
+
+    Walking the order and passing over items whose group is already full is
+    sampling each draw proportional to ``probs`` among the items left *and
+    allowed* (the order restricted to any subset is that subset's own
+    Plackett-Luce order). An item is kept iff fewer than ``cap`` items of its
+    group come before it in the order, so the kept positions are one
+    vectorised rank. Returns (positions into ``order`` of the first ``take``
+    kept items, the probability each had at its draw among the allowed items
+    left; 0 once no mass is left). One O(m) update per kept item.
+    """
+    groups = codes[order]
+    kept = np.flatnonzero(occurrence_rank(groups) < cap)[:take]
+    p = probs[order]
+    alive = np.ones(len(order), dtype=bool)
+    counts: dict[int, int] = {}
+    gains = np.zeros(len(kept))
+    for t, pos in enumerate(kept.tolist()):
+        mass = float(p[alive].sum())
+        gains[t] = float(p[pos]) / mass if mass > 0 else 0.0
+        alive[pos] = False
+        g = int(groups[pos])
+        counts[g] = counts.get(g, 0) + 1
+        if counts[g] == cap:
+            alive &= groups != g
+    return kept, gains

@@ -50,7 +50,8 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
     Picks are ordered by relevance (ties: lower index). ``gains`` are the size
     of the cluster each pick represents. ``info``: ``iterations`` (Lloyd
     iterations run), ``converged`` (assignments stopped changing), ``seed``
-    (the integer the generator was seeded with).
+    (the integer the generator was seeded with). With a per-group cap, see
+    ``_capped_representatives`` (``info["filled_by_relevance"]`` counts fills).
     """
     iters = check_int(n_iter, "n_iter", low=0)
     assert iters is not None
@@ -67,15 +68,68 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
             continue
         X = prep.vectors(b)[items].astype(np.float64)
         assign, done, converged = _kmeans(X, rel, kk, iters, query_rng(base))
-        reps = np.zeros(kk, dtype=np.int64)
         sizes = np.bincount(assign, minlength=kk)
+        info = {"iterations": done, "converged": converged, "seed": base}
+        if prep.group is not None and prep.cap is not None:
+            reps, gains, filled = _capped_representatives(
+                assign, rel, sizes, prep.group[b, items], prep.cap
+            )
+            info["filled_by_relevance"] = filled
+            out.append(Picked(items[reps], gains, info))
+            continue
+        reps = np.zeros(kk, dtype=np.int64)
         for c in range(kk):
             members = np.flatnonzero(assign == c)
             reps[c] = members[int(argmax_first(rel[members][None, :])[0])]
         order = np.lexsort((reps, -rel[reps]))  # by relevance, ties: lower index
-        info = {"iterations": done, "converged": converged, "seed": base}
         out.append(Picked(items[reps[order]], sizes[order].astype(np.float64), info))
     return out
+
+
+def _capped_representatives(
+    assign: np.ndarray, rel: np.ndarray, sizes: np.ndarray, codes: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Representatives under a per-group cap: clusters in order of their most
+    relevant member, each takes its most relevant member whose group is not full;
+    a cluster left without one is skipped, and the places it leaves are filled
+    by relevance from the candidates still allowed (gain 0). One pass over the
+    clusters, O(n) array work each. Returns (picks by relevance, gains, fills).
+    """
+    kk = len(sizes)
+    allowed = np.ones(len(rel), dtype=bool)
+    counts: dict[int, int] = {}
+    picks: list[int] = []
+    gains: list[float] = []
+    best = np.full(kk, -np.inf)
+    np.maximum.at(best, assign, rel)
+    # clusters by their best member's relevance (ties: the lower cluster number)
+    for c in np.lexsort((np.arange(kk), -best)).tolist():
+        members = np.flatnonzero((assign == c) & allowed)
+        if len(members) == 0:
+            continue
+        j = int(members[int(argmax_first(rel[members][None, :])[0])])
+        picks.append(j)
+        gains.append(float(sizes[c]))
+        allowed[j] = False
+        g = int(codes[j])
+        counts[g] = counts.get(g, 0) + 1
+        if counts[g] == cap:
+            allowed &= codes != g
+    filled = 0
+    while len(picks) < kk and allowed.any():  # at most k fills
+        left = np.flatnonzero(allowed)
+        j = int(left[int(argmax_first(rel[left][None, :])[0])])
+        picks.append(j)
+        gains.append(0.0)
+        filled += 1
+        allowed[j] = False
+        g = int(codes[j])
+        counts[g] = counts.get(g, 0) + 1
+        if counts[g] == cap:
+            allowed &= codes != g
+    reps = np.array(picks, dtype=np.int64)
+    order = np.lexsort((reps, -rel[reps]))  # by relevance, ties: lower index
+    return reps[order], np.array(gains, dtype=np.float64)[order], filled
 
 
 def _kmeans(

@@ -19,7 +19,7 @@ import numpy as np
 from .._checks import check_unit
 from .._kernels import argmax_first, argmax_first_1d, first_tie
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows
+from ._common import Picked, pick_counts, single_count, split_rows, start_cap
 
 # A marginal gain below this fraction of the largest diagonal is numerical zero.
 _RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -49,6 +49,7 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     by_rel = np.where(prep.valid, prep.rel, -np.inf)
+    cap = start_cap(prep)
     for t in range(K):
         best_gain = np.where(avail, d2, -np.inf).max(axis=1, initial=-np.inf)
         exhausted |= best_gain <= floor
@@ -60,6 +61,8 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
         gains[:, t] = np.where(exhausted, 0.0, d2[rows, p])
         filled += exhausted & active
         avail[rows, p] = False
+        if cap is not None and (blocked := cap.add(p, active)) is not None:
+            avail[blocked] = False  # a full group's candidates are out
         if t < K - 1 and not exhausted.all():
             d_p = np.sqrt(np.maximum(d2[rows, p], floor))
             d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
@@ -96,6 +99,7 @@ def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
     gains = np.zeros(K)
     filled = 0
     exhausted = False
+    cap = start_cap(prep)
     for t in range(K):
         if not exhausted:
             top = int(d2.argmax())
@@ -118,4 +122,6 @@ def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
             np.multiply(e, e, out=tmp)
             d2 -= tmp
         d2[p] = -np.inf
+        if cap is not None and (blocked := cap.add_one(0, p)) is not None:
+            d2[blocked] = by_rel[blocked] = -np.inf  # a full group's candidates are out
     return Picked(picks, gains, {"filled_by_relevance": filled})

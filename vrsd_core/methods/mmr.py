@@ -15,7 +15,7 @@ import numpy as np
 from .._checks import check_unit
 from .._kernels import argmax_first, argmax_first_1d
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows
+from ._common import Picked, pick_counts, single_count, split_rows, start_cap
 
 
 def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
@@ -31,6 +31,7 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     max_sim = np.zeros((B, n))
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
+    cap = start_cap(prep)
     for t in range(K):
         score = prep.rel.copy() if t == 0 else lam * prep.rel - (1.0 - lam) * max_sim
         score[~avail] = -np.inf
@@ -38,6 +39,8 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
         picks[:, t] = p
         gains[:, t] = lam * prep.rel[rows, p] if t == 0 else score[rows, p]
         avail[rows, p] = False
+        if cap is not None and (blocked := cap.add(p, t < counts)) is not None:
+            avail[blocked] = False  # a full group's candidates are out
         if t < K - 1:
             sims = prep.sims_to(p)
             max_sim = sims if t == 0 else np.maximum(max_sim, sims)
@@ -60,6 +63,7 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
     sims, score = np.empty(n), np.empty(n)
     picks = np.zeros(K, dtype=np.int64)
     gains = np.zeros(K)
+    cap = start_cap(prep)
     for t in range(K):
         if t == 0:
             p = argmax_first_1d(rel, rtol)
@@ -70,6 +74,8 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
             gain = float(score[p])
         picks[t], gains[t] = p, gain
         lam_rel[p] = -np.inf
+        if cap is not None and (blocked := cap.add_one(0, p)) is not None:
+            lam_rel[blocked] = -np.inf  # a full group's candidates are out
         if t < K - 1:
             prep.products_into(p, 1.0, sims, penalty_scale)
             if t == 0:

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._kernels import argmax_first
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, split_rows
+from ._common import Picked, pick_counts, split_rows, start_cap
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:
@@ -22,9 +22,12 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
     rows = np.arange(B)
     scores = np.where(prep.valid, prep.rel, -np.inf)
     picks = np.zeros((B, K), dtype=np.int64)
+    cap = start_cap(prep)
     for t in range(K):
         p = argmax_first(scores, prep.tie_rtol)
         picks[:, t] = p
         scores[rows, p] = -np.inf
+        if cap is not None and (blocked := cap.add(p, t < counts)) is not None:
+            scores[blocked] = -np.inf  # a full group's candidates are out
     gains = np.take_along_axis(prep.rel, picks, axis=1)
     return split_rows(picks, gains, counts)

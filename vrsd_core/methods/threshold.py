@@ -59,6 +59,7 @@ def threshold(
     (the pool actually used), ``short_by`` (how many fewer than min(k, n)
     came back), ``rejected`` (draws turned down before the last keep),
     ``seed`` (the integer the generator was seeded with: pass it back to repeat a run).
+    With a per-group cap, a draw whose group is full is turned down too.
     """
     m_opt = check_int(m, "m", low=1, allow_none=True)
     high = 1.0 if prep.normalize else float("inf")
@@ -83,16 +84,27 @@ def threshold(
         gains: list[float] = []
         max_sim = np.full(len(drawn), -np.inf)  # per drawn item, max similarity to kept
         pos, rejected = 0, 0
+        capped = prep.group is not None and prep.cap is not None
+        open_group = np.ones(len(drawn), dtype=bool)
+        per_group: dict[int, int] = {}
+        if prep.group is not None:  # draws of a full group are turned down like too similar ones
+            codes = prep.group[b, drawn]
         while len(kept) < want:
-            ok = np.flatnonzero(max_sim[pos:] < limit)
+            fits = max_sim[pos:] < limit
+            ok = np.flatnonzero(fits & open_group[pos:] if capped else fits)
             if len(ok) == 0:
                 break
             at = pos + int(ok[0])
-            rejected += at - pos
+            rejected += at - pos  # too similar, or (with a cap) of a full group
             j = int(drawn[at])
             kept.append(j)
             gains.append(0.0 if len(kept) == 1 else float(max_sim[at]))
             max_sim = np.maximum(max_sim, prep.sims_to_one(b, j)[drawn])
+            if capped:
+                g = int(codes[at])
+                per_group[g] = per_group.get(g, 0) + 1
+                if per_group[g] == prep.cap:
+                    open_group &= codes != g
             pos = at + 1
         info = {"m": len(pool), "seed": base, "short_by": want - len(kept),
                 "rejected": rejected}

@@ -18,6 +18,7 @@ from .._checks import check_int, check_real
 from .._prepare import Prepared
 from ._common import Picked, pick_counts
 from ._sampling import (
+    capped_draws,
     draw_probabilities,
     log_softmax,
     noise_rng,
@@ -80,7 +81,11 @@ def top_m(
             with np.errstate(divide="ignore"):
                 logp = np.log(probs)
         order = plackett_luce_order(logp, rng)
-        gains = draw_probabilities(probs, order)[:take]
+        if prep.group is not None and prep.cap is not None:  # draw only from what is left
+            kept, gains = capped_draws(probs, order, prep.group[b, pool], prep.cap, take)
+            order, take = order[kept], len(kept)
+        else:
+            gains = draw_probabilities(probs, order)[:take]
         info = {"m": len(pool), "seed": base, "short_by": int(counts[b]) - take}
         out.append(Picked(pool[order[:take]].astype(np.int64), gains.astype(np.float64), info))
     return out

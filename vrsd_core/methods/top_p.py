@@ -17,6 +17,7 @@ from .._checks import check_real
 from .._prepare import Prepared
 from ._common import Picked, pick_counts
 from ._sampling import (
+    capped_draws,
     draw_probabilities,
     log_softmax,
     plackett_luce_order,
@@ -64,7 +65,11 @@ def top_p(
         with np.errstate(divide="ignore"):
             order = plackett_luce_order(np.log(inner), rng)
         take = min(int(counts[b]), size)
-        gains = draw_probabilities(inner, order)[:take]
+        if prep.group is not None and prep.cap is not None:  # draw only from what is left
+            kept, gains = capped_draws(inner, order, prep.group[b, nucleus], prep.cap, take)
+            order, take = order[kept], len(kept)
+        else:
+            gains = draw_probabilities(inner, order)[:take]
         info = {"nucleus": size, "seed": base, "short_by": int(counts[b]) - take}
         out.append(Picked(nucleus[order[:take]].astype(np.int64), gains.astype(np.float64), info))
     return out

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .._checks import check_int
+from .._groups import GroupCap
 from .._kernels import (
     TIE_RTOL,
     TINY,
@@ -23,7 +24,7 @@ from .._kernels import (
     cosine_from_parts,
 )
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows
+from ._common import Picked, pick_counts, single_count, split_rows, start_cap
 
 REFINE_CHOICES = (None, "swap")
 
@@ -60,6 +61,7 @@ def vrsd(
     products = np.zeros((K, B, n)) if refine else None
     q_norm = prep.q_norm
     min_len = float(np.sqrt(TINY)) * q_norm
+    cap = start_cap(prep)
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             score = num_base + s_dot_q[:, None]
@@ -82,6 +84,8 @@ def vrsd(
             s_sq += np.where(active, D[rows, p], 0.0)
             s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
             num_base[rows, p] = -np.inf
+            if cap is not None and (blocked := cap.add(p, active)) is not None:
+                num_base[blocked] = -np.inf  # a full group's candidates are out
             if t < K - 1 or products is not None:
                 prod2 = prep.sims_to(p, factor=2.0)
                 D += prod2
@@ -98,7 +102,7 @@ def vrsd(
         avail[picked.indices] = False
         result[b] = _swap_refine(
             prep, b, picked, products[:m, b], s_dot_q[b], s_sq[b],
-            products[:m, b].sum(axis=0), avail, max_swaps,
+            products[:m, b].sum(axis=0), avail, max_swaps, cap,
         )
     return result
 
@@ -128,6 +132,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     tie_rtol = prep.tie_rtol
     guard = math.sqrt(TINY) * q_norm  # sqrt(|s + c|^2) * |q| at the zero-length limit
     X0, last = prep.X[0], K - 1
+    cap = start_cap(prep)
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             np.add(num_base, s_dot_q, out=num)
@@ -149,13 +154,15 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
             if not (thr > 0 and den[p] > guard):
                 np.add(D, s_sq, out=den)
                 score = cosine_from_parts(num, den, q_norm)
-                score[picks[:t]] = -np.inf
+                score[num == -np.inf] = -np.inf  # the picks and any full group's candidates
                 p = argmax_first_1d(score, tie_rtol)
             picks[t] = p
             gains[t] = score[p]
             s_sq += float(D[p])
             s_dot_q += float(qsim[p])
             num_base[p] = -np.inf
+            if cap is not None and (blocked := cap.add_one(0, p)) is not None:
+                num_base[blocked] = -np.inf  # a full group's candidates are out
             if t < last or products is not None:
                 # prep.products_into(p, 2.0, prod2, scale), inlined: this is the hot loop
                 if scale is None:
@@ -172,7 +179,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     avail[picks] = False
     return _swap_refine(
         prep, 0, Picked(picks, gains), products, s_dot_q, s_sq, products.sum(axis=0), avail,
-        max_swaps,
+        max_swaps, cap,
     )
 
 
@@ -186,12 +193,15 @@ def _swap_refine(
     s_dot_c: np.ndarray,
     avail: np.ndarray,
     max_swaps: int,
+    cap: GroupCap | None = None,
 ) -> Picked:
     """Best-improvement 1-swap search on one query, from the greedy's state.
 
     ``prods[a]`` holds c_{chosen[a]} . c_j for every j (the greedy's products),
     so every exchange (a out, j in) is scored for all a, j with O(k n)
     arithmetic; an accepted exchange costs one new matrix-vector product.
+    With a per-group cap (``cap``, counted over the greedy's picks), j may come
+    in only from a's own group or from a group that is not full.
     """
     chosen = greedy.indices.copy()
     prods = prods.copy()
@@ -201,6 +211,9 @@ def _swap_refine(
     start = current = float(cosine_from_parts(np.float64(s_dot_q), np.float64(s_sq), q_norm))
     swaps = 0
     limit_hit = False
+    codes = counts = None
+    if cap is not None:
+        codes, counts, limit = cap.codes[b], cap.counts[b].copy(), cap.cap
     while True:
         num = s_dot_q - qsim[chosen][:, None] + qsim[None, :]
         den2 = (
@@ -213,6 +226,9 @@ def _swap_refine(
         )
         score = cosine_from_parts(num, den2, q_norm)
         score[:, ~avail] = -np.inf
+        if codes is not None and counts is not None:
+            # j from another group than a's only while j's group has room
+            score[(codes[None, :] != codes[chosen][:, None]) & (counts[codes] >= limit)] = -np.inf
         flat = int(argmax_first(score.ravel()[None, :])[0])
         a, j = divmod(flat, score.shape[1])
         best = float(score[a, j])
@@ -230,6 +246,9 @@ def _swap_refine(
         s_dot_q = float(num[a, j])
         prods[a] = new_prod
         chosen[a] = j
+        if codes is not None and counts is not None:
+            counts[codes[out]] -= 1
+            counts[codes[j]] += 1
         avail[out], avail[j] = True, False
         current = best
         swaps += 1

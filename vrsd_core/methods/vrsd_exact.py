@@ -27,6 +27,9 @@ _CHUNK_CELLS = 1 << 20  # prefix-rows x candidates scored at once
 def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> list[Picked]:
     """Exact maximiser of cos(sum of selected, query); ties go to the
     lexicographically smallest index set. Raises ValueError if C(n, k) > max_subsets.
+
+    With a per-group cap only the feasible subsets (no group above the cap)
+    compete; ``info["subsets"]`` counts those.
     """
     check_int(max_subsets, "max_subsets", low=1)
     counts = pick_counts(prep, k)
@@ -47,13 +50,42 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
         gram = prep.gram(b, items)
         qsim = prep.qsim[b, items]
         q_norm = float(prep.q_norm[b])
-        best = _best_subset(gram, qsim, kk, q_norm) if kk < m else np.arange(m)
+        codes = None
+        if prep.group is not None and prep.cap is not None:
+            codes = prep.group[b, items]
+            total = _feasible_subsets(codes, prep.cap, kk)
+        if kk < m:
+            best = _best_subset(gram, qsim, kk, q_norm, codes, prep.cap)
+        else:
+            best = np.arange(m)
         order, gains = greedy_order(gram[np.ix_(best, best)], qsim[best], q_norm)
         out.append(Picked(items[best[order]], gains, {"subsets": total}))
     return out
 
 
-def _best_subset(gram: np.ndarray, qsim: np.ndarray, k: int, q_norm: float) -> np.ndarray:
+def _feasible_subsets(codes: np.ndarray, cap: int, k: int) -> int:
+    """How many k-subsets put at most ``cap`` items in any group: the coefficient
+    of x^k in prod over groups of sum_{i <= cap} C(size, i) x^i."""
+    poly = [1] + [0] * k
+    for size in np.bincount(codes).tolist():
+        if not size:
+            continue
+        terms = [math.comb(size, i) for i in range(min(cap, size) + 1)]
+        poly = [
+            sum(poly[d - i] * terms[i] for i in range(min(d, len(terms) - 1) + 1))
+            for d in range(k + 1)
+        ]
+    return poly[k]
+
+
+def _best_subset(
+    gram: np.ndarray,
+    qsim: np.ndarray,
+    k: int,
+    q_norm: float,
+    codes: np.ndarray | None = None,
+    cap: int | None = None,
+) -> np.ndarray:
     m = len(qsim)
     diag = np.diag(gram)
     if k == 1:
@@ -77,9 +109,18 @@ def _best_subset(gram: np.ndarray, qsim: np.ndarray, k: int, q_norm: float) -> n
         # Only j after the prefix's last element: each subset is seen once, in
         # lexicographic order, so the first maximum is the smallest index set.
         score[cand[None, :] <= P[:, -1:]] = -np.inf
+        if codes is not None and cap is not None:
+            # Only feasible subsets: no group over the cap in the prefix, and j's
+            # group with room left in it.
+            G = codes[P]  # (c, k-1)
+            over = ((G[:, :, None] == G[:, None, :]).sum(axis=2) > cap).any(axis=1)
+            in_prefix = (G[:, :, None] == codes[None, None, :]).sum(axis=1)  # (c, m)
+            score[over[:, None] | (in_prefix >= cap)] = -np.inf
         flat = int(argmax_first(score.ravel()[None, :])[0])
         r, j = divmod(flat, m)
         val = float(score[r, j])
+        if val == -np.inf:  # no feasible subset in this block
+            continue
         if val > best_val + tol * max(1.0, abs(best_val)) or best_set is None:
             best_val, best_set = val, np.append(P[r], j)
     assert best_set is not None

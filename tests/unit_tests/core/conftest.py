@@ -60,6 +60,31 @@ def working(query, candidates, normalize: bool) -> tuple[np.ndarray, np.ndarray]
     return q, C
 
 
+class Cap:
+    """The per-source cap in its plainest form: a pick count per label."""
+
+    def __init__(self, groups, max_per_group):
+        self.groups = None if groups is None else list(groups)
+        self.limit = max_per_group
+        self.count: dict = {}
+
+    def allows(self, i: int) -> bool:
+        if self.groups is None or self.limit is None:
+            return True
+        return self.count.get(self.groups[i], 0) < self.limit
+
+    def take(self, i: int) -> None:
+        if self.groups is not None:
+            self.count[self.groups[i]] = self.count.get(self.groups[i], 0) + 1
+
+    def feasible(self, idx) -> bool:
+        """Whether the set idx keeps every label at most max_per_group times."""
+        if self.groups is None or self.limit is None:
+            return True
+        labels = [self.groups[i] for i in idx]
+        return all(labels.count(g) <= self.limit for g in labels)
+
+
 def relevance_of(q: np.ndarray, C: np.ndarray, relevance) -> list[float]:
     if relevance is not None:
         return [float(r) for r in relevance]
@@ -86,45 +111,63 @@ def sum_cos(q: np.ndarray, C: np.ndarray, idx) -> float:
 # --------------------------------------------------------------------------- references
 
 
-def ref_similarity(query, candidates, k, *, relevance=None, normalize=True) -> Ref:
-    """Top-k by relevance, repeatedly taking the first best remaining candidate."""
+def ref_similarity(query, candidates, k, *, relevance=None, normalize=True, groups=None,
+                   max_per_group=None) -> Ref:
+    """Top-k by relevance, repeatedly taking the first best remaining candidate
+    (of a label that has not reached max_per_group)."""
     q, C = working(query, candidates, normalize)
     rel = relevance_of(q, C, relevance)
+    cap = Cap(groups, max_per_group)
     left = list(range(len(C)))
     picks, gains = [], []
     for _ in range(min(max(k, 0), len(C))):
+        left = [i for i in left if cap.allows(i)]
+        if not left:
+            break
         j = left[first_best([rel[i] for i in left])]
         picks.append(j)
         gains.append(rel[j])
         left.remove(j)
+        cap.take(j)
     return Ref(picks, gains, sum_cos(q, C, picks))
 
 
-def ref_vrsd(query, candidates, k, *, normalize=True) -> Ref:
-    """The paper's Algorithm 1, literally: add the v in R maximising cos(sum(S) + v, q)."""
+def ref_vrsd(query, candidates, k, *, normalize=True, groups=None, max_per_group=None) -> Ref:
+    """The paper's Algorithm 1, literally: add the v in R maximising cos(sum(S) + v, q)
+    (R: the candidates left whose label has not reached max_per_group)."""
     q, C = working(query, candidates, normalize)
+    cap = Cap(groups, max_per_group)
     R = list(range(len(C)))
     S: list[int] = []
     gains = []
     for _ in range(min(max(k, 0), len(C))):
+        R = [v for v in R if cap.allows(v)]
+        if not R:
+            break
         s = np.sum([C[i] for i in S], axis=0) if S else np.zeros_like(q)
         cos_values = [cosine(s + C[v], q) for v in R]  # line 6-12 of Algorithm 1
         p = R[first_best(cos_values)]
         gains.append(max(cos_values))
         S.append(p)
         R.remove(p)
+        cap.take(p)
     return Ref(S, gains, sum_cos(q, C, S))
 
 
-def ref_vrsd_exact(query, candidates, k, *, normalize=True) -> Ref:
-    """Brute force over itertools.combinations; the lexicographically first best set,
-    listed in the order the greedy would pick it."""
+def ref_vrsd_exact(query, candidates, k, *, normalize=True, groups=None,
+                   max_per_group=None) -> Ref:
+    """Brute force over itertools.combinations (those keeping every label at most
+    max_per_group times); the lexicographically first best set, listed in the
+    order the greedy would pick it."""
     q, C = working(query, candidates, normalize)
     n = len(C)
+    cap = Cap(groups, max_per_group)
     kk = min(max(k, 0), n)
+    while kk and not any(cap.feasible(s) for s in itertools.combinations(range(n), kk)):
+        kk -= 1
     if kk == 0:
         return Ref([], [], 0.0)
-    subsets = list(itertools.combinations(range(n), kk))
+    subsets = [s for s in itertools.combinations(range(n), kk) if cap.feasible(s)]
     values = [sum_cos(q, C, s) for s in subsets]
     best = list(subsets[first_best(values)])
     inner = ref_vrsd(q, C[best], kk, normalize=False)
@@ -132,7 +175,8 @@ def ref_vrsd_exact(query, candidates, k, *, normalize=True) -> Ref:
     return Ref(order, inner.gains, sum_cos(q, C, order), {"subsets": len(subsets)})
 
 
-def ref_mmr(query, candidates, k, *, lambda_mult=0.5, relevance=None, normalize=True) -> Ref:
+def ref_mmr(query, candidates, k, *, lambda_mult=0.5, relevance=None, normalize=True,
+            groups=None, max_per_group=None) -> Ref:
     """MMR (Carbonell & Goldstein, the paper's Eq. 1) with the max over ALL selected.
 
     The first pick is the most relevant candidate (gain lambda * rel).
@@ -140,10 +184,14 @@ def ref_mmr(query, candidates, k, *, lambda_mult=0.5, relevance=None, normalize=
     q, C = working(query, candidates, normalize)
     rel = relevance_of(q, C, relevance)
     lam = lambda_mult
+    cap = Cap(groups, max_per_group)
     left = list(range(len(C)))
     S: list[int] = []
     gains = []
     for t in range(min(max(k, 0), len(C))):
+        left = [i for i in left if cap.allows(i)]
+        if not left:
+            break
         if t == 0:
             j = left[first_best([rel[i] for i in left])]
             gain = lam * rel[j]
@@ -154,6 +202,7 @@ def ref_mmr(query, candidates, k, *, lambda_mult=0.5, relevance=None, normalize=
         S.append(j)
         gains.append(gain)
         left.remove(j)
+        cap.take(j)
     return Ref(S, gains, sum_cos(q, C, S))
 
 
@@ -165,7 +214,8 @@ def dpp_weights(rel: list[float], theta: float) -> list[float]:
     return [math.exp(alpha * (r - top)) for r in rel]
 
 
-def ref_dpp(query, candidates, k, *, theta=0.5, relevance=None, normalize=True) -> Ref:
+def ref_dpp(query, candidates, k, *, theta=0.5, relevance=None, normalize=True, groups=None,
+            max_per_group=None) -> Ref:
     """Fast greedy MAP for a k-DPP (Chen, Zhang & Zhou 2018, Algorithm 1) in Python loops.
 
     Kernel L = diag(w) S diag(w). Each step takes the candidate with the largest
@@ -186,11 +236,16 @@ def ref_dpp(query, candidates, k, *, theta=0.5, relevance=None, normalize=True) 
     d2 = [L(j, j) for j in range(n)]
     floor = RANK_EPS * max(d2)
     chol: list[list[float]] = [[] for _ in range(n)]  # c_j of the paper
+    cap = Cap(groups, max_per_group)
     left = list(range(n))
     picks, gains = [], []
     exhausted = False
     filled = 0
     for _ in range(K):
+        # candidates of a full label are out (their Cholesky rows are no longer needed)
+        left = [j for j in left if cap.allows(j)]
+        if not left:
+            break
         if not exhausted and max(d2[j] for j in left) <= floor:
             exhausted = True
         if exhausted:
@@ -209,6 +264,7 @@ def ref_dpp(query, candidates, k, *, theta=0.5, relevance=None, normalize=True) 
                 d2[j] -= e * e
         picks.append(p)
         left.remove(p)
+        cap.take(p)
     return Ref(picks, gains, sum_cos(q, C, picks), {"filled_by_relevance": filled})
 
 
