@@ -98,3 +98,39 @@ def test_contract_imports_no_framework():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_check_item_spec():
+    for ok in (None, "source", len):
+        contract.check_item_spec(ok, "group_by", "(item) -> label")
+    with pytest.raises(ValueError, match=r"^group_by: .*\(item\) -> label.*got 3"):
+        contract.check_item_spec(3, "group_by", "(item) -> label")
+
+
+def test_item_values():
+    items = [{"id": "a", "meta": {"src": 1}}, {"id": "b", "meta": {"src": 2}}]
+    read = {"metadata_of": lambda it: it["meta"], "describe": lambda it: it["id"]}
+    assert contract.item_values("src", items, "group_by", **read) == [1, 2]
+    assert contract.item_values(lambda it: it["id"], items, "group_by", **read) == ["a", "b"]
+    with pytest.raises(ValueError, match="^prior: candidate 'b' has no metadata field 'q'"):
+        contract.item_values("q", [{"id": "b", "meta": {}}], "prior", **read)
+
+
+def test_check_group_options():
+    assert contract.check_group_options(None, None) is None
+    assert contract.check_group_options("source", 2) == 2
+    for group_by, cap, name in (("source", None, "max_per_group"), (None, 1, "group_by"),
+                                ("source", 0, "max_per_group"), ("source", True, "max_per_group"),
+                                ("source", 1.0, "max_per_group"), (3, 1, "group_by")):
+        with pytest.raises(ValueError, match=f"^{name}:"):
+            contract.check_group_options(group_by, cap)
+
+
+def test_group_cap_from_the_contract_matches_select():
+    """What an adapter does: labels read per item, cap checked by the contract, then select."""
+    items = [{"src": s} for s in ("a", "a", "a", "b", "c", "d", "e", "f", "g")]
+    labels = contract.item_values("src", items, "group_by", metadata_of=lambda it: it,
+                                  describe=str)
+    cap = contract.check_group_options("src", 1)
+    sel = select(Q, C, 4, method="mmr", groups=labels, max_per_group=cap)
+    assert len({labels[i] for i in sel.indices}) == len(sel)
