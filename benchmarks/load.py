@@ -12,6 +12,10 @@ same queries are sent through LangChain retrievers:
 - ``vrsd``, ``mmr``, ``dpp``: ``VRSDRetriever`` over the same fetch_k candidates;
 - ``store mmr``: the store's own ``search_type="mmr"`` (LangChain's MMR), for reference.
 
+``postgres``: a real Postgres + pgvector (the PyPI package ``pgserver``, started in a
+temporary directory, unix socket only) behind langchain-postgres ``PGVector``; its
+``store mmr`` is ``PGVector.max_marginal_relevance_search``.
+
 Query vectors are precomputed: every query is embedded once by the bundled
 all-MiniLM-L6-v2 before timing and served from LangChain's
 ``CacheBackedEmbeddings`` afterwards, so the timings are retrieval + rerank,
@@ -21,7 +25,7 @@ median of ``--qps-rounds`` runs). Retrievers are interleaved (query by query for
 latency, run by run for QPS) so that drift on a shared machine hits them alike.
 Wall-clock time; on a busy machine absolute numbers move, ratios much less.
 
-Run: ``.venv/bin/python benchmarks/load.py [--stores memory chroma] [--corpus 500]
+Run: ``.venv/bin/python benchmarks/load.py [--stores memory chroma postgres] [--corpus 500]
 [--queries 100] [--workers 8] [--qps-rounds 3] [--k 4] [--fetch-k 20]``.
 """
 
@@ -144,7 +148,7 @@ def run_store(store_name: str, store, queries: list[str], args) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stores", nargs="+", choices=("memory", "chroma"),
+    parser.add_argument("--stores", nargs="+", choices=("memory", "chroma", "postgres"),
                         default=["memory", "chroma"])
     parser.add_argument("--corpus", type=int, default=500, help="indexed ARC-DA records")
     parser.add_argument("--queries", type=int, default=100, help="distinct ARC-DA queries")
@@ -204,8 +208,29 @@ def main(argv: list[str] | None = None) -> int:
                            client=client, collection_metadata={"hnsw:space": "cosine"})
             store.add_texts(texts, ids=ids)
             outputs += run_store("Chroma server (HTTP)", store, queries, args) + [""]
+    if "postgres" in args.stores:
+        outputs += run_postgres(texts, ids, embeddings, queries, args) + [""]
     print("\n".join(outputs))
     return 0
+
+
+def run_postgres(texts, ids, embeddings, queries, args) -> list[str]:
+    """PGVector on a pgserver Postgres in a temporary directory, stopped afterwards."""
+    import pgserver
+    from langchain_postgres import PGVector
+
+    with tempfile.TemporaryDirectory(prefix="vrsd-pg-") as tmp:
+        server = pgserver.get_server(tmp, cleanup_mode="stop")
+        try:
+            server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
+            url = server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
+            store = PGVector(embeddings, connection=url, collection_name="vrsd-load",
+                             use_jsonb=True, engine_args={"pool_size": args.workers})
+            store.add_texts(texts, ids=ids)
+            return run_store("Postgres + pgvector (PGVector, unix socket)", store, queries,
+                             args)
+        finally:
+            server.cleanup()
 
 
 if __name__ == "__main__":
