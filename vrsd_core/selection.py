@@ -23,7 +23,10 @@ class Selection:
         method: the method name.
         params: the options the method ran with, defaults filled in.
         info: method-specific facts about the run (e.g. ``filled_by_relevance``
-            for ``dpp``, ``swaps`` for ``vrsd`` with ``refine="swap"``).
+            for ``dpp``, ``swaps`` for ``vrsd`` with ``refine="swap"``). With a
+            per-group cap (``groups`` + ``max_per_group``): ``max_per_group``,
+            ``feasible`` (the most picks the cap allows) and, when the cap kept
+            the selection below min(k, n), ``stopped == "max_per_group"``.
     """
 
     indices: np.ndarray

@@ -63,8 +63,10 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
         kk = int(counts[b])
         rel = prep.rel[b, items]
         if kk == 0:
-            out.append(Picked(np.zeros(0, np.int64), np.zeros(0),
-                              {"iterations": 0, "converged": True, "seed": base}))
+            empty: dict[str, Any] = {"iterations": 0, "converged": True, "seed": base}
+            if prep.cap is not None:
+                empty["filled_by_relevance"] = 0
+            out.append(Picked(np.zeros(0, np.int64), np.zeros(0), empty))
             continue
         X = prep.vectors(b)[items].astype(np.float64)
         assign, done, converged = _kmeans(X, rel, kk, iters, query_rng(base))

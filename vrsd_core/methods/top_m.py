@@ -57,7 +57,8 @@ def top_m(
     ``gains`` are the probability each pick had at its draw (given the earlier
     picks; 0 for an item taken after all probability mass was used up).
     ``info``: ``m`` (the pool actually used), ``short_by``, ``seed`` (the integer
-    the generator was seeded with: pass it back to repeat a run).
+    the generator was seeded with: pass it back to repeat a run). With a
+    per-group cap, each draw is among the pool items whose group is not full.
     """
     m_opt = check_int(m, "m", low=1, allow_none=True)
     temp = check_real(temperature, "temperature", low=0.0, allow_inf=True)

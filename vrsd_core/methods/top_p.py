@@ -43,7 +43,8 @@ def top_p(
     ``gains`` are the probability each pick had at its draw, within the
     nucleus and given the earlier picks. ``info``: ``nucleus`` (its size),
     ``short_by`` (how many fewer than min(k, n) came back), ``seed`` (the
-    integer the generator was seeded with: pass it back to repeat a run).
+    integer the generator was seeded with: pass it back to repeat a run). With a
+    per-group cap, each draw is among the nucleus items whose group is not full.
     """
     mass = check_real(p, "p", low=0.0, high=1.0, low_open=True)
     temp = check_real(temperature, "temperature", low=0.0, allow_inf=True)
