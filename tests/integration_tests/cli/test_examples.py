@@ -27,7 +27,9 @@ def run_example(name: str, *args: str) -> str:
 
 def test_every_example_is_covered():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == [
-        "compare_methods.py", "langchain_rag.py", "llamaindex_query_engine.py"]
+        "compare_methods.py", "langchain_rag.py", "llamaindex_query_engine.py",
+        "ray_batch_rerank.py",  # run by tests/integration_tests/batch/test_ray_batch.py
+    ]
 
 
 def test_langchain_rag_prints_the_grounded_prompt_without_a_model():
