@@ -91,7 +91,7 @@ def test_search_empty_query(cli_index, capsys, query):
     (["--method", "bogus"], "method"),
     (["--method", "mmr:lambda_mult=2"], "lambda_mult"),
     (["--method", "mmr:lambda_mult=abc"], "lambda_mult"),
-    (["--method", "mmr:lambda_mult"], "methods"),
+    (["--method", "mmr:lambda_mult"], "--method: "),  # the flag, not "methods"
     (["--method", "dpp:theta=1"], "theta"),
     (["--method", "vrsd:nonsense=1"], "nonsense"),
     (["--method", ""], "method"),
