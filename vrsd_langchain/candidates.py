@@ -6,8 +6,11 @@ store:
 
 * fast paths read the vectors the store already keeps (no re-embedding):
   ``InMemoryVectorStore`` (its ``store`` dict), FAISS (``index.reconstruct``),
-  Chroma (``collection.query(include=[..., "embeddings"])``) and Qdrant
-  (``query_points(with_vectors=...)``, dense mode);
+  Chroma (``collection.query(include=[..., "embeddings"])``), Qdrant
+  (``query_points(with_vectors=...)``, dense mode), Postgres (``PGVector`` and
+  ``PGVectorStore``: the store's own SQL query, embedding column kept), Milvus
+  (its search's vector field) and LanceDB (its query's vector column); one module
+  per store in ``stores/``;
 * any other store: ``similarity_search_by_vector`` (else ``similarity_search``,
   which embeds the query a second time inside the store), then the candidates'
   ``page_content`` is embedded with the given embeddings through an
