@@ -1,7 +1,9 @@
-"""The README's ```python blocks run as written (offline, quick) and assert what they show."""
+"""The README's ```python blocks run as written, pasted line by line into an
+interactive interpreter (offline, quick), and assert what they show."""
 
 from __future__ import annotations
 
+import code
 import os
 import re
 from pathlib import Path
@@ -12,17 +14,44 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"), re.M | re.S)
 
 
-def test_readme_has_the_three_quickstarts():
-    assert len(BLOCKS) == 3
+class _Console(code.InteractiveConsole):
+    """``python``'s interactive loop, recording what it would print as an error."""
+
+    def __init__(self) -> None:
+        super().__init__({"__name__": "__readme__"})
+        self.errors: list[str] = []
+
+    def write(self, data: str) -> None:  # tracebacks and syntax errors come here
+        self.errors.append(data)
+
+
+def paste(block: str) -> list[str]:
+    """Feed ``block`` to an interactive console as a user pasting it would; the errors."""
+    console = _Console()
+    for line in block.splitlines():
+        console.push(line)
+    console.push("")  # the blank line that ends a last compound statement
+    return console.errors
+
+
+def test_readme_has_the_quickstarts():
+    assert len(BLOCKS) >= 3
     joined = "\n".join(BLOCKS)
     for name in ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex"):
         assert f"from {name} import" in joined
 
 
+def test_a_missing_blank_line_after_a_loop_fails_when_pasted():
+    # the mistake this file guards against: fine as a script, a SyntaxError in a REPL
+    assert paste("for i in range(2):\n    x = i\nprint(x)")
+    assert not paste("for i in range(2):\n    x = i\n\nprint(x)")
+
+
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_block_runs(block, tmp_path, monkeypatch, capsys):
+def test_readme_block_runs_when_pasted(block, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert os.environ["HF_HUB_OFFLINE"] == "1"
-    exec(compile(block, str(README), "exec"), {"__name__": "__readme__"})
+    errors = paste(block)
+    assert not errors, "".join(errors)
     assert capsys.readouterr().out.strip()  # every block prints what it shows
