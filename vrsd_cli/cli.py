@@ -139,9 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("query", help="the question")
     se.add_argument("--index-dir", default=None,
                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
-    se.add_argument("--method", default="vrsd",
-                    help="similarity, vrsd, vrsd_swap, mmr, dpp, ... or NAME:key=value,... "
-                    "(default: vrsd)")
+    se.add_argument("--method", default="complement",
+                    help="complement (the recommendation), similarity, vrsd (the paper's greedy), "
+                    "vrsd_swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")

@@ -6,11 +6,11 @@ from two different articles (``data/datasets/hotpotqa_dev500``).
 
 * Corpus **plain**: every paragraph of every question pooled into one corpus
   (``title + "\\n" + paragraph_text``, de-duplicated on (title, text)).
-* Corpus **redundant**: the plain corpus plus, for every paragraph of two or
-  more sentences, an overlapping chunk of it: the same text with its first
-  sentence dropped (sentences are separated by two spaces in the data). Real
-  corpora repeat themselves like this; a gold passage counts as found when
-  either copy is returned.
+* Corpus **redundant**: the plain corpus plus, for every paragraph, an
+  overlapping chunk of it: the same text with its first sentence dropped
+  (sentences are separated by two spaces in the data; a one-sentence paragraph's
+  chunk is the paragraph again). Real corpora repeat themselves like this; a
+  gold passage counts as found when either copy is returned.
 * For each question, ``fetch_k`` candidates are over-fetched by cosine from a
   LangChain FAISS store; every row selects ``k`` of them.
 * Evidence recall@k: the share of the question's gold passages among the k;
@@ -75,11 +75,12 @@ class EvidenceCorpus:
     gold: list[tuple[int, ...]]
 
 
-def drop_first_sentence(paragraph: str) -> str | None:
-    """The paragraph without its first sentence, or None if it has only one."""
+def drop_first_sentence(paragraph: str) -> str:
+    """The paragraph without its first sentence; a one-sentence paragraph as it is
+    (its overlapping chunk is a copy of it)."""
     head, sep, rest = paragraph.partition(SENTENCE_SEP)
     rest = rest.strip()
-    return rest if sep and rest else None
+    return rest if sep and rest else paragraph
 
 
 def load_evidence_corpora(
@@ -110,10 +111,8 @@ def load_evidence_corpora(
     plain = EvidenceCorpus("plain", plain_texts, list(range(len(paragraphs))), questions, gold)
     texts, owner = list(plain_texts), list(range(len(paragraphs)))
     for pid, (title, text) in enumerate(paragraphs):
-        rest = drop_first_sentence(text)
-        if rest is not None:
-            texts.append(f"{title}\n{rest}")
-            owner.append(pid)
+        texts.append(f"{title}\n{drop_first_sentence(text)}")
+        owner.append(pid)
     redundant = EvidenceCorpus("redundant", texts, owner, questions, gold)
     return [plain, redundant]
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vrsd_core import DEFAULT_METHOD
+
 if TYPE_CHECKING:
     from langchain_core.documents import Document
     from langchain_core.embeddings import Embeddings
@@ -232,7 +234,7 @@ def search_index(
     query: str,
     *,
     index_dir: str | os.PathLike[str] | None = None,
-    method: str = "vrsd",
+    method: str = DEFAULT_METHOD,
     k: int = 4,
     fetch_k: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,

@@ -6,10 +6,18 @@ Pure numpy. ``select(query, candidates, k, method=...)`` returns a
 
 from . import contract, metrics
 from .api import check_count, check_options, method_defaults, select, select_batch
-from .registry import METHOD_INFO, METHODS, MethodInfo, method_info, methods_where
+from .registry import (
+    DEFAULT_METHOD,
+    METHOD_INFO,
+    METHODS,
+    MethodInfo,
+    method_info,
+    methods_where,
+)
 from .selection import Selection
 
 __all__ = [
+    "DEFAULT_METHOD",
     "METHODS",
     "METHOD_INFO",
     "MethodInfo",

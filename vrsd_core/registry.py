@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from .methods._common import Picked
 from .methods.cluster import cluster
+from .methods.complement import complement
 from .methods.dpp import dpp
 from .methods.mmr import mmr
 from .methods.similarity import similarity
@@ -57,6 +58,9 @@ class MethodInfo:
 
 
 _TABLE = (
+    MethodInfo("complement", complement, False, False, False, True, False,
+               "recommended for RAG: the most relevant candidate, the one whose sum with it "
+               "is most aligned with the query, then relevance order; restatements skipped"),
     MethodInfo("similarity", similarity, True, True, False, True, False,
                "plain top-k by relevance (cosine to the query)"),
     MethodInfo("vrsd", vrsd, False, False, False, True, False,
@@ -85,6 +89,11 @@ METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TA
 
 METHODS: dict[str, MethodFn] = {m.name: m.fn for m in _TABLE}
 """name -> method function, derived from ``METHOD_INFO`` (kept for compatibility)."""
+
+DEFAULT_METHOD = "complement"
+"""The project's recommendation: the default method of the adapters (``VRSDRetriever``,
+``search_type="vrsd"``, ``VRSDPostprocessor``) and the command line, chosen by evidence
+coverage on multi-hop questions (see the README). The paper's algorithm stays ``"vrsd"``."""
 
 
 def method_info(method: object) -> MethodInfo:

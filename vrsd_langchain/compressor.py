@@ -10,7 +10,7 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from vrsd_core import check_count
+from vrsd_core import DEFAULT_METHOD, check_count
 from vrsd_core.contract import check_group_options
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
@@ -51,7 +51,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     """Embeds the query and the documents."""
     k: int = 4
     """How many documents to keep."""
-    method: str = "vrsd"
+    method: str = DEFAULT_METHOD
     """A ``vrsd_core.METHODS`` name."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""

@@ -14,7 +14,7 @@ from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from vrsd_core import check_count
+from vrsd_core import DEFAULT_METHOD, check_count
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
@@ -77,8 +77,9 @@ class VRSDRetriever(BaseRetriever):
     """How many documents to return."""
     fetch_k: int = 20
     """How many candidates to fetch from the store and choose from (>= k)."""
-    method: str = "vrsd"
-    """A ``vrsd_core.METHODS`` name."""
+    method: str = DEFAULT_METHOD
+    """A ``vrsd_core.METHODS`` name; default ``"complement"``, the project's recommendation
+    (``"vrsd"`` is the paper's greedy)."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)

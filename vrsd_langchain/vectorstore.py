@@ -7,10 +7,14 @@ a ``VectorStoreRetriever`` whose search types are
 
 * ``"similarity"``, ``"similarity_score_threshold"``: the store's own search,
   exactly as LangChain's ``VectorStoreRetriever`` runs it (Documents untouched);
-* ``"mmr"``, ``"vrsd"``, ``"dpp"`` and every other ``vrsd_core`` method
-  (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``, ``"cluster"``):
-  the shared pipeline (fetch ``fetch_k`` candidates with their vectors, let the
-  core choose ``k``), returning annotated copies in selection order.
+* ``"vrsd"``: this library's recommended selection (``vrsd_core.DEFAULT_METHOD``,
+  ``"complement"``); ``search_kwargs={"method": ...}`` picks any other core
+  method instead, e.g. ``{"method": "vrsd"}`` for the paper's greedy;
+* ``"mmr"``, ``"dpp"``, ``"complement"`` and every other ``vrsd_core`` method by
+  its own name (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``,
+  ``"cluster"``);
+* all of these run the shared pipeline (fetch ``fetch_k`` candidates with their
+  vectors, let the core choose ``k``), returning annotated copies in selection order.
 
 ``"mmr"`` deliberately goes through ``vrsd_core``'s MMR rather than the store's
 ``max_marginal_relevance_search``: one meaning of ``lambda_mult`` on every store
@@ -45,7 +49,7 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import model_validator
 
-from vrsd_core import METHOD_INFO
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import (
@@ -105,12 +109,15 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         k = merged.pop("k", DEFAULT_K)
         fetch_k = merged.pop("fetch_k", DEFAULT_FETCH_K)
         inputs = {name: merged.pop(name) for name in PER_CANDIDATE if name in merged}
-        options, search = split_options(self.search_type, merged)
+        # "vrsd" is the library's recommendation unless search_kwargs name a method
+        method = merged.pop("method", DEFAULT_METHOD) if self.search_type == "vrsd" else (
+            self.search_type)
+        options, search = split_options(method, merged)
         return make_plan(
             self.vectorstore,
             k=k,
             fetch_k=fetch_k,
-            method=self.search_type,
+            method=method,
             options=options,
             search_kwargs=search,
             **inputs,

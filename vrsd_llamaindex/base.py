@@ -47,7 +47,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from vrsd_core import METHOD_INFO, Selection, check_count, check_options, select
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, Selection, check_count, check_options, select
 from vrsd_core.contract import METADATA_KEY as CONTRACT_METADATA_KEY
 from vrsd_core.contract import (
     check_group_options,
@@ -161,7 +161,10 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     """
 
     top_n: int = Field(default=4, gt=0, description="How many nodes to keep.")
-    method: str = Field(default="vrsd", description="A method of vrsd_core.METHODS.")
+    method: str = Field(
+        default=DEFAULT_METHOD,
+        description="A method of vrsd_core.METHODS; default 'complement', the recommendation.",
+    )
     method_kwargs: dict[str, Any] = Field(
         default_factory=dict, description="The method's options, e.g. {'lambda_mult': 0.5}."
     )

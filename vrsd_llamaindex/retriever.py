@@ -27,6 +27,7 @@ from llama_index.core.indices.vector_store.retrievers.retriever import VectorInd
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from vrsd_core import DEFAULT_METHOD
 from vrsd_core.contract import check_counts
 
 from ._stores import with_vectors
@@ -61,7 +62,7 @@ class VRSDRetriever(BaseRetriever):
         retriever: BaseRetriever,
         top_n: int = 4,
         fetch_k: int = 20,
-        method: str = "vrsd",
+        method: str = DEFAULT_METHOD,
         method_kwargs: dict[str, Any] | None = None,
         relevance: Any = None,
         group_by: Any = None,

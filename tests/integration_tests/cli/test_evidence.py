@@ -23,8 +23,8 @@ ROWS = ["default", "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
 
 def test_drop_first_sentence():
     assert drop_first_sentence("One.  Two.  Three.") == "Two.  Three."
-    assert drop_first_sentence("Only one sentence.") is None
-    assert drop_first_sentence("One.  ") is None
+    assert drop_first_sentence("Only one sentence.") == "Only one sentence."
+    assert drop_first_sentence("One.  ") == "One.  "
 
 
 def test_corpora_pool_the_questions_paragraphs(data_dir):
@@ -35,15 +35,16 @@ def test_corpora_pool_the_questions_paragraphs(data_dir):
     assert len(set(plain.texts)) == len(plain.texts)
     assert all(len(g) == 2 for g in plain.gold)
     assert all(len({plain.texts[p].split("\n")[0] for p in g}) == 2 for g in plain.gold)
-    # the redundant corpus: the plain texts first, then one chunk per paragraph of 2+
-    # sentences, owned by its paragraph and equal to it minus the first sentence
+    # the redundant corpus: the plain texts first, then one chunk per paragraph, owned
+    # by its paragraph and equal to it minus the first sentence (a copy if it has one)
     n = len(plain.texts)
     assert redundant.texts[:n] == plain.texts and redundant.passage_of[:n] == list(range(n))
+    assert redundant.passage_of[n:] == list(range(n))
     for text, owner in zip(redundant.texts[n:], redundant.passage_of[n:], strict=True):
         title, body = plain.texts[owner].split("\n", 1)
         assert text == f"{title}\n{drop_first_sentence(body)}"
-    multi = sum(drop_first_sentence(t.split("\n", 1)[1]) is not None for t in plain.texts)
-    assert len(redundant.texts) == n + multi
+    assert len(redundant.texts) == 2 * n
+    assert any(t in plain.texts for t in redundant.texts[n:])  # one-sentence copies
 
 
 def test_evidence_specs_default_rows():

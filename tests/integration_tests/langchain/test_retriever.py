@@ -13,7 +13,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import (
     METADATA_KEY,
     DiverseVectorStore,
@@ -169,7 +169,7 @@ def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddin
     for rank, doc in enumerate(got):
         entry = doc.metadata[METADATA_KEY]
         assert set(entry) == {"rank", "relevance", "gain", "method"}
-        assert entry["rank"] == rank and entry["method"] == "vrsd"
+        assert entry["rank"] == rank and entry["method"] == DEFAULT_METHOD
         assert isinstance(entry["relevance"], float) and isinstance(entry["gain"], float)
         stored = in_memory_store.store[doc.id]
         vec = np.asarray(stored["vector"])

@@ -14,7 +14,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
 
@@ -72,7 +72,7 @@ def test_filter_excludes_the_other_split(case, queries):
         got = retriever.invoke(query)
         assert len(got) == K
         assert {d.metadata["split"] for d in got} == {"A"}
-        want_rows, sel = expected(case, query, "vrsd", filtered=True)
+        want_rows, sel = expected(case, query, DEFAULT_METHOD, filtered=True)
         assert rows(got) == want_rows
         # Scores stay with their documents (FAISS's own filtered MMR misaligns them).
         np.testing.assert_allclose(
@@ -108,11 +108,15 @@ async def test_async_fast_path_matches_sync_and_embeds_only_the_query(case, quer
 def test_search_type_retriever_on_each_store(case, queries):
     wrapped = DiverseVectorStore(case.store)
     assert fast_path_for(wrapped).name == case.kind
-    for search_type in ("vrsd", "dpp"):
+    # "vrsd" is the library's recommendation (DEFAULT_METHOD) unless a method is named
+    for search_type, method, extra in (("vrsd", DEFAULT_METHOD, {}), ("dpp", "dpp", {}),
+                                       ("vrsd", "vrsd", {"method": "vrsd"})):
         retriever = wrapped.as_retriever(
-            search_type=search_type, search_kwargs={"k": K, "fetch_k": FETCH_K}
+            search_type=search_type, search_kwargs={"k": K, "fetch_k": FETCH_K, **extra}
         )
-        assert rows(retriever.invoke(queries[0])) == expected(case, queries[0], search_type)[0]
+        got = retriever.invoke(queries[0])
+        assert rows(got) == expected(case, queries[0], method)[0]
+        assert {d.metadata[METADATA_KEY]["method"] for d in got} == {method}
     mmr = wrapped.as_retriever(search_type="mmr", search_kwargs={"k": K, "lambda_mult": 0.25})
     assert rows(mmr.invoke(queries[0])) == expected(
         case, queries[0], "mmr", lambda_mult=0.25
@@ -210,7 +214,8 @@ def test_qdrant_named_dense_vector(make_spy, corpus_docs, embeddings):
     points = store.client.retrieve("named", ids=[d.metadata["_id"] for d in hits],
                                    with_vectors=True)
     by_id = {p.id: p.vector["dense"] for p in points}
-    sel = select(qvec, np.asarray([by_id[d.metadata["_id"]] for d in hits]), K)
+    sel = select(qvec, np.asarray([by_id[d.metadata["_id"]] for d in hits]), K,
+                 method=DEFAULT_METHOD)
     spy.reset()
     got = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(query)
     assert rows(got) == [row_of(hits[i]) for i in sel.indices]

@@ -8,6 +8,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 
+from vrsd_core import DEFAULT_METHOD
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, DiverseVectorStoreRetriever
 
 QUERY = "How do plants make their food?"
@@ -83,7 +84,7 @@ def test_as_retriever_gives_the_subclass_with_diverse_types(small):
     assert isinstance(retriever, VectorStoreRetriever)
     assert retriever.tags == ["InMemoryVectorStore", "SpyEmbeddings"]
     got = retriever.invoke(QUERY)
-    assert [d.metadata[METADATA_KEY]["method"] for d in got] == ["vrsd"] * 3
+    assert [d.metadata[METADATA_KEY]["method"] for d in got] == [DEFAULT_METHOD] * 3
     assert wrapped.search(QUERY, "vrsd", k=3) == got
     assert wrapped.search(QUERY, "similarity", k=3) == inner.similarity_search(QUERY, k=3)
     # Any core method is a search type, e.g. the exact VRSD optimum over a small pool.

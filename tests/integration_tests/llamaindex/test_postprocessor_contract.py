@@ -16,7 +16,7 @@ from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRan
 from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 QUERY = np.array([1.0, 0.6, 0.0])
@@ -54,7 +54,7 @@ def test_duplicates_lose_to_the_complementary_vector():
 
 def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
     out = VRSDPostprocessor(top_n=3).postprocess_nodes(make_nodes(), query_bundle=bundle())
-    sel = select(QUERY, VECTORS, 3)
+    sel = select(QUERY, VECTORS, 3, method=DEFAULT_METHOD)
     assert [n.node.node_id for n in out] == [f"n{i}" for i in sel.indices]
     for rank, (n, i, gain) in enumerate(zip(out, sel.indices, sel.gains, strict=True)):
         v = VECTORS[i]
@@ -62,7 +62,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         assert n.score == pytest.approx(cosine)
         # the payload both adapters share (vrsd_core.contract.selection_metadata)
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
-                                           "gain": pytest.approx(gain), "method": "vrsd"}
+                                           "gain": pytest.approx(gain), "method": DEFAULT_METHOD}
         assert n.node.metadata["source"] == "hand-built"
 
 
@@ -102,7 +102,8 @@ def test_top_n_at_least_len_returns_all_in_selection_order():
     for top_n in (4, 10):
         out = VRSDPostprocessor(top_n=top_n).postprocess_nodes(make_nodes(),
                                                                query_bundle=bundle())
-        assert [n.node.node_id for n in out] == [f"n{i}" for i in select(QUERY, VECTORS, 4).indices]
+        want = select(QUERY, VECTORS, 4, method=DEFAULT_METHOD).indices
+        assert [n.node.node_id for n in out] == [f"n{i}" for i in want]
     assert [n.node.node_id for n in out] != [f"n{i}" for i in range(4)]  # not the input order
 
 
@@ -184,7 +185,8 @@ async def test_retriever_wraps_any_retriever(mode):
         out = retriever.retrieve(bundle())
     else:
         out = await retriever.aretrieve(bundle())
-    assert [n.node.node_id for n in out] == [f"n{i}" for i in select(QUERY, VECTORS, 2).indices]
+    want = select(QUERY, VECTORS, 2, method=DEFAULT_METHOD).indices
+    assert [n.node.node_id for n in out] == [f"n{i}" for i in want]
     assert [n.node.metadata["vrsd"]["rank"] for n in out] == [0, 1]
 
 
@@ -267,7 +269,7 @@ async def test_rerank_events_and_span_fire(instrumented, mode):
     starts = [e for e in events.events if isinstance(e, ReRankStartEvent)]
     ends = [e for e in events.events if isinstance(e, ReRankEndEvent)]
     assert len(starts) == len(ends) == 1
-    assert starts[0].top_n == 2 and starts[0].model_name == "vrsd:vrsd"
+    assert starts[0].top_n == 2 and starts[0].model_name == f"vrsd:{DEFAULT_METHOD}"
     assert [n.node.node_id for n in starts[0].nodes] == [n.node.node_id for n in nodes]
     assert [n.node.node_id for n in ends[0].nodes] == [n.node.node_id for n in out]
     span_names = [s.id_ for s in spans.completed_spans]

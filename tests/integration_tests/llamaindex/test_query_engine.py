@@ -13,14 +13,14 @@ from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import QueryBundle
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 TOP_N = 5
 FETCH_K = 20
 
 
-def expected(index, hf_embed, vectors_by_id, query, method="vrsd", **options):
+def expected(index, hf_embed, vectors_by_id, query, method=DEFAULT_METHOD, **options):
     """(candidate ids in store order, the core's selection over their vectors)."""
     candidates = index.as_retriever(similarity_top_k=FETCH_K).retrieve(query)
     ids = [n.node.node_id for n in candidates]
@@ -31,7 +31,7 @@ def expected(index, hf_embed, vectors_by_id, query, method="vrsd", **options):
     return ids, sel
 
 
-def check_against_core(nodes, ids, sel, method="vrsd"):
+def check_against_core(nodes, ids, sel, method=DEFAULT_METHOD):
     assert [n.node.node_id for n in nodes] == [ids[i] for i in sel.indices]
     np.testing.assert_allclose([n.score for n in nodes], sel.relevance, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose([n.node.metadata["vrsd"]["gain"] for n in nodes], sel.gains,

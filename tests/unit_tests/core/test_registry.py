@@ -71,7 +71,7 @@ def test_nondeterministic_methods_are_seeded_with_a_fresh_default():
 
 def test_methods_where_and_method_info():
     assert methods_where(takes_prior=True) == ("similarity", "mmr", "dpp")
-    assert methods_where(takes_relevance=False) == ("vrsd", "vrsd_exact")
+    assert methods_where(takes_relevance=False) == ("complement", "vrsd", "vrsd_exact")
     assert methods_where(seeded=True) == ("threshold", "top_m", "top_p", "cluster")
     assert methods_where(exhaustive=True) == ("vrsd_exact",)
     assert method_info("mmr") is METHOD_INFO["mmr"]

@@ -1,0 +1,164 @@
+"""``complement``, the recommended method: a direct reference implementation, hand-built
+geometry with an obvious answer, batch equals singles, options and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, select, select_batch
+
+
+def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_per_group=None):
+    """The method written out with explicit cosines, one candidate at a time."""
+    q = np.asarray(q, float) / np.linalg.norm(q)
+    C = np.asarray(C, float)
+    C = C / np.linalg.norm(C, axis=1, keepdims=True)
+    n = len(C)
+    rel = C @ q
+    thr = (1 + rel.max()) / 2 if duplicate_cos is None else duplicate_cos
+    picks: list[int] = []
+    used: dict = {}
+
+    def cos_sum(idx):
+        s = C[idx].sum(axis=0)
+        return float(s @ q / np.linalg.norm(s))
+
+    for t in range(k):
+        avail = [j for j in range(n) if j not in picks and (
+            groups is None or used.get(groups[j], 0) < max_per_group)]
+        if not avail:
+            break
+        fresh = [j for j in avail if all(C[j] @ C[p] <= thr for p in picks)]
+        pool = fresh or avail
+        best = max(pool, key=lambda j: (rel[j], -j))  # ties: the lower index
+        if 1 <= t <= complement_steps:
+            v = max(pool, key=lambda j: (cos_sum([*picks, j]), -j))
+            if cos_sum([*picks, v]) > cos_sum(picks):
+                best = v
+        picks.append(best)
+        if groups is not None:
+            used[groups[best]] = used.get(groups[best], 0) + 1
+    return picks
+
+
+def cases(seed: int, count: int):
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        n, d = int(rng.integers(1, 30)), int(rng.integers(2, 12))
+        q = rng.normal(size=d)
+        C = q + rng.normal(scale=rng.uniform(0.3, 2.0), size=(n, d))
+        if i % 3 == 0 and n > 2:  # near-duplicates of some rows
+            C[n // 2:] = C[: n - n // 2] + rng.normal(scale=0.01, size=(n - n // 2, d))
+        yield q, C, int(rng.integers(0, n + 2))
+
+
+def test_is_the_adapters_default():
+    assert DEFAULT_METHOD == "complement" and "complement" in METHOD_INFO
+    assert not METHOD_INFO["complement"].takes_relevance  # geometric, like vrsd
+
+
+@pytest.mark.parametrize("options", [{}, {"duplicate_cos": 0.8}, {"complement_steps": 0},
+                                     {"complement_steps": 2}, {"duplicate_cos": 1.0}])
+def test_matches_the_reference(options):
+    for q, C, k in cases(1, 150):
+        got = select(q, C, k, method="complement", **options)
+        assert got.indices.tolist() == reference(q, C, k, **options)
+
+
+def test_matches_the_reference_with_a_group_cap():
+    rng = np.random.default_rng(3)
+    for q, C, k in cases(2, 80):
+        groups = rng.integers(0, 4, size=len(C)).tolist()
+        got = select(q, C, k, method="complement", groups=groups, max_per_group=2)
+        assert got.indices.tolist() == reference(q, C, k, groups=groups, max_per_group=2)
+
+
+def test_batch_equals_singles_with_padding():
+    rng = np.random.default_rng(4)
+    B, n, d = 12, 20, 8
+    Q = rng.normal(size=(B, d))
+    C = Q[:, None, :] + rng.normal(size=(B, n, d))
+    mask = rng.random((B, n)) > 0.2
+    mask[:, 0] = True
+    for k in (1, 3, 7):
+        batch = select_batch(Q, C, k, method="complement", mask=mask)
+        for b in range(B):
+            single = select(Q[b], C[b][mask[b]], k, method="complement")
+            assert np.flatnonzero(mask[b])[single.indices].tolist() == batch[b].indices.tolist()
+            np.testing.assert_allclose(batch[b].gains, single.gains, rtol=1e-9)
+
+
+def test_anchor_then_its_complement_not_its_duplicate():
+    # The query lies between x and y. a leans to x and is the most relevant; a2 is a
+    # near-copy of a; b leans to y: the pair a + b points at the query, a + a2 does not.
+    q = np.array([1.0, 1.0, 0.0])
+    a = np.array([1.0, 0.35, 0.0])
+    a2 = np.array([1.0, 0.34, 0.02])
+    b = np.array([0.2, 1.0, 0.0])
+    off = np.array([0.0, 0.1, 1.0])
+    C = np.array([a, a2, b, off])
+    sel = select(q, C, 2, method="complement")
+    assert sel.indices.tolist() == [0, 2]
+    assert sel.info["complement_at"] == [1]
+    assert select(q, C, 2, method="similarity").indices.tolist() == [0, 1]  # top-k: a, a2
+    # the complement's gain is the pair's cosine with the query
+    pair = (a / np.linalg.norm(a) + b / np.linalg.norm(b))
+    assert sel.gains[1] == pytest.approx(pair @ q / (np.linalg.norm(pair) * np.linalg.norm(q)))
+    # at k = 3 the copy a2 is skipped for a relevant distinct passage when one exists
+    c = np.array([0.6, 0.6, 0.5])  # relevant, distinct, less relevant than a2
+    sel3 = select(q, np.array([a, a2, b, c]), 3, method="complement")
+    assert sel3.indices.tolist() == [0, 2, 3]
+
+
+def test_restatement_threshold_is_half_way_between_the_best_match_and_identity():
+    q = np.array([1.0, 0.0, 0.0])
+    top = np.array([0.6, 0.8, 0.0])  # r1 = 0.6, so the threshold is 0.8
+    rng = np.random.default_rng(0)
+
+    def at_cosine(target):  # a unit vector with cos(top, v) = target, less relevant
+        w = np.array([0.0, 0.0, 1.0])  # keeps the twin more relevant than the filler
+        v = target * top + np.sqrt(1 - target**2) * w
+        return v
+
+    above, below = at_cosine(0.81), at_cosine(0.79)
+    filler = np.array([0.3, -0.5, 0.8]) + rng.normal(scale=0.01, size=3)
+    for twin, skipped in ((above, True), (below, False)):
+        C = np.array([top, twin, filler])
+        sel = select(q, C, 3, method="complement", complement_steps=0)
+        assert sel.info["duplicate_cos"] == pytest.approx(0.8)
+        assert (sel.indices.tolist()[1] == 2) is skipped  # the twin waits behind the filler
+
+
+def test_only_restatements_left_are_still_returned():
+    q = np.array([1.0, 0.0])
+    C = np.array([[1.0, 0.0], [1.0, 0.001], [1.0, -0.001]])
+    assert sorted(select(q, C, 3, method="complement").indices.tolist()) == [0, 1, 2]
+
+
+def test_gate_keeps_relevance_when_no_complement_helps():
+    # q = the anchor's direction: adding anything moves the sum away from q.
+    q = np.array([1.0, 0.0, 0.0])
+    C = np.array([[1.0, 0.0, 0.0], [0.7, 0.7, 0.0], [0.6, -0.1, 0.79]])
+    sel = select(q, C, 2, method="complement")
+    assert sel.info["complement_at"] == []
+    assert sel.indices.tolist() == [0, 1]  # the more relevant of the two
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [({"duplicate_cos": 1.5}, "duplicate_cos"), ({"duplicate_cos": -1.0}, "duplicate_cos"),
+     ({"duplicate_cos": "high"}, "duplicate_cos"), ({"duplicate_cos": float("nan")},
+                                                    "duplicate_cos"),
+     ({"complement_steps": -1}, "complement_steps"), ({"complement_steps": 1.5},
+                                                      "complement_steps"),
+     ({"complement_steps": True}, "complement_steps")],
+)
+def test_bad_options_are_named(options, name):
+    with pytest.raises(ValueError, match=name):
+        select(np.ones(3), np.eye(3), 2, method="complement", **options)
+
+
+def test_refuses_outside_relevance():
+    with pytest.raises(ValueError, match="relevance"):
+        select(np.ones(3), np.eye(3), 2, method="complement", relevance=[1, 2, 3])

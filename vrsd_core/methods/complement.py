@@ -1,0 +1,115 @@
+"""``complement``: the project's recommended selection for retrieval-augmented generation.
+
+1. **Anchor**: the most relevant candidate.
+2. **Complement**: the candidate j whose sum with the anchor points most nearly at
+   the query, max cos(c_anchor + c_j, q): VRSD's own second step (Gao, Deng &
+   Zhang). It covers the part of the query the anchor leaves out, which is
+   what a multi-hop question's second passage does. It is taken only if the
+   pair is closer to the query than the anchor alone (the sum's cosine rises);
+   otherwise the step falls back to relevance.
+3. **Then relevance order.** Beyond one complement, VRSD keeps raising cos(sum, q)
+   with weakly related passages that balance the sum; relevance order is what
+   keeps the evidence when k grows.
+
+Throughout, a candidate that is a restatement of an earlier pick is skipped:
+one whose cosine to a pick exceeds cos^2(theta_1 / 2) = (1 + r_1) / 2, where r_1 =
+cos(theta_1) is the best candidate's cosine to the query. Two passages that much
+closer to each other than the query is to its best match say the same thing
+(overlapping chunks, copies, paraphrases). The threshold is measured in the
+query's own angle, so it means the same for embedding models whose cosines sit
+in different ranges. When only restatements are left, they are taken (k results
+whenever there are k candidates).
+
+Cost: one matrix-vector product per pick (the pick against every candidate), and
+O(n) arithmetic for the scores; ties go to the lower index (the store's order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_int, check_real
+from .._kernels import argmax_first
+from .._prepare import Prepared
+from ._common import Picked, pick_counts, split_rows, start_cap
+
+
+def complement(
+    prep: Prepared,
+    k: int,
+    *,
+    duplicate_cos: float | None = None,
+    complement_steps: int = 1,
+) -> list[Picked]:
+    """Anchor, gated sum-vector complement(s), then relevance; restatements skipped.
+
+    Args:
+        duplicate_cos: a candidate whose cosine to an earlier pick is above this is
+            a restatement, skipped while others remain. None (default): (1 + r_1)/2
+            per query, r_1 the best candidate's cosine to the query; a number in
+            (-1, 1] fixes it (1: no candidate is ever a restatement).
+        complement_steps: how many picks after the anchor may be complement steps
+            (default 1; 0 = relevance order with the restatement guard).
+
+    ``gains``: the anchor's and relevance picks' relevance; a taken complement
+    step's cos(sum of the set so far, query). ``info``: ``duplicate_cos`` (the
+    threshold used) and ``complement_at`` (positions where a complement was taken).
+    """
+    fixed = None if duplicate_cos is None else check_real(
+        duplicate_cos, "duplicate_cos", low=-1.0, high=1.0, low_open=True)
+    steps = check_int(complement_steps, "complement_steps", low=0)
+    assert steps is not None
+    counts = pick_counts(prep, k)
+    K = int(counts.max(initial=0))
+    B, n = prep.batch, prep.n
+    rows = np.arange(B)
+    rel = np.where(prep.valid, prep.rel, -np.inf)
+    best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
+    threshold = np.full(B, fixed) if fixed is not None else (1.0 + best) / 2.0
+    avail = prep.valid.copy()
+    restated = np.zeros((B, n), dtype=bool)
+    # The sum s of the picks, kept as in vrsd: s.q, |s|^2 and D_j = |c_j|^2 + 2 s.c_j.
+    D = prep.sq_norm.copy()
+    s_dot_q = np.zeros(B)
+    s_sq = np.zeros(B)
+    picks = np.zeros((B, K), dtype=np.int64)
+    gains = np.zeros((B, K))
+    taken = np.zeros((B, K), dtype=bool)
+    # the working query is unit length when normalising; else divide by its length
+    q_len = np.ones(B) if prep.normalize else prep.q_norm
+    cap = start_cap(prep)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for t in range(K):
+            eligible = avail & ~restated
+            eligible |= avail & ~eligible.any(axis=1, keepdims=True)  # only restatements left
+            by_rel = np.where(eligible, rel, -np.inf)
+            p = argmax_first(by_rel, prep.tie_rtol)
+            gain = by_rel[rows, p]
+            if 1 <= t <= steps:
+                # cos(s + c_j, q) for every candidate: VRSD's step score
+                pair = (s_dot_q[:, None] + prep.qsim) / (
+                    np.sqrt(D + s_sq[:, None]) * q_len[:, None])
+                pair = np.where(eligible, pair, -np.inf)
+                v = argmax_first(pair, prep.tie_rtol)
+                now = s_dot_q / (np.sqrt(s_sq) * q_len)  # cos(s, q) before this pick
+                take = pair[rows, v] > now
+                p = np.where(take, v, p)
+                gain = np.where(take, pair[rows, v], gain)
+                taken[:, t] = take
+            active = t < counts
+            picks[:, t] = p
+            gains[:, t] = gain
+            s_sq += np.where(active, D[rows, p], 0.0)
+            s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
+            avail[rows, p] = False
+            if cap is not None and (blocked := cap.add(p, active)) is not None:
+                avail &= ~blocked  # a full group's candidates are out
+            if t < K - 1:
+                sims = prep.sims_to(p)
+                D += 2.0 * sims
+                restated |= sims > threshold[:, None]
+    out = split_rows(picks, gains, counts)
+    for b, picked in enumerate(out):
+        picked.info["duplicate_cos"] = float(threshold[b]) if n else None
+        picked.info["complement_at"] = np.flatnonzero(taken[b, : counts[b]]).tolist()
+    return out
