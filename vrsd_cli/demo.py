@@ -1,12 +1,13 @@
-"""``vrsd demo``: plain top-k against VRSD, MMR and DPP on a built-in corpus.
+"""``vrsd demo``: the recommended selection against plain top-k, VRSD, MMR and DPP.
 
 The corpus (``data/demo_corpus.txt``) is 67 short passages on eight topics
 (coffee, sleep, exercise, space, oceans, Python, bread, Rome), written with
 deliberate near-duplicates and paraphrases: ids that differ only in their last
 letter (``coffee-02a``, ``coffee-02b``, ``coffee-02c``) state the same fact.
 Plain similarity fills its top-k with those; the demo shows what each method
-returns instead, with each set's Sim. and Div. and how many distinct facts it
-covers.
+returns instead, with each set's Sim. and Div., how many distinct facts it
+covers and how many paraphrase pairs it repeats. The first row is what
+``VRSDRetriever()`` does with its defaults (``vrsd_core.DEFAULT_METHOD``).
 
 Everything is offline: the bundled all-MiniLM-L6-v2, an ``InMemoryVectorStore``,
 and one ``VRSDRetriever`` per method. Embeddings are cached on disk
@@ -79,6 +80,12 @@ def fact_of(passage_id: str) -> str:
     return re.sub(r"(?<=\d)[a-z]$", "", passage_id)
 
 
+def paraphrase_pairs(ids: list[str]) -> int:
+    """How many pairs of ``ids`` state the same fact (paraphrases of each other)."""
+    facts = [fact_of(i) for i in ids]
+    return sum(facts[a] == facts[b] for a in range(len(facts)) for b in range(a + 1, len(facts)))
+
+
 def _line(rank: int, pid: str, relevance: float, text: str) -> str:
     head = f"  {rank:>2}. {pid:<13} {relevance:5.3f}  "
     room = WIDTH - len(head)
@@ -112,7 +119,7 @@ def run_demo(
     import numpy as np
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from vrsd_core import check_count, check_options, metrics
+    from vrsd_core import DEFAULT_METHOD, check_count, check_options, metrics
     from vrsd_langchain import VRSDRetriever
 
     from .disk_embeddings import cached_embeddings, model_label
@@ -138,8 +145,9 @@ def run_demo(
     query_vec = np.asarray(emb.embed_query(query))
     fetch = fetch_k
     methods = [
+        (f"default: {DEFAULT_METHOD}", None, {}, "VRSDRetriever() as it comes"),
         ("similarity", "similarity", {}, "plain top-k by cosine"),
-        ("vrsd", "vrsd", {}, "sum of the set most aligned with the query"),
+        ("vrsd", "vrsd", {}, "the paper's greedy sum-vector search"),
         ("mmr", "mmr", {"lambda_mult": lambda_mult}, f"lambda_mult={lambda_mult}"),
         ("dpp", "dpp", {"theta": theta}, f"theta={theta}"),
     ]
@@ -155,19 +163,20 @@ def run_demo(
     )
     out = [f"Query: {query}", textwrap.fill(about_corpus, width=WIDTH, break_on_hyphens=False)]
     for name, method, options, about in methods:
-        retriever = VRSDRetriever(
-            vectorstore=store, k=k, fetch_k=fetch, method=method, method_kwargs=options
-        )
+        chosen = {} if method is None else {"method": method, "method_kwargs": options}
+        retriever = VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch, **chosen)
         docs = retriever.invoke(query)
         ids = [d.id or "" for d in docs]  # InMemoryVectorStore keeps the ids it was given
         picked = np.asarray([vectors[i] for i in ids])
         sim = metrics.sum_vector_similarity(query_vec, picked)
         div = metrics.intra_list_similarity(picked)
         facts = len({fact_of(i) for i in ids})
+        repeats = paraphrase_pairs(ids)
         out += [
             "",
-            f"{name} ({about})".ljust(WIDTH - 45)
-            + f"Sim. {sim:.3f}  Div. {div:.3f}  {facts}/{len(docs)} facts".rjust(45),
+            f"{name} ({about})".ljust(WIDTH - 50)
+            + f"Sim. {sim:.3f}  Div. {div:.3f}  {facts}/{len(docs)} facts, {repeats} "
+            f"repeat{'s' if repeats != 1 else ''}".rjust(50),
         ]
         out += [
             _line(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content)
@@ -175,8 +184,11 @@ def run_demo(
         ]
     out += [
         "",
-        "'facts' counts distinct facts: paraphrases of one fact count once. Try your own "
-        "question:",
+        textwrap.fill(
+            "'facts' counts distinct facts: paraphrases of one fact count once; 'repeats' "
+            "counts pairs of picks that state the same fact. Try your own question:",
+            width=WIDTH,
+        ),
         '  vrsd demo "how do oceans affect the climate?" --k 6',
     ]
     return "\n".join(out)

@@ -6,10 +6,12 @@ import re
 
 import pytest
 
-from vrsd_cli.demo import DEFAULT_QUERY, fact_of, load_corpus, read_corpus
+from vrsd_cli.demo import DEFAULT_QUERY, fact_of, load_corpus, paraphrase_pairs, read_corpus
+from vrsd_core import DEFAULT_METHOD
 
 HEADER = re.compile(
-    r"^(similarity|vrsd|mmr|dpp) \(.*Sim\. (\d\.\d{3})  Div\. (-?\d\.\d{3})  (\d+)/(\d+) facts$"
+    r"^(default: \w+|similarity|vrsd|mmr|dpp) \(.*Sim\. (\d\.\d{3})  Div\. (-?\d\.\d{3})  "
+    r"(\d+)/(\d+) facts, (\d+) repeats?$"
 )
 
 
@@ -21,12 +23,18 @@ def blocks(out: str) -> dict[str, dict]:
         m = HEADER.match(line)
         if m:
             current = found.setdefault(m[1], {
-                "sim": float(m[2]), "div": float(m[3]), "facts": int(m[4]), "ids": []})
+                "sim": float(m[2]), "div": float(m[3]), "facts": int(m[4]),
+                "repeats": int(m[6]), "ids": []})
         elif current is not None and re.match(r"^\s+\d+\. ", line):
             current["ids"].append(line.split()[1])
         else:
             current = None
     return found
+
+
+def test_paraphrase_pairs():
+    assert paraphrase_pairs(["coffee-02a", "coffee-02b", "coffee-02c", "sleep-01"]) == 3
+    assert paraphrase_pairs(["coffee-02a", "coffee-03a"]) == 0
 
 
 def test_built_in_corpus_has_topics_and_near_duplicates():
@@ -39,12 +47,13 @@ def test_built_in_corpus_has_topics_and_near_duplicates():
     assert all(len(p.text) < 140 for p in passages)
 
 
-def test_demo_default_query_shows_four_methods(vrsd):
+def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
     run = vrsd("demo")
     assert run.code == 0, run.err
     assert run.out.startswith(f"Query: {DEFAULT_QUERY}")
     found = blocks(run.out)
-    assert list(found) == ["similarity", "vrsd", "mmr", "dpp"]
+    default = f"default: {DEFAULT_METHOD}"
+    assert list(found) == [default, "similarity", "vrsd", "mmr", "dpp"]
     assert all(len(b["ids"]) == 5 for b in found.values())
     assert max(len(line) for line in run.out.splitlines()) <= 100
     # the corpus does what it was written for: plain top-k repeats facts ...
@@ -54,6 +63,13 @@ def test_demo_default_query_shows_four_methods(vrsd):
         assert found[method]["div"] < found["similarity"]["div"]
     # VRSD's own objective: its set's sum is better aligned than plain top-k's
     assert found["vrsd"]["sim"] >= found["similarity"]["sim"]
+    # the recommendation is convincing by the demo's own count: the most distinct facts
+    # of any row, no paraphrase pair, and nothing off the question's topics (coffee, sleep)
+    assert found[default]["facts"] == max(b["facts"] for b in found.values()) == 5
+    assert found[default]["repeats"] == 0
+    assert {i.split("-")[0] for i in found[default]["ids"]} <= {"coffee", "sleep"}
+    # where the paper's greedy repeats a fact and top-k repeats several
+    assert found["similarity"]["repeats"] > found["vrsd"]["repeats"] > 0
 
 
 def test_demo_own_query_and_options(vrsd):
