@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int
+from .registry import METHOD_INFO
 from .selection import Selection
 
 METADATA_KEY = "vrsd"
@@ -187,6 +188,18 @@ def item_values(
             )
         values.append(metadata[spec])
     return values
+
+
+def check_relevance_spec(method: str, relevance: Any, callable_form: str) -> None:
+    """ValueError for an outside ``relevance`` that is not a metadata field name or a
+    callable (``callable_form`` says its signature), or given to a method that takes
+    none (``vrsd``, ``complement``: their objective is the geometry itself)."""
+    check_item_spec(relevance, "relevance", callable_form)
+    if relevance is not None and not METHOD_INFO[method].takes_relevance:
+        raise ValueError(
+            f"relevance: method {method!r} scores candidates by their vectors against the "
+            "query; it takes no outside relevance"
+        )
 
 
 def check_group_options(group_by: Any, max_per_group: Any) -> int | None:

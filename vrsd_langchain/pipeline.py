@@ -18,13 +18,14 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import METHOD_INFO, check_options, method_defaults, select
+from vrsd_core import check_options, method_defaults, select
 from vrsd_core.contract import (
     check_counts,
     check_group_options,
     check_item_spec,
     check_prior_values,
     check_query_text,
+    check_relevance_spec,
     item_values,
 )
 
@@ -218,14 +219,9 @@ def make_plan(
 
 
 def check_per_candidate(method: str, relevance: Any) -> None:
-    """ValueError for an outside ``relevance`` that is not a field name or a callable, or
-    given to a method that takes none (``vrsd``: its objective is the geometry itself)."""
-    check_item_spec(relevance, "relevance", "(query, documents) -> scores")
-    if relevance is not None and not METHOD_INFO[method].takes_relevance:
-        raise ValueError(
-            f"relevance: method {method!r} scores candidates by their vectors against the "
-            "query; it takes no outside relevance"
-        )
+    """ValueError for an outside ``relevance`` of the wrong kind or for a method that
+    takes none (``vrsd_core.contract.check_relevance_spec``)."""
+    check_relevance_spec(method, relevance, "(query, documents) -> scores")
 
 
 def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,

@@ -47,13 +47,14 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, Selection, check_count, check_options, select
+from vrsd_core import DEFAULT_METHOD, Selection, check_count, check_options, select
 from vrsd_core.contract import METADATA_KEY as CONTRACT_METADATA_KEY
 from vrsd_core.contract import (
     check_group_options,
     check_item_spec,
     check_prior_values,
     check_query_text,
+    check_relevance_spec,
     item_values,
     selection_metadata_all,
 )
@@ -74,17 +75,6 @@ def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
     or a callable ``(node) -> float``, read from each candidate at query time."""
     check_options(method, method_kwargs)
     check_item_spec(method_kwargs.get("prior"), "prior", "(BaseNode) -> float")
-
-
-def check_relevance(method: str, relevance: Any) -> None:
-    """ValueError for an outside ``relevance`` that is not a field name or a callable, or
-    given to a method that takes none (``vrsd``: its objective is the geometry itself)."""
-    check_item_spec(relevance, "relevance", "(query, nodes) -> scores")
-    if relevance is not None and not METHOD_INFO[method].takes_relevance:
-        raise ValueError(
-            f"relevance: method {method!r} scores candidates by their vectors against the "
-            "query; it takes no outside relevance"
-        )
 
 
 def _with_key(keys: Sequence[str]) -> list[str]:
@@ -201,7 +191,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:
         check_method_options(self.method, self.method_kwargs)
-        check_relevance(self.method, self.relevance)
+        check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         return self
 

@@ -10,8 +10,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-
-ray = pytest.importorskip("ray")
+import ray  # the dev extra installs it: a missing ray fails, never skips
 
 pytestmark = pytest.mark.slow
 

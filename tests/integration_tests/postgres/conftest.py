@@ -27,13 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import langchain_postgres  # noqa: F401
 import numpy as np
+import pgserver  # the dev extra installs it: a missing one fails, never skips
 import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-
-pgserver = pytest.importorskip("pgserver")
-pytest.importorskip("langchain_postgres")
 
 CORPUS_SIZE = 200
 DIM = 384

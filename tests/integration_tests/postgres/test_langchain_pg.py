@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
 
@@ -91,7 +91,7 @@ def test_filter_in_the_store_syntax(lc_case, sql, queries):
         lc_case.spy.reset()
         got = retriever.invoke(query)
         assert {d.metadata["split"] for d in got} == {"A"}
-        assert rows(got) == expected(lc_case, sql, query, "vrsd", filtered=True)[0]
+        assert rows(got) == expected(lc_case, sql, query, DEFAULT_METHOD, filtered=True)[0]
         assert (lc_case.spy.query_calls, lc_case.spy.documents_embedded) == (1, 0)
 
 

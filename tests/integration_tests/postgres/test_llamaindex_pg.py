@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 pytestmark = pytest.mark.slow
@@ -67,7 +67,7 @@ def test_retriever_filters_in_the_store_syntax(li_pgvector, sql, queries):
         case.spy.reset()
         got = retriever.retrieve(query)
         assert {h.node.metadata["split"] for h in got} == {"A"}
-        assert rows(got) == expected(case, sql, query, "vrsd", filters=_filters("A"))[0]
+        assert rows(got) == expected(case, sql, query, DEFAULT_METHOD, filters=_filters("A"))[0]
         assert case.spy.counts == (1, 0)
 
 
@@ -94,7 +94,7 @@ def test_postprocessor_reads_vectors_from_the_store(li_pgvector, sql, queries):
     post = VRSDPostprocessor(top_n=K, embed_model=case.spy, vector_store=case.store)
     base = case.index.as_retriever(similarity_top_k=FETCH_K)
     for query in queries[:2]:
-        want, _ = expected(case, sql, query, "vrsd")
+        want, _ = expected(case, sql, query, DEFAULT_METHOD)
         case.spy.reset()
         hits = base.retrieve(query)
         assert all(h.node.embedding is None for h in hits)

@@ -93,7 +93,6 @@ def queries(arc_da) -> list[str]:
 
 @pytest.fixture(scope="session")
 def lc_milvus(tmp_path_factory, corpus, corpus_vectors, lc_embeddings) -> Any:
-    pytest.importorskip("langchain_milvus")
     from langchain_milvus import Milvus
 
     uri = str(tmp_path_factory.mktemp("milvus") / "lc.db")
@@ -111,7 +110,6 @@ def lc_milvus(tmp_path_factory, corpus, corpus_vectors, lc_embeddings) -> Any:
 
 @pytest.fixture(scope="session")
 def lc_lancedb(tmp_path_factory, corpus, corpus_vectors, lc_embeddings) -> Any:
-    pytest.importorskip("lancedb")
     from langchain_community.vectorstores import LanceDB
 
     spy = SpyEmbeddings(lc_embeddings)
@@ -195,7 +193,6 @@ def _index(store, corpus, corpus_vectors, li_embed_model):
 
 @pytest.fixture(scope="session")
 def li_qdrant(tmp_path_factory, corpus, corpus_vectors, li_embed_model):
-    pytest.importorskip("llama_index.vector_stores.qdrant")
     from llama_index.vector_stores.qdrant import QdrantVectorStore
     from qdrant_client import QdrantClient
 
@@ -206,7 +203,6 @@ def li_qdrant(tmp_path_factory, corpus, corpus_vectors, li_embed_model):
 
 @pytest.fixture(scope="session")
 def li_lancedb(tmp_path_factory, corpus, corpus_vectors, li_embed_model):
-    pytest.importorskip("llama_index.vector_stores.lancedb")
     from llama_index.vector_stores.lancedb import LanceDBVectorStore
 
     store = LanceDBVectorStore(uri=str(tmp_path_factory.mktemp("li_lancedb")), table_name="arc",
@@ -216,7 +212,6 @@ def li_lancedb(tmp_path_factory, corpus, corpus_vectors, li_embed_model):
 
 @pytest.fixture(scope="session")
 def li_milvus(tmp_path_factory, corpus, corpus_vectors, li_embed_model):
-    pytest.importorskip("llama_index.vector_stores.milvus")
     from llama_index.vector_stores.milvus import MilvusVectorStore
 
     store = MilvusVectorStore(uri=str(tmp_path_factory.mktemp("li_milvus") / "li.db"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
 
@@ -74,7 +74,7 @@ def test_filter_in_the_store_syntax(lc_case, queries):
         store.embeddings.reset()
         got = retriever.invoke(query)
         assert {d.metadata["split"] for d in got} == {"A"}
-        assert [d.metadata["row"] for d in got] == expected(kind, store, query, "vrsd",
+        assert [d.metadata["row"] for d in got] == expected(kind, store, query, DEFAULT_METHOD,
                                                             filtered=True)
         assert store.embeddings.counts == (1, 0)
 

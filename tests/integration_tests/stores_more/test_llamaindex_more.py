@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_llamaindex import VRSDRetriever
 
 pytestmark = pytest.mark.slow
@@ -33,7 +33,7 @@ def test_only_the_query_is_embedded_and_picks_equal_core(li_case, queries, corpu
         hits = plain.retrieve(query)
         qvec = np.asarray(spy._inner.get_query_embedding(query))
         vecs = corpus_vectors[[h.node.metadata["row"] for h in hits]]
-        sel = select(qvec, vecs, K, method="vrsd")
+        sel = select(qvec, vecs, K, method=DEFAULT_METHOD)
         assert [h.node.metadata["row"] for h in got] == [
             hits[i].node.metadata["row"] for i in sel.indices
         ]
