@@ -4,7 +4,8 @@ Same float32 arrays (random unit-norm rows), same process, for
 (n, d, k) = (100, 384, 10), (1000, 768, 20), (10000, 384, 20), plus a batch of
 256 queries with (n, d, k) = (100, 384, 10). Compared:
 
-- this core: ``vrsd``, ``vrsd`` + ``refine="swap"``, ``mmr`` (lambda 0.5), ``dpp`` (theta 0.5)
+- this core: ``vrsd``, ``vrsd`` + ``refine="swap"``, ``complement`` (the adapters' default),
+  ``mmr`` (lambda 0.5), ``dpp`` (theta 0.5)
 - LangChain ``langchain_core.vectorstores.utils.maximal_marginal_relevance`` (lambda 0.5)
 - LlamaIndex ``llama_index.core.indices.query.embedding_utils.get_top_k_mmr_embeddings``
   (given a list of the float32 rows, built outside the timing)
@@ -89,6 +90,7 @@ def competitors(q: np.ndarray, C: np.ndarray, k: int) -> dict[str, Callable[[], 
         "floor (k × C @ C[j])": lambda: floor(C, k),
         "core vrsd": lambda: select(q, C, k, method="vrsd"),
         "core vrsd + swap": lambda: select(q, C, k, method="vrsd", refine="swap"),
+        "core complement (default)": lambda: select(q, C, k, method="complement"),
         "core mmr": lambda: select(q, C, k, method="mmr", lambda_mult=0.5),
         "core dpp": lambda: select(q, C, k, method="dpp", theta=0.5),
         "pyversity mmr": lambda: pyversity.mmr(C, C @ q, k, diversity=0.5),
@@ -107,6 +109,7 @@ def competitors(q: np.ndarray, C: np.ndarray, k: int) -> dict[str, Callable[[], 
 VERSUS = {
     "core vrsd": "paper Algorithm 1 (Python loop)",
     "core vrsd + swap": "paper Algorithm 1 (Python loop)",
+    "core complement (default)": "core vrsd",
     "core mmr": "pyversity mmr",
     "core dpp": "pyversity dpp",
     "pyversity mmr": "core mmr",

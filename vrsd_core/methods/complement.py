@@ -29,9 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_int, check_real
-from .._kernels import argmax_first
+from .._kernels import argmax_first, argmax_first_1d
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, split_rows, start_cap
+from ._common import Picked, pick_counts, single_count, split_rows, start_cap
 
 
 def complement(
@@ -59,6 +59,8 @@ def complement(
         duplicate_cos, "duplicate_cos", low=-1.0, high=1.0, low_open=True)
     steps = check_int(complement_steps, "complement_steps", low=0)
     assert steps is not None
+    if prep.single and prep.cap is None:
+        return [_complement_single(prep, single_count(prep, k), fixed, steps)]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -113,3 +115,52 @@ def complement(
         picked.info["duplicate_cos"] = float(threshold[b]) if n else None
         picked.info["complement_at"] = np.flatnonzero(taken[b, : counts[b]]).tolist()
     return out
+
+
+def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int) -> Picked:
+    """The same selection for one query with every candidate real, on 1-D arrays.
+
+    Two score rows replace the masks: ``open_rel`` (relevance, -inf once picked)
+    and ``fresh_rel`` (also -inf once a restatement of a pick); a step takes the
+    best of ``fresh_rel`` while it has a finite entry, else of ``open_rel``.
+    """
+    n = prep.n
+    rtol = prep.tie_rtol
+    qsim = prep.qsim[0]
+    q_len = 1.0 if prep.normalize else float(prep.q_norm[0])
+    open_rel = prep.rel[0].astype(np.float64, copy=True)
+    threshold = fixed if fixed is not None else (1.0 + float(open_rel.max())) / 2.0
+    fresh_rel = open_rel.copy()
+    fresh = n  # candidates neither picked nor restated
+    D = prep.sq_norm[0].copy()  # |c_j|^2 + 2 s.c_j
+    sims = np.empty(n)
+    scale = prep.scale[0] if prep.normalize else None
+    s_dot_q = s_sq = 0.0
+    picks = np.zeros(K, dtype=np.int64)
+    gains = np.zeros(K)
+    taken: list[int] = []
+    for t in range(K):
+        pool = fresh_rel if fresh else open_rel
+        p = argmax_first_1d(pool, rtol)
+        gain = float(pool[p])
+        if 1 <= t <= steps:
+            # cos(s + c_j, q) over the same pool: VRSD's step score
+            pair = (s_dot_q + qsim) / (np.sqrt(D + s_sq) * q_len)
+            pair[pool == -np.inf] = -np.inf
+            v = argmax_first_1d(pair, rtol)
+            if pair[v] > s_dot_q / (np.sqrt(s_sq) * q_len):
+                p, gain = v, float(pair[v])
+                taken.append(t)
+        picks[t], gains[t] = p, gain
+        s_sq += float(D[p])
+        s_dot_q += float(qsim[p])
+        if fresh_rel[p] != -np.inf:
+            fresh -= 1
+        open_rel[p] = fresh_rel[p] = -np.inf
+        if t < K - 1:
+            prep.products_into(p, 1.0, sims, scale)
+            D += 2.0 * sims
+            restated = (sims > threshold) & (fresh_rel != -np.inf)
+            fresh -= int(np.count_nonzero(restated))
+            fresh_rel[restated] = -np.inf
+    return Picked(picks, gains, {"duplicate_cos": threshold, "complement_at": taken})
