@@ -18,9 +18,8 @@ can reset the counters and see exactly what a query embedded.
 from __future__ import annotations
 
 import copy
-import threading
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,48 +29,11 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
+from tests.helpers.corpus import arc_documents
+from tests.helpers.spies import SpyEmbeddings, cached_embeddings
+
 CORPUS_SIZE = 200
 STORE_KINDS = ("in_memory", "faiss", "chroma", "qdrant")
-
-
-class SpyEmbeddings(Embeddings):
-    """Forwards to real embeddings and counts what it was asked to embed."""
-
-    def __init__(self, inner: Embeddings) -> None:
-        self.inner = inner
-        self._lock = threading.Lock()
-        self.reset()
-
-    def reset(self) -> None:
-        with self._lock:
-            self.query_calls = 0
-            self.document_calls = 0
-            self.documents_embedded = 0
-
-    def _count_documents(self, texts: Sequence[str]) -> None:
-        with self._lock:
-            self.document_calls += 1
-            self.documents_embedded += len(texts)
-
-    def _count_query(self) -> None:
-        with self._lock:
-            self.query_calls += 1
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self._count_documents(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self._count_query()
-        return self.inner.embed_query(text)
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        self._count_documents(texts)
-        return await self.inner.aembed_documents(texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        self._count_query()
-        return await self.inner.aembed_query(text)
 
 
 class HiddenStore(VectorStore):
@@ -150,28 +112,12 @@ def hf_embeddings(model_path):
 
 @pytest.fixture(scope="session")
 def embeddings(hf_embeddings):
-    from langchain_classic.embeddings import CacheBackedEmbeddings
-    from langchain_core.stores import InMemoryByteStore
-
-    return CacheBackedEmbeddings.from_bytes_store(
-        hf_embeddings,
-        InMemoryByteStore(),
-        namespace="all-MiniLM-L6-v2",
-        query_embedding_cache=True,
-        key_encoder="sha256",
-    )
+    return cached_embeddings(hf_embeddings)
 
 
 @pytest.fixture(scope="session")
 def corpus_docs(arc_da) -> list[Document]:
-    return [
-        Document(
-            id=f"arc-{i}",
-            page_content=text,
-            metadata={"row": i, "source": arc_da.corpus_ids[i], "split": "AB"[i % 2]},
-        )
-        for i, text in enumerate(arc_da.corpus[:CORPUS_SIZE])
-    ]
+    return arc_documents(arc_da, CORPUS_SIZE, source=True)
 
 
 @pytest.fixture(scope="session")

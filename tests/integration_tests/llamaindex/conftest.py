@@ -4,7 +4,6 @@ embedded once, and two real indexes over them (in-memory and Chroma)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -14,25 +13,9 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.schema import MetadataMode, TextNode
 
+from tests.helpers.spies import one_torch_thread
+
 N_TEXTS = 200
-
-
-@contextmanager
-def one_torch_thread() -> Iterator[None]:
-    """Run the model on one intra-op thread, then restore the setting.
-
-    On a machine whose few cores are shared with other work, torch's worker
-    threads wait on each other: 10 short queries took 15 s with 2 threads and
-    0.7 s with 1 here. The vectors are the same either way.
-    """
-    import torch
-
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(saved)
 
 
 @pytest.fixture(autouse=True)

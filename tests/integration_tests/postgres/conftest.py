@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,35 +30,15 @@ import langchain_postgres  # noqa: F401
 import numpy as np
 import pgserver  # the dev extra installs it: a missing one fails, never skips
 import pytest
-from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 
-CORPUS_SIZE = 200
+from tests.helpers.fixtures import (  # noqa: F401  (fixtures, registered by name)
+    arc_corpus_fixture,
+    lc_embeddings_fixture,
+    li_embed_model_fixture,
+)
+from tests.helpers.spies import SpyEmbeddings, make_li_spy, one_torch_thread
+
 DIM = 384
-
-
-class SpyEmbeddings(Embeddings):
-    """Forwards to real embeddings and counts what it was asked to embed."""
-
-    def __init__(self, inner: Embeddings) -> None:
-        self.inner = inner
-        self._lock = threading.Lock()
-        self.reset()
-
-    def reset(self) -> None:
-        with self._lock:
-            self.query_calls = 0
-            self.documents_embedded = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
-            self.documents_embedded += len(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        with self._lock:
-            self.query_calls += 1
-        return self.inner.embed_query(text)
 
 
 @dataclass
@@ -89,16 +68,9 @@ def start_server(pgdata: Path) -> Server:
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_torch_thread() -> Iterator[None]:
-    """The model on one intra-op thread (see the LlamaIndex tests' conftest: on this
-    shared 2-core machine torch's threads wait on each other); restored afterwards."""
-    import torch
-
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    """The model on one intra-op thread (see ``tests.helpers.spies.one_torch_thread``)."""
+    with one_torch_thread():
         yield
-    finally:
-        torch.set_num_threads(saved)
 
 
 @contextmanager
@@ -136,31 +108,6 @@ def sql(pg_server) -> Callable[..., list[tuple]]:
 
 def parse_vector(text: str) -> np.ndarray:
     return np.asarray(json.loads(text), dtype=np.float64)
-
-
-@pytest.fixture(scope="session")
-def lc_embeddings() -> Embeddings:
-    from langchain_classic.embeddings import CacheBackedEmbeddings
-    from langchain_core.stores import InMemoryByteStore
-
-    from vrsd_langchain import default_embeddings
-
-    return CacheBackedEmbeddings.from_bytes_store(
-        default_embeddings(), InMemoryByteStore(), namespace="all-MiniLM-L6-v2",
-        query_embedding_cache=True, key_encoder="sha256",
-    )
-
-
-@pytest.fixture(scope="session")
-def corpus(arc_da) -> list[Document]:
-    return [
-        Document(
-            id=f"arc-{i}",
-            page_content=text,
-            metadata={"row": i, "split": "AB"[i % 2]},
-        )
-        for i, text in enumerate(arc_da.corpus[:CORPUS_SIZE])
-    ]
 
 
 @pytest.fixture(scope="session")
@@ -231,54 +178,6 @@ def lc_case(request) -> LCCase:
 
 
 # --- LlamaIndex -----------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def li_embed_model():
-    from vrsd_llamaindex import default_embed_model
-
-    return default_embed_model()
-
-
-def make_li_spy(inner):
-    from llama_index.core.base.embeddings.base import BaseEmbedding
-    from llama_index.core.bridge.pydantic import PrivateAttr
-
-    class SpyEmbedding(BaseEmbedding):
-        """A real LlamaIndex model that counts queries and texts embedded."""
-
-        _inner: Any = PrivateAttr()
-        _queries: int = PrivateAttr(default=0)
-        _texts: int = PrivateAttr(default=0)
-
-        def __init__(self, inner: Any) -> None:
-            super().__init__(model_name=f"spy:{inner.model_name}")
-            self._inner = inner
-
-        def reset(self) -> None:
-            self._queries = 0
-            self._texts = 0
-
-        @property
-        def counts(self) -> tuple[int, int]:
-            return self._queries, self._texts
-
-        def _get_query_embedding(self, query: str) -> list[float]:
-            self._queries += 1
-            return self._inner.get_query_embedding(query)
-
-        async def _aget_query_embedding(self, query: str) -> list[float]:
-            self._queries += 1
-            return await self._inner.aget_query_embedding(query)
-
-        def _get_text_embedding(self, text: str) -> list[float]:
-            return self._get_text_embeddings([text])[0]
-
-        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            self._texts += len(texts)
-            return self._inner.get_text_embedding_batch(texts)
-
-    return SpyEmbedding(inner)
 
 
 @dataclass

@@ -4,78 +4,26 @@ computed once by the bundled model, and a spy on the model each store queries wi
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 
-CORPUS_SIZE = 200
+from tests.helpers.fixtures import (  # noqa: F401  (fixtures, registered by name)
+    arc_corpus_fixture,
+    lc_embeddings_fixture,
+    li_embed_model_fixture,
+)
+from tests.helpers.spies import SpyEmbeddings, make_li_spy, one_torch_thread
+
 DIM = 384
-
-
-class SpyEmbeddings(Embeddings):
-    """Forwards to real embeddings and counts what it was asked to embed."""
-
-    def __init__(self, inner: Embeddings) -> None:
-        self.inner = inner
-        self._lock = threading.Lock()
-        self.reset()
-
-    def reset(self) -> None:
-        with self._lock:
-            self.query_calls = 0
-            self.documents_embedded = 0
-
-    @property
-    def counts(self) -> tuple[int, int]:
-        return self.query_calls, self.documents_embedded
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
-            self.documents_embedded += len(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        with self._lock:
-            self.query_calls += 1
-        return self.inner.embed_query(text)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_torch_thread() -> Iterator[None]:
-    import torch
-
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_torch_thread():
         yield
-    finally:
-        torch.set_num_threads(saved)
-
-
-@pytest.fixture(scope="session")
-def lc_embeddings() -> Embeddings:
-    from langchain_classic.embeddings import CacheBackedEmbeddings
-    from langchain_core.stores import InMemoryByteStore
-
-    from vrsd_langchain import default_embeddings
-
-    return CacheBackedEmbeddings.from_bytes_store(
-        default_embeddings(), InMemoryByteStore(), namespace="all-MiniLM-L6-v2",
-        query_embedding_cache=True, key_encoder="sha256",
-    )
-
-
-@pytest.fixture(scope="session")
-def corpus(arc_da) -> list[Document]:
-    return [
-        Document(id=f"arc-{i}", page_content=text, metadata={"row": i, "split": "AB"[i % 2]})
-        for i, text in enumerate(arc_da.corpus[:CORPUS_SIZE])
-    ]
 
 
 @pytest.fixture(scope="session")
@@ -122,53 +70,22 @@ def lc_lancedb(tmp_path_factory, corpus, corpus_vectors, lc_embeddings) -> Any:
     return store
 
 
+def stored_vectors(kind, store, docs) -> np.ndarray:
+    """The vectors ``docs`` have in the LangChain store (``kind`` "milvus" or "lancedb"),
+    read through the store's own client, in the order of ``docs``."""
+    if kind == "milvus":
+        pks = [d.metadata["pk"] for d in docs]
+        got = store.client.query(store.collection_name, filter=f"pk in {pks}",
+                                 output_fields=["pk", "vector"])
+        by_pk = {r["pk"]: r["vector"] for r in got}
+        return np.asarray([by_pk[p] for p in pks], dtype=np.float64)
+    table = store.get_table().to_arrow()
+    by_row = {m["row"]: v for m, v in zip(table["metadata"].to_pylist(),
+                                          table["vector"].to_pylist(), strict=True)}
+    return np.asarray([by_row[d.metadata["row"]] for d in docs], dtype=np.float64)
+
+
 # --- LlamaIndex -----------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def li_embed_model():
-    from vrsd_llamaindex import default_embed_model
-
-    return default_embed_model()
-
-
-def make_li_spy(inner):
-    from llama_index.core.base.embeddings.base import BaseEmbedding
-    from llama_index.core.bridge.pydantic import PrivateAttr
-
-    class SpyEmbedding(BaseEmbedding):
-        _inner: Any = PrivateAttr()
-        _queries: int = PrivateAttr(default=0)
-        _texts: int = PrivateAttr(default=0)
-
-        def __init__(self, inner: Any) -> None:
-            super().__init__(model_name=f"spy:{inner.model_name}")
-            self._inner = inner
-
-        def reset(self) -> None:
-            self._queries = 0
-            self._texts = 0
-
-        @property
-        def counts(self) -> tuple[int, int]:
-            return self._queries, self._texts
-
-        def _get_query_embedding(self, query: str) -> list[float]:
-            self._queries += 1
-            return self._inner.get_query_embedding(query)
-
-        async def _aget_query_embedding(self, query: str) -> list[float]:
-            self._queries += 1
-            return await self._inner.aget_query_embedding(query)
-
-        def _get_text_embedding(self, text: str) -> list[float]:
-            return self._get_text_embeddings([text])[0]
-
-        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            self._texts += len(texts)
-            return self._inner.get_text_embedding_batch(texts)
-
-    return SpyEmbedding(inner)
 
 
 def _nodes(corpus, corpus_vectors):

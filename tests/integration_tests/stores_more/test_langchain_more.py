@@ -11,23 +11,12 @@ from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
 
+from .conftest import stored_vectors
+
 pytestmark = pytest.mark.slow
 
 K, FETCH_K = 4, 20
 FILTERS = {"milvus": ("expr", 'split == "A"'), "lancedb": ("filter", "metadata.split = 'A'")}
-
-
-def _vectors(kind, store, docs) -> np.ndarray:
-    if kind == "milvus":
-        pks = [d.metadata["pk"] for d in docs]
-        got = store.client.query(store.collection_name, filter=f"pk in {pks}",
-                                 output_fields=["pk", "vector"])
-        by_pk = {r["pk"]: r["vector"] for r in got}
-        return np.asarray([by_pk[p] for p in pks], dtype=np.float64)
-    table = store.get_table().to_arrow()
-    by_row = {m["row"]: v for m, v in zip(table["metadata"].to_pylist(),
-                                          table["vector"].to_pylist(), strict=True)}
-    return np.asarray([by_row[d.metadata["row"]] for d in docs], dtype=np.float64)
 
 
 @pytest.fixture(params=["milvus", "lancedb"])
@@ -42,7 +31,7 @@ def expected(kind, store, query, method, filtered=False, **options):
     name, value = FILTERS[kind]
     docs = store.similarity_search_by_vector(qvec.tolist(), k=FETCH_K,
                                              **({name: value} if filtered else {}))
-    sel = select(qvec, _vectors(kind, store, docs), K, method=method, **options)
+    sel = select(qvec, stored_vectors(kind, store, docs), K, method=method, **options)
     return [docs[i].metadata["row"] for i in sel.indices]
 
 

@@ -14,23 +14,12 @@ import pytest
 
 from vrsd_core import select
 
+from .conftest import stored_vectors
+
 pytestmark = pytest.mark.slow
 
 K, FETCH_K = 4, 20
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-
-def _vectors(kind, store, docs) -> np.ndarray:
-    if kind == "milvus":
-        pks = [d.metadata["pk"] for d in docs]
-        got = store.client.query(store.collection_name, filter=f"pk in {pks}",
-                                 output_fields=["pk", "vector"])
-        by_pk = {r["pk"]: r["vector"] for r in got}
-        return np.asarray([by_pk[p] for p in pks], dtype=np.float64)
-    table = store.get_table().to_arrow()
-    by_row = {m["row"]: v for m, v in zip(table["metadata"].to_pylist(),
-                                          table["vector"].to_pylist(), strict=True)}
-    return np.asarray([by_row[d.metadata["row"]] for d in docs], dtype=np.float64)
 
 
 @pytest.mark.parametrize("kind", ["milvus", "lancedb"])
@@ -41,7 +30,7 @@ def test_store_mmr_same_picks(request, kind, queries):
         qvec = np.asarray(store.embeddings.inner.embed_query(query))
         docs = store.similarity_search_by_vector(qvec.tolist(), k=FETCH_K)
         rows = [d.metadata["row"] for d in docs]
-        vecs = _vectors(kind, store, docs)
+        vecs = stored_vectors(kind, store, docs)
         for lam in LAMBDAS:
             core = [rows[i] for i in select(qvec, vecs, K, method="mmr",
                                             lambda_mult=lam).indices]
