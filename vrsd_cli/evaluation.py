@@ -169,6 +169,13 @@ def plot_result(result: DatasetResult, path: str | Path) -> Path:
     fig.suptitle(
         f"{result.name}: {result.n_queries} queries, fetch_k = {result.fetch_k}, {result.model}"
     )
+    return save_figure(fig, path)
+
+
+def save_figure(fig: Any, path: str | Path) -> Path:
+    """Lay out ``fig``, write it to ``path`` as a PNG (folders made as needed), close it."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

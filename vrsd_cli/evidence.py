@@ -359,12 +359,9 @@ def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
         ax.set_xticks(res.ks)
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=7, loc="lower right", ncol=2)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    from .evaluation import save_figure
+
+    return save_figure(fig, path)
 
 
 def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
