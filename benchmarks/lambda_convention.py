@@ -65,7 +65,7 @@ def main() -> None:
         stores = build_stores([p.text for p in passages], [p.id for p in passages],
                               embeddings, tmp)
         print(f"Question: {question}\nk={K}, fetch_k={FETCH_K}; ids in selection order\n")
-        print("| store | lambda_mult | vrsd (core MMR) "
+        print("| store | lambda_mult | this project's MMR (vrsd_core) "
               "| store's own max_marginal_relevance_search |")
         print("|---|---:|---|---|")
         for name, store in stores.items():
