@@ -29,10 +29,13 @@ from vrsd_langchain import DiverseVectorStore, default_embeddings
 
 QUESTION = "What happens to my sleep when I drink coffee or alcohol?"
 K, FETCH_K = 5, 20
+# search_type="vrsd" is the library's recommendation (the "complement" method);
+# search_kwargs={"method": "vrsd"} asks for the paper's greedy instead.
 SEARCHES = [
     ("similarity", {}),
     ("vrsd", {}),
-    ("vrsd", {"refine": "swap"}),
+    ("vrsd", {"method": "vrsd"}),
+    ("vrsd", {"method": "vrsd", "refine": "swap"}),
     ("mmr", {"lambda_mult": 0.3}),
     ("mmr", {"lambda_mult": 0.5}),
     ("mmr", {"lambda_mult": 0.7}),
@@ -51,7 +54,7 @@ def main() -> None:
     query = np.asarray(embeddings.embed_query(question))
 
     print(f"Question: {question}\n")
-    print(f"{'search':<26} {'Sim.':>6} {'Div.':>6}  picked (in selection order)")
+    print(f"{'search':<30} {'Sim.':>6} {'Div.':>6}  picked (in selection order)")
     for search_type, options in SEARCHES:
         if search_type == "similarity":  # the store's own search: vectors from our table
             kwargs = {"k": K}
@@ -60,8 +63,9 @@ def main() -> None:
         retriever = store.as_retriever(search_type=search_type, search_kwargs=kwargs)
         docs = retriever.invoke(question)
         picked = np.asarray([vectors[d.id] for d in docs])
-        label = search_type + "".join(f" {k}={v}" for k, v in options.items())
-        print(f"{label:<26} {metrics.sum_vector_similarity(query, picked):6.3f} "
+        label = search_type + (" " if options else "") + ",".join(
+            f"{k}={v}" for k, v in options.items())
+        print(f"{label:<30} {metrics.sum_vector_similarity(query, picked):6.3f} "
               f"{metrics.intra_list_similarity(picked):6.3f}  {', '.join(d.id for d in docs)}")
 
 

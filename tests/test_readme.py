@@ -6,6 +6,8 @@ from __future__ import annotations
 import code
 import os
 import re
+import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -15,14 +17,21 @@ BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8")
 
 
 class _Console(code.InteractiveConsole):
-    """``python``'s interactive loop, recording what it would print as an error."""
+    """``python``'s interactive loop, recording the errors it would show.
+
+    Both hooks are overridden (not only ``write``): when another library has
+    replaced ``sys.excepthook`` (ray does), the base class hands errors to it.
+    """
 
     def __init__(self) -> None:
         super().__init__({"__name__": "__readme__"})
         self.errors: list[str] = []
 
-    def write(self, data: str) -> None:  # tracebacks and syntax errors come here
-        self.errors.append(data)
+    def showsyntaxerror(self, filename: str | None = None, **kwargs: object) -> None:
+        self.errors.append("".join(traceback.format_exception_only(*sys.exc_info()[:2])))
+
+    def showtraceback(self) -> None:
+        self.errors.append(traceback.format_exc())
 
 
 def paste(block: str) -> list[str]:
