@@ -1,8 +1,10 @@
 """vrsd_langchain: relevant and diverse retrieval as LangChain retrievers.
 
-* ``VRSDRetriever(vectorstore=store, k=4, fetch_k=20, method="vrsd")``: any vector store.
+* ``VRSDRetriever(vectorstore=store, k=4, fetch_k=20)``: any vector store; the default
+  method is the recommended ``"complement"``, ``method="vrsd"`` the paper's greedy.
 * ``DiverseVectorStore(store).as_retriever(search_type="vrsd", search_kwargs={...})``:
-  the usual ``as_retriever`` call, with ``"vrsd"``, ``"dpp"``, ... as search types.
+  the usual ``as_retriever`` call, with ``"vrsd"`` (the recommendation), ``"mmr"``,
+  ``"dpp"``, ... as search types.
 * ``VRSDCompressor(embeddings=...)``: rerank any retriever's output
   (for ``ContextualCompressionRetriever``).
 * ``default_embeddings()``: the bundled all-MiniLM-L6-v2 (loaded on first call).

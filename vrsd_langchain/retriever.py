@@ -32,12 +32,16 @@ from .pipeline import (
 class VRSDRetriever(BaseRetriever):
     """Over-fetch ``fetch_k`` candidates from a vector store, return ``k`` chosen by ``method``.
 
-    ``method="vrsd"`` (default) picks the k documents whose *sum* vector is most
-    cosine-aligned with the query (Gao, Deng & Zhang); any ``vrsd_core`` method
-    works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``).
+    The default, ``method="complement"`` (``vrsd_core.DEFAULT_METHOD``), is the
+    project's recommendation for RAG: the most relevant document, the one that best
+    complements it (VRSD's sum-vector step), then relevance order, restatements
+    skipped. ``method="vrsd"`` picks the k documents whose *sum* vector is most
+    cosine-aligned with the query (Gao, Deng & Zhang's greedy); any ``vrsd_core``
+    method works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``, ...).
 
     Candidate vectors come from the store when it keeps them (InMemoryVectorStore,
-    FAISS, Chroma, Qdrant), else the candidates' text is embedded with
+    FAISS, Chroma, Qdrant, Postgres, Milvus, LanceDB), else the candidates' text is
+    embedded with
     ``embeddings`` through a bounded cache. Each returned Document is a copy with
     ``metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (see
     ``vrsd_langchain.METADATA_KEY``), in selection order.

@@ -138,10 +138,15 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
 
     See the module docstring for where vectors come from and what the output
-    nodes carry. Methods are those of ``vrsd_core.METHODS``: ``"vrsd"`` (the
-    paper's greedy sum-vector selection; ``method_kwargs={"refine": "swap"}``
-    adds local search), ``"vrsd_exact"``, ``"mmr"`` (``lambda_mult``),
-    ``"dpp"`` (``theta``), ``"similarity"``.
+    nodes carry. Methods are those of ``vrsd_core.METHODS``: ``"complement"``
+    (the default and the project's recommendation: the most relevant node, the one
+    that best complements it, then relevance order, restatements skipped),
+    ``"vrsd"`` (the paper's greedy sum-vector selection;
+    ``method_kwargs={"refine": "swap"}`` adds local search), ``"vrsd_exact"``,
+    ``"mmr"`` (``lambda_mult``), ``"dpp"`` (``theta``), ``"similarity"``. The
+    per-candidate inputs ``relevance``, ``group_by``/``max_per_group`` and the
+    quality prior (``method_kwargs["prior"]``) read each node's metadata or call a
+    function, as in the LangChain adapter.
 
     ``embed_model`` left as None means ``Settings.embed_model``, looked up only
     when a vector must actually be computed. If Settings has no model either,
