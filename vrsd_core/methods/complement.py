@@ -125,6 +125,9 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int) 
     best of ``fresh_rel`` while it has a finite entry, else of ``open_rel``.
     """
     n = prep.n
+    if K == 0:  # no candidates, or k <= 0
+        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
+                      {"duplicate_cos": None, "complement_at": []})
     rtol = prep.tie_rtol
     qsim = prep.qsim[0]
     q_len = 1.0 if prep.normalize else float(prep.q_norm[0])

@@ -162,3 +162,12 @@ def test_bad_options_are_named(options, name):
 def test_refuses_outside_relevance():
     with pytest.raises(ValueError, match="relevance"):
         select(np.ones(3), np.eye(3), 2, method="complement", relevance=[1, 2, 3])
+
+
+def test_no_candidates_or_k_zero_is_empty():
+    # regression: the single-query path took the max of an empty relevance row
+    for C, k in ((np.zeros((0, 3)), 2), (np.eye(3), 0), (np.eye(3), -1)):
+        sel = select(np.ones(3), C, k, method="complement")
+        assert sel.indices.tolist() == [] and sel.info["complement_at"] == []
+    assert [s.indices.tolist() for s in select_batch(
+        np.ones((2, 3)), np.zeros((2, 0, 3)), 2, method="complement")] == [[], []]
