@@ -37,26 +37,6 @@ class Candidates:
         return len(self.documents)
 
 
-def _empty() -> Candidates:
-    return Candidates([], np.zeros((0, 0)))
-
-
-def _dimension_error(query: Sequence[float], stored: int, store: str) -> ValueError | None:
-    """A ValueError naming ``embeddings`` if the query vector's length is not ``stored``."""
-    if len(query) == stored:
-        return None
-    return ValueError(
-        f"embeddings: embed_query returned a {len(query)}-d vector but {store}'s "
-        f"vectors are {stored}-d; use the model the store was built with"
-    )
-
-
-def _check_dimension(query: Sequence[float], stored: int, store: str) -> None:
-    err = _dimension_error(query, stored, store)
-    if err is not None:
-        raise err
-
-
 def empty() -> Candidates:
     return Candidates([], np.zeros((0, 0)))
 
