@@ -15,20 +15,10 @@ short.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-
-def check_max_per_group(value: Any) -> int | None:
-    """``max_per_group``: an integer >= 1 or None (no cap); bools and floats refused."""
-    if value is None:
-        return None
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"max_per_group: expected an integer >= 1 or None, got {value!r}")
-    return int(value)
 
 
 def group_codes(
@@ -136,10 +126,6 @@ class GroupCap:
         if self.counts[b, g] != self.cap:
             return None
         return self.codes[b] == g
-
-    def full(self, b: int) -> np.ndarray:
-        """(n,) True where query b's candidate is in a full group."""
-        return self.counts[b][self.codes[b]] >= self.cap
 
 
 def feasible_counts(codes: np.ndarray, valid: np.ndarray, cap: int) -> np.ndarray:

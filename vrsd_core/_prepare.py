@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, check_finite, check_length_range
-from ._groups import check_max_per_group, feasible_counts, group_codes
+from ._checks import as_float_array, check_finite, check_int, check_length_range
+from ._groups import feasible_counts, group_codes
 from ._kernels import TIE_RTOL
 
 
@@ -206,7 +206,7 @@ def prepare(
     max_per_group: Any = None,
 ) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
-    cap = check_max_per_group(max_per_group)
+    cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
     q = as_float_array(queries, "queries" if batched else "query")
     X = as_float_array(candidates, "candidates")
     qname = "queries" if batched else "query"
