@@ -53,7 +53,8 @@ def complement(
 
     ``gains``: the anchor's and relevance picks' relevance; a taken complement
     step's cos(sum of the set so far, query). ``info``: ``duplicate_cos`` (the
-    threshold used) and ``complement_at`` (positions where a complement was taken).
+    threshold used; None for a query without candidates) and ``complement_at``
+    (positions where a complement was taken).
     """
     fixed = None if duplicate_cos is None else check_real(
         duplicate_cos, "duplicate_cos", low=-1.0, high=1.0, low_open=True)
@@ -111,8 +112,10 @@ def complement(
                 D += 2.0 * sims
                 restated |= sims > threshold[:, None]
     out = split_rows(picks, gains, counts)
+    has_candidates = prep.valid.any(axis=1).tolist()
     for b, picked in enumerate(out):
-        picked.info["duplicate_cos"] = float(threshold[b]) if n else None
+        # None for a query without candidates, as on the single-query path
+        picked.info["duplicate_cos"] = float(threshold[b]) if has_candidates[b] else None
         picked.info["complement_at"] = np.flatnonzero(taken[b, : counts[b]]).tolist()
     return out
 
@@ -125,14 +128,17 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int) 
     best of ``fresh_rel`` while it has a finite entry, else of ``open_rel``.
     """
     n = prep.n
-    if K == 0:  # no candidates, or k <= 0
+    if n == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
                       {"duplicate_cos": None, "complement_at": []})
+    open_rel = prep.rel[0].astype(np.float64, copy=True)
+    threshold = fixed if fixed is not None else (1.0 + float(open_rel.max())) / 2.0
+    if K == 0:  # k <= 0: the threshold is reported as on the batch path
+        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
+                      {"duplicate_cos": threshold, "complement_at": []})
     rtol = prep.tie_rtol
     qsim = prep.qsim[0]
     q_len = 1.0 if prep.normalize else float(prep.q_norm[0])
-    open_rel = prep.rel[0].astype(np.float64, copy=True)
-    threshold = fixed if fixed is not None else (1.0 + float(open_rel.max())) / 2.0
     fresh_rel = open_rel.copy()
     fresh = n  # candidates neither picked nor restated
     D = prep.sq_norm[0].copy()  # |c_j|^2 + 2 s.c_j

@@ -171,3 +171,20 @@ def test_no_candidates_or_k_zero_is_empty():
         assert sel.indices.tolist() == [] and sel.info["complement_at"] == []
     assert [s.indices.tolist() for s in select_batch(
         np.ones((2, 3)), np.zeros((2, 0, 3)), 2, method="complement")] == [[], []]
+
+
+def test_info_matches_single_calls_for_empty_problems():
+    # regression: select_batch reported duplicate_cos = (1 + r_1)/2 at k = 0 where
+    # select reported None, and -inf for a query whose candidates were all masked
+    rng = np.random.default_rng(3)
+    q, X = rng.normal(size=(2, 4)), rng.normal(size=(2, 5, 4))
+    for k in (0, 2):
+        batch = select_batch(q, X, k, method="complement")
+        single = [select(q[b], X[b], k, method="complement") for b in range(2)]
+        assert [s.info for s in batch] == [s.info for s in single]
+        assert all(s.info["duplicate_cos"] is not None for s in single)
+    mask = np.ones((2, 5), dtype=bool)
+    mask[1] = False
+    batch = select_batch(q, X, 2, method="complement", mask=mask)
+    assert batch[1].info["duplicate_cos"] is None
+    assert batch[0].info == select(q[0], X[0], 2, method="complement").info
