@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_int, check_real
-from .._kernels import argmax_first, argmax_first_1d
+from .._kernels import argmax_first, argmax_first_1d, cosine_from_parts
 from .._prepare import Prepared
 from ._common import Picked, pick_counts, single_count, split_rows, start_cap
 
@@ -90,11 +90,12 @@ def complement(
             gain = by_rel[rows, p]
             if 1 <= t <= steps:
                 # cos(s + c_j, q) for every candidate: VRSD's step score
-                pair = (s_dot_q[:, None] + prep.qsim) / (
-                    np.sqrt(D + s_sq[:, None]) * q_len[:, None])
+                # (a sum of (near) zero length scores 0, as in vrsd: cosine_from_parts)
+                pair = cosine_from_parts(
+                    s_dot_q[:, None] + prep.qsim, D + s_sq[:, None], q_len[:, None])
                 pair = np.where(eligible, pair, -np.inf)
                 v = argmax_first(pair, prep.tie_rtol)
-                now = s_dot_q / (np.sqrt(s_sq) * q_len)  # cos(s, q) before this pick
+                now = cosine_from_parts(s_dot_q, s_sq, q_len)  # cos(s, q) before this pick
                 take = pair[rows, v] > now
                 p = np.where(take, v, p)
                 gain = np.where(take, pair[rows, v], gain)
@@ -112,7 +113,7 @@ def complement(
                 D += 2.0 * sims
                 restated |= sims > threshold[:, None]
     out = split_rows(picks, gains, counts)
-    has_candidates = prep.valid.any(axis=1).tolist()
+    has_candidates = (prep.valid.sum(axis=1) > 0).tolist()
     for b, picked in enumerate(out):
         # None for a query without candidates, as on the single-query path
         picked.info["duplicate_cos"] = float(threshold[b]) if has_candidates[b] else None
@@ -154,10 +155,10 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int) 
         gain = float(pool[p])
         if 1 <= t <= steps:
             # cos(s + c_j, q) over the same pool: VRSD's step score
-            pair = (s_dot_q + qsim) / (np.sqrt(D + s_sq) * q_len)
+            pair = cosine_from_parts(s_dot_q + qsim, D + s_sq, q_len)
             pair[pool == -np.inf] = -np.inf
             v = argmax_first_1d(pair, rtol)
-            if pair[v] > s_dot_q / (np.sqrt(s_sq) * q_len):
+            if pair[v] > cosine_from_parts(s_dot_q, s_sq, q_len):
                 p, gain = v, float(pair[v])
                 taken.append(t)
         picks[t], gains[t] = p, gain

@@ -188,3 +188,21 @@ def test_info_matches_single_calls_for_empty_problems():
     batch = select_batch(q, X, 2, method="complement", mask=mask)
     assert batch[1].info["duplicate_cos"] is None
     assert batch[0].info == select(q[0], X[0], 2, method="complement").info
+
+
+def test_a_sum_of_zero_length_scores_zero():
+    # regression (found by the hypothesis property test): a candidate opposite the
+    # anchor makes the pair's sum (near) zero length; its cosine was inf (a gain of
+    # inf, the opposite candidate taken as the complement) and the batch path
+    # disagreed with the single one. As in vrsd, such a sum now scores 0.
+    q = np.array([0.7355106472969055])
+    C = np.array([[1.0]] * 10 + [[-3.0]])
+    sel = select(q, C, 2, method="complement")
+    assert sel.indices.tolist() == [0, 1] and np.isfinite(sel.gains).all()
+    Q = np.array([[1.0], [0.7355106472969055], [1.0]])
+    X = np.ones((3, 11, 1))
+    X[1, 0], X[1, 10] = -3.0, -1.0
+    batch = select_batch(Q, X, 2, method="complement")
+    singles = [select(Q[b], X[b], 2, method="complement") for b in range(3)]
+    assert [s.indices.tolist() for s in batch] == [s.indices.tolist() for s in singles]
+    assert all(np.isfinite(s.gains).all() for s in batch)
