@@ -269,7 +269,17 @@ def run_by_vector(
     plan: SearchPlan,
 ) -> list[Document]:
     """``run`` for a query given as a vector (nothing is embedded but, for stores
-    without a fast path, the candidates)."""
+    without a fast path, the candidates).
+
+    Raises:
+        ValueError: naming ``relevance`` for a callable ``(query, documents) -> scores``:
+            there is no query text to give it (a metadata field works).
+    """
+    if callable(plan.relevance):
+        raise ValueError(
+            "relevance: a callable (query, documents) -> scores needs the query text, and "
+            "a search by vector has none; name a metadata field instead"
+        )
     if plan.k == 0:
         return []
     qvec = check_query_vector(vector)

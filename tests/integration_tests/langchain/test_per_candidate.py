@@ -181,3 +181,23 @@ def test_ensemble_bm25_and_dense_feeding_the_compressor_with_hybrid_relevance(
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in fused]))
     sel = select(q, vecs, K, method="mmr", lambda_mult=0.7, relevance=hybrid(QUERY, fused))
     assert [d.page_content for d in got] == [fused[i].page_content for i in sel.indices]
+
+
+def test_search_by_vector_refuses_a_relevance_callable(scored_store, embeddings):
+    # regression: the callable was called with the query text "" and its scores used
+    qvec = embeddings.embed_query(QUERY)
+    calls = []
+
+    def scorer(query, docs):
+        calls.append(query)
+        return [1.0] * len(docs)
+
+    store = DiverseVectorStore(scored_store)
+    with pytest.raises(ValueError, match="^relevance: "):
+        store.max_marginal_relevance_search_by_vector(qvec, k=K, fetch_k=FETCH_K,
+                                                      relevance=scorer)
+    assert calls == []
+    # a metadata field has no need of the text
+    got = store.max_marginal_relevance_search_by_vector(qvec, k=K, fetch_k=FETCH_K,
+                                                        relevance="score")
+    assert len(got) == K
