@@ -14,6 +14,8 @@ from hypothesis.extra import numpy as hnp
 
 from vrsd_core import METHOD_INFO, method_defaults, select, select_batch
 
+from .test_properties import problems
+
 ALL_METHODS = list(METHOD_INFO)
 GREEDY = ["similarity", "vrsd", "vrsd_exact", "mmr", "dpp"]
 VARIANTS = [
@@ -186,25 +188,13 @@ def test_capped_swap_is_a_feasible_local_optimum(cases_for, ref):
 
 # --------------------------------------------------------------------------- properties
 
-ELEMENTS = st.one_of(
-    st.integers(-3, 3).map(float),
-    st.floats(0.0009765625, 1.0, width=32),
-    st.floats(-1.0, -0.0009765625, width=32),
-)
-
-
 @st.composite
 def capped_problems(draw, max_n: int = 12):
-    d = draw(st.integers(1, 5))
-    n = draw(st.integers(0, max_n))
-    B = draw(st.integers(1, 3))
-    X = draw(hnp.arrays(np.float64, (B, n, d), elements=ELEMENTS))
-    Q = draw(hnp.arrays(np.float64, (B, d), elements=ELEMENTS))
-    X[~np.any(X != 0, axis=2), 0] = 1.0
-    Q[~np.any(Q != 0, axis=1), 0] = 1.0
+    """``test_properties``' problems, with a group label per candidate and a cap."""
+    Q, X, k = draw(problems(max_n))
+    B, n = X.shape[:2]
     groups = draw(hnp.arrays(np.int64, (B, n), elements=st.integers(0, 3)))
     cap = draw(st.integers(1, 3))
-    k = draw(st.integers(-1, n + 2))
     return Q, X, groups, cap, k
 
 
