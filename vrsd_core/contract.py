@@ -190,6 +190,42 @@ def item_values(
     return values
 
 
+def selection_inputs(
+    options: Mapping[str, Any],
+    count: int,
+    values: Callable[[Any, str], list[Any]],
+    *,
+    relevance: Any = None,
+    score: Callable[[Callable[..., Any]], Any] | None = None,
+    group_by: Any = None,
+    max_per_group: int | None = None,
+) -> dict[str, Any]:
+    """``select``'s keyword arguments for one query's ``count`` candidates: the method's
+    ``options`` with a quality prior read per candidate, plus the outside relevance and
+    the group labels when given.
+
+    ``values(spec, name)`` gives one value per candidate for a metadata field name or a
+    per-item callable (``item_values`` in the adapter's terms); ``score(fn)`` calls a
+    relevance callable the way the adapter presents it, e.g. ``fn(query, documents)``.
+    Prior and relevance values are checked by ``check_prior_values``.
+    """
+    out = dict(options)
+    if out.get("prior") is not None:
+        out["prior"] = check_prior_values(values(out["prior"], "prior"), count)
+    if relevance is not None:
+        if callable(relevance):
+            if score is None:
+                raise ValueError("relevance: this call has no query to give the callable")
+            raw = list(score(relevance))
+        else:
+            raw = values(relevance, "relevance")
+        out["relevance"] = check_prior_values(raw, count, "relevance")
+    if group_by is not None:
+        out["groups"] = values(group_by, "group_by")
+        out["max_per_group"] = max_per_group
+    return out
+
+
 def check_relevance_spec(method: str, relevance: Any, callable_form: str) -> None:
     """ValueError for an outside ``relevance`` that is not a metadata field name or a
     callable (``callable_form`` says its signature), or given to a method that takes

@@ -23,10 +23,10 @@ from vrsd_core.contract import (
     check_counts,
     check_group_options,
     check_item_spec,
-    check_prior_values,
     check_query_text,
     check_relevance_spec,
     item_values,
+    selection_inputs,
 )
 
 from .cache import EmbeddingCache
@@ -100,18 +100,6 @@ def document_values(spec: str | Callable[[Document], Any], documents: list[Docum
                     name: str) -> list[Any]:
     """One value per candidate Document: its metadata field ``spec``, or ``spec(doc)``."""
     return item_values(spec, documents, name, metadata_of=_metadata, describe=_describe)
-
-
-def relevance_values(spec: str | Callable[[str, list[Document]], Any], query: str,
-                     documents: list[Document]) -> np.ndarray:
-    """The outside relevance of each candidate: a numeric metadata field (e.g. a score a
-    hybrid store or an upstream retriever wrote), or ``spec(query, documents)`` (e.g. a
-    cross-encoder), checked like a prior (one finite number per candidate)."""
-    if callable(spec):
-        values = list(spec(query, documents))
-    else:
-        values = document_values(spec, documents, "relevance")
-    return check_prior_values(values, len(documents), "relevance")
 
 
 def split_options(method: str, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -231,15 +219,12 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
         return []
     assert candidates.vectors is not None  # filled by fetch_candidates
     docs = candidates.documents
-    options = dict(plan.options)
-    if options.get("prior") is not None:
-        options["prior"] = check_prior_values(
-            document_values(options["prior"], docs, "prior"), len(docs))
-    if plan.relevance is not None:
-        options["relevance"] = relevance_values(plan.relevance, query, docs)
-    if plan.group_by is not None:
-        options["groups"] = document_values(plan.group_by, docs, "group_by")
-        options["max_per_group"] = plan.max_per_group
+    # prior, outside relevance (a field, or fn(query, documents)) and group labels
+    options = selection_inputs(
+        plan.options, len(docs), lambda spec, name: document_values(spec, docs, name),
+        relevance=plan.relevance, score=lambda fn: fn(query, docs),
+        group_by=plan.group_by, max_per_group=plan.max_per_group,
+    )
     sel = select(query_vector, candidates.vectors, plan.k, method=plan.method, **options)
     return annotate(docs, sel)
 

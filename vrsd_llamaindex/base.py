@@ -52,10 +52,10 @@ from vrsd_core.contract import METADATA_KEY as CONTRACT_METADATA_KEY
 from vrsd_core.contract import (
     check_group_options,
     check_item_spec,
-    check_prior_values,
     check_query_text,
     check_relevance_spec,
     item_values,
+    selection_inputs,
     selection_metadata_all,
 )
 
@@ -287,18 +287,12 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                      ) -> list[NodeWithScore]:
         """Run the core on the vectors and return annotated copies in selection order
         (the quality prior, outside relevance and group labels read from the nodes)."""
-        options = dict(self.method_kwargs)
-        if options.get("prior") is not None:
-            options["prior"] = check_prior_values(
-                node_values(options["prior"], nodes, "prior"), len(nodes))
-        if self.relevance is not None:
-            scores = (self.relevance(query_str, [n.node for n in nodes])
-                      if callable(self.relevance)
-                      else node_values(self.relevance, nodes, "relevance"))
-            options["relevance"] = check_prior_values(list(scores), len(nodes), "relevance")
-        if self.group_by is not None:
-            options["groups"] = node_values(self.group_by, nodes, "group_by")
-            options["max_per_group"] = self.max_per_group
+        # prior, outside relevance (a field, or fn(query, nodes)) and group labels
+        options = selection_inputs(
+            self.method_kwargs, len(nodes), lambda spec, name: node_values(spec, nodes, name),
+            relevance=self.relevance, score=lambda fn: fn(query_str, [n.node for n in nodes]),
+            group_by=self.group_by, max_per_group=self.max_per_group,
+        )
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
                                 **options)
         return [

@@ -134,3 +134,39 @@ def test_group_cap_from_the_contract_matches_select():
     cap = contract.check_group_options("src", 1)
     sel = select(Q, C, 4, method="mmr", groups=labels, max_per_group=cap)
     assert len({labels[i] for i in sel.indices}) == len(sel)
+
+
+def test_selection_inputs_reads_prior_relevance_and_groups_per_candidate():
+    items = [{"q": 0.5, "s": 1, "src": "a"}, {"q": 0.25, "s": 2, "src": "b"}]
+
+    def values(spec, name):
+        return [spec(i) for i in items] if callable(spec) else [i[spec] for i in items]
+
+    out = contract.selection_inputs(
+        {"lambda_mult": 0.7, "prior": "q", "prior_weight": 0.3}, 2, values,
+        relevance=lambda query, its: [len(query) * i["s"] for i in its],
+        score=lambda fn: fn("ab", items), group_by="src", max_per_group=1,
+    )
+    assert out["lambda_mult"] == 0.7 and out["prior_weight"] == 0.3
+    np.testing.assert_array_equal(out["prior"], [0.5, 0.25])
+    np.testing.assert_array_equal(out["relevance"], [2.0, 4.0])
+    assert out["groups"] == ["a", "b"] and out["max_per_group"] == 1
+    # a field name for relevance; nothing given -> the options unchanged (a copy)
+    opts = {"lambda_mult": 0.5}
+    assert contract.selection_inputs(opts, 2, values, relevance="s")["relevance"].tolist() == [
+        1.0, 2.0]
+    same = contract.selection_inputs(opts, 2, values)
+    assert same == opts and same is not opts
+
+
+def test_selection_inputs_names_what_is_wrong():
+    def values(spec, name):
+        return ["x", 1.0]
+
+    with pytest.raises(ValueError, match="prior: candidate 0 has 'x'"):
+        contract.selection_inputs({"prior": "q"}, 2, values)
+    with pytest.raises(ValueError, match="relevance: expected 2 values"):
+        contract.selection_inputs({}, 2, values, relevance=lambda q, d: [1.0],
+                                  score=lambda fn: fn("q", []))
+    with pytest.raises(ValueError, match="relevance: this call has no query"):
+        contract.selection_inputs({}, 2, values, relevance=lambda q, d: [1.0, 2.0])
