@@ -48,8 +48,8 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, Query
 from llama_index.core.settings import Settings
 
 from vrsd_core import DEFAULT_METHOD, Selection, check_count, check_options, select
-from vrsd_core.contract import METADATA_KEY as CONTRACT_METADATA_KEY
 from vrsd_core.contract import (
+    METADATA_KEY,
     check_group_options,
     check_item_spec,
     check_query_text,
@@ -63,11 +63,9 @@ from ._stores import vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
 
-# The metadata entry every returned node gets, as in vrsd_langchain: ``{"rank",
-# "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
+# METADATA_KEY (re-exported): the entry every returned node gets, as in vrsd_langchain:
+# ``{"rank", "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
 # ``vrsd_core.contract.selection_metadata``. The node's score is its relevance too.
-METADATA_KEY = CONTRACT_METADATA_KEY
-
 
 def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
     """Raise ValueError now, at construction, for anything ``select`` would refuse

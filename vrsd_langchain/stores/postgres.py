@@ -21,7 +21,7 @@ the driver's own ``sqlalchemy.exc.OperationalError``, raised as they are.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,20 @@ def _translate(exc: Exception, query: list[float]) -> ValueError | None:
     return None
 
 
+def _run_query(run: Callable[[], Any], query: list[float]) -> Any:
+    """``run()`` (the store's own query), with pgvector's dimension error as a ValueError
+    naming ``embeddings``; any other database error passes through unchanged."""
+    from sqlalchemy.exc import StatementError
+
+    try:
+        return run()
+    except StatementError as exc:
+        err = _translate(exc, query)
+        if err is None:
+            raise
+        raise err from exc
+
+
 def _vector(value: Any) -> np.ndarray:
     # pgvector's SQLAlchemy type gives a numpy array; a text column (PGVectorStore's raw
     # SQL) gives the vector's text form '[0.1,0.2,...]', which is valid JSON.
@@ -75,7 +89,6 @@ def _pgvector_applies(store: Any) -> bool:
 
 def _fetch_pgvector(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
                     ) -> Candidates:
-    from sqlalchemy.exc import StatementError
 
     _check_filter(kwargs)
     flt = kwargs.get("filter")
@@ -84,13 +97,10 @@ def _fetch_pgvector(store: Any, query: list[float], n: int, kwargs: dict[str, An
             store._create_filter_clause(flt)
         except (ValueError, NotImplementedError) as exc:
             raise _filter_error(exc, flt) from exc
-    try:
-        results = store._PGVector__query_collection(embedding=query, k=n, filter=flt or None)
-    except StatementError as exc:
-        err = _translate(exc, query)
-        if err is None:
-            raise
-        raise err from exc
+    results = _run_query(
+        lambda: store._PGVector__query_collection(embedding=query, k=n, filter=flt or None),
+        query,
+    )
     if not results:
         return empty()
     # The store's own row -> Document conversion (_results_to_docs_and_scores).
@@ -127,7 +137,6 @@ def _pgvector_store_applies(store: Any) -> bool:
 
 def _fetch_pgvector_store(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
                           ) -> Candidates:
-    from sqlalchemy.exc import StatementError
 
     _check_filter(kwargs)
     vs = _inner(store)
@@ -137,15 +146,12 @@ def _fetch_pgvector_store(store: Any, query: list[float], n: int, kwargs: dict[s
             vs._create_filter_clause(flt)
         except (ValueError, NotImplementedError) as exc:
             raise _filter_error(exc, flt) from exc
-    try:
-        rows = store._engine._run_as_sync(
+    rows = _run_query(
+        lambda: store._engine._run_as_sync(
             vs._AsyncPGVectorStore__query_collection(query, k=n, filter=flt or None)
-        )
-    except StatementError as exc:
-        err = _translate(exc, query)
-        if err is None:
-            raise
-        raise err from exc
+        ),
+        query,
+    )
     if not rows:
         return empty()
     docs = []
