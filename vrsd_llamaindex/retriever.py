@@ -29,6 +29,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_core.contract import check_counts
+from vrsd_core.stores import Reembed
 
 from ._stores import with_vectors
 from .base import VRSDPostprocessor
@@ -55,6 +56,8 @@ class VRSDRetriever(BaseRetriever):
             else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
         vector_store: where candidate vectors can be read back. Default: the
             vector index retriever's store.
+        reembed: ``"warn"``, ``"allow"`` or ``"refuse"``, for nodes whose vectors cannot
+            be read (see ``VRSDPostprocessor``).
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class VRSDRetriever(BaseRetriever):
         max_per_group: int | None = None,
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
+        reembed: Reembed = "warn",
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -93,6 +97,7 @@ class VRSDRetriever(BaseRetriever):
             max_per_group=max_per_group,
             embed_model=embed_model,
             vector_store=vector_store,
+            reembed=reembed,
             callback_manager=callback_manager or CallbackManager(),
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
