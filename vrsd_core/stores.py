@@ -93,7 +93,7 @@ def check_reembedding(policy: Reembed, store: str, reason: str, count: int,
     """
     if count == 0 or policy == "allow":
         return
-    what = (f"{store}: {reason}, so {count} candidate text(s) would be embedded again "
+    what = (f"{store}: {reason}; {count} candidate text(s) would be embedded again "
             "with the embedding model")
     if policy == "refuse":
         raise ValueError(f"{option}: {what}; {option}='refuse' forbids that (give a store "
@@ -108,3 +108,9 @@ def check_reembedding(policy: Reembed, store: str, reason: str, count: int,
 
 class ReembeddingWarning(UserWarning):
     """Candidates are embedded again because their stored vectors could not be read."""
+
+
+def forget_warnings() -> None:
+    """Warn again for store classes already warned about (tests; long-running apps)."""
+    with _warned_lock:
+        _warned.clear()

@@ -67,10 +67,11 @@ def reembedding_reason(store: VectorStore) -> str:
     for path in FAST_PATHS:
         if path.is_for(store):
             if not path.applies(store):
-                return f"its {path.name!r} fast path does not apply to it ({path.limits})"
+                why = path.limits or "the store internals it reads are missing"
+                return (f"its {path.name!r} fast path does not apply to it ({why}; tested "
+                        f"with {path.client} {path.tested})")
             return "the store returned the candidates without their vectors"
-    return ("no fast path is registered for its class (vrsd_langchain.stores.FAST_PATHS), "
-            "so its stored vectors cannot be read")
+    return "no fast path is registered for its class (vrsd_langchain.stores.FAST_PATHS)"
 
 
 def check_fallback(store: VectorStore, count: int, reembed: Reembed) -> None:

@@ -64,7 +64,6 @@ FAST_PATH = FastPath(
     tested="==0.4.2",
     vectors="`index.reconstruct_batch`; an index that cannot reconstruct (IVF without a "
             "direct map) is re-embedded",
-    limits="a store without the internals it reads",
     private=("FAISS._create_filter_func", "FAISS._normalize_L2"),
     filters="a metadata dict or a callable",
     search_kwargs=("filter",),

@@ -42,7 +42,6 @@ FAST_PATH = FastPath(
     client="langchain-core",
     tested="==1.7.2",
     vectors="its own search returns the stored vectors",
-    limits="a store without `_similarity_search_with_score_by_vector`",
     private=("InMemoryVectorStore._similarity_search_with_score_by_vector",),
     filters="a callable `(Document) -> bool`",
     search_kwargs=("filter",),

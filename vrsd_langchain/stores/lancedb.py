@@ -62,7 +62,6 @@ FAST_PATH = FastPath(
     client="langchain-community",
     tested="==0.4.2",
     vectors="its query's vector column",
-    limits="a store without the internals it reads",
     private=("LanceDB._query", "LanceDB._vector_key"),
     filters="a SQL where string or a dict",
     search_kwargs=("filter", "name", *_VECTOR_QUERY_KWARGS),
