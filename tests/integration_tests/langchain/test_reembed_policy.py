@@ -11,17 +11,13 @@ import warnings
 import numpy as np
 import pytest
 
-from vrsd_core.stores import ReembeddingWarning, forget_warnings
+from vrsd_core.stores import ReembeddingWarning
 from vrsd_langchain import DiverseVectorStore, VRSDRetriever
 
 K, FETCH_K = 4, 20
 
 
-@pytest.fixture(autouse=True)
-def _fresh_warnings():
-    forget_warnings()
-    yield
-    forget_warnings()
+pytestmark = pytest.mark.usefixtures("fresh_reembed_warnings")
 
 
 @pytest.fixture

@@ -10,18 +10,14 @@ import pytest
 from llama_index.core.schema import QueryBundle
 from llama_index.core.vector_stores.simple import SimpleVectorStore
 
-from vrsd_core.stores import ReembeddingWarning, forget_warnings
+from vrsd_core.stores import ReembeddingWarning
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 TOP_N, FETCH_K = 5, 20
 NO_CALLS = {"query": 0, "aquery": 0, "batch": 0, "abatch": 0}
 
 
-@pytest.fixture(autouse=True)
-def _fresh_warnings():
-    forget_warnings()
-    yield
-    forget_warnings()
+pytestmark = pytest.mark.usefixtures("fresh_reembed_warnings")
 
 
 @pytest.fixture

@@ -12,15 +12,9 @@ from vrsd_core.stores import (
     StoreRecord,
     check_reembed,
     check_reembedding,
-    forget_warnings,
 )
 
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    forget_warnings()
-    yield
-    forget_warnings()
+pytestmark = pytest.mark.usefixtures("fresh_reembed_warnings")
 
 
 def test_warn_once_per_store_and_reason():
