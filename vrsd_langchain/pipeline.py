@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.documents import Document
@@ -31,8 +31,17 @@ from vrsd_core.contract import (
 )
 
 from .cache import EmbeddingCache
-from .candidates import Candidates, afetch_candidates, check_search_kwargs, fetch_candidates
+from .candidates import (
+    Candidates,
+    afetch_candidates,
+    check_reembed_policy,
+    check_search_kwargs,
+    fetch_candidates,
+)
 from .documents import annotate
+
+if TYPE_CHECKING:
+    from vrsd_core.stores import Reembed
 
 __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
            "check_query_vector", "choose", "make_plan", "run", "arun", "run_by_vector"]
@@ -182,6 +191,9 @@ class SearchPlan:
     """The picks' ``page_content`` token counts sum to at most this (None: no budget)."""
     token_counter: Any = None
     """text -> int counting tokens for ``max_tokens``; None: ``approx_token_count``."""
+    reembed: Reembed = "warn"
+    """What to do when the candidates' vectors cannot be read from the store:
+    ``"warn"`` (once per store class), ``"allow"`` or ``"refuse"``."""
 
 
 def make_plan(
@@ -197,9 +209,11 @@ def make_plan(
     max_per_group: Any = None,
     max_tokens: Any = None,
     token_counter: Any = None,
+    reembed: Any = "warn",
 ) -> SearchPlan:
     """Check every setting of a call (counts, method and options, per-candidate inputs,
-    token budget, store search arguments)."""
+    token budget, store search arguments, the re-embedding policy: ``"refuse"`` on a
+    store without a fast path is a ValueError here, before any query)."""
     k, fetch_k = check_counts(k, fetch_k)
     check_method(method, options)
     check_per_candidate(method, relevance)
@@ -210,8 +224,10 @@ def make_plan(
         search_kwargs,
         hint=f", nor an option of {method!r} (its options: {_options_text(method)})",
     )
+    reembed = check_reembed_policy(store, reembed, fetch_k)
     return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs),
-                      relevance, group_by, cap, budget, counter)
+                      relevance, group_by, cap, max_tokens=budget, token_counter=counter,
+                      reembed=reembed)
 
 
 def check_per_candidate(method: str, relevance: Any) -> None:
@@ -252,7 +268,7 @@ def run(
         return []
     qvec = check_query_vector(embeddings.embed_query(check_query_text(query)))
     cands = fetch_candidates(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
+        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
     )
     return choose(qvec, cands, plan, query)
 
@@ -279,7 +295,8 @@ def run_by_vector(
     if plan.k == 0:
         return []
     qvec = check_query_vector(vector)
-    cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache)
+    cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache,
+                             plan.reembed)
     return choose(qvec, cands, plan)
 
 
@@ -295,6 +312,6 @@ async def arun(
         return []
     qvec = check_query_vector(await embeddings.aembed_query(check_query_text(query)))
     cands = await afetch_candidates(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
+        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
     )
     return choose(qvec, cands, plan, query)

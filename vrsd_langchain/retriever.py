@@ -15,6 +15,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
+from vrsd_core.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
@@ -39,10 +40,10 @@ class VRSDRetriever(BaseRetriever):
     cosine-aligned with the query (Gao, Deng & Zhang's greedy); any ``vrsd_core``
     method works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``, ...).
 
-    Candidate vectors come from the store when it keeps them (InMemoryVectorStore,
-    FAISS, Chroma, Qdrant, Postgres, Milvus, LanceDB), else the candidates' text is
-    embedded with
-    ``embeddings`` through a bounded cache. Each returned Document is a copy with
+    Candidate vectors come from the store when it keeps them (the stores of
+    ``vrsd_langchain.stores.FAST_PATHS``, the README's store table), else the
+    candidates' text is embedded with ``embeddings`` through a bounded cache, as
+    ``reembed`` allows. Each returned Document is a copy with
     ``metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (see
     ``vrsd_langchain.METADATA_KEY``), in selection order.
 
@@ -117,6 +118,13 @@ class VRSDRetriever(BaseRetriever):
     entries; its ``hits``/``misses`` show what the fallback embedded."""
     cache_size: int = DEFAULT_CACHE_SIZE
     """Entries of the default cache."""
+    reembed: Reembed = "warn"
+    """When the store's vectors cannot be read (no fast path for its class, or one that
+    does not apply to this instance), the candidates' text is embedded again:
+    ``"warn"`` says so once per store class (a ``vrsd_core.stores.ReembeddingWarning``
+    naming the reason), ``"allow"`` is silent, ``"refuse"`` raises a ValueError instead
+    (for embedding APIs paid per token; a store without a fast path is refused when the
+    retriever is built)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -165,6 +173,7 @@ class VRSDRetriever(BaseRetriever):
             method=method,
             options={**base_options, **options},
             search_kwargs={**self.search_kwargs, **search},
+            reembed=self.reembed,
             **inputs,
         )
 

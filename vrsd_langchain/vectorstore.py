@@ -50,6 +50,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, Vector
 from pydantic import model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO
+from vrsd_core.stores import Reembed, check_reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import (
@@ -90,12 +91,17 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     cache: EmbeddingCache | None = None
     """Re-embedding cache for stores without a fast path; default: the
     ``DiverseVectorStore``'s, else a new one."""
+    reembed: Reembed | None = None
+    """For stores whose vectors cannot be read: ``"warn"``, ``"allow"`` or ``"refuse"``
+    (see ``VRSDRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
 
     @model_validator(mode="after")
     def _check_core_settings(self) -> DiverseVectorStoreRetriever:
         if self.cache is None:
             shared = getattr(self.vectorstore, "cache", None)
             self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
+        if self.reembed is None:
+            self.reembed = getattr(self.vectorstore, "reembed", "warn")
         if self.search_type in CORE_SEARCH_TYPES:
             self._embedder()
             self._plan({})
@@ -120,6 +126,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             method=method,
             options=options,
             search_kwargs=search,
+            reembed=self.reembed,
             **inputs,
         )
 
@@ -156,6 +163,8 @@ class DiverseVectorStore(VectorStore):
             (needed when the store exposes none).
         cache: re-embedding cache shared by the retrievers made here
             (default: a new ``EmbeddingCache(cache_size)``).
+        reembed: ``"warn"``, ``"allow"`` or ``"refuse"``: what its retrievers do when
+            the wrapped store's vectors cannot be read (see ``VRSDRetriever.reembed``).
 
     Example:
         .. code-block:: python
@@ -173,6 +182,7 @@ class DiverseVectorStore(VectorStore):
         embeddings: Embeddings | None = None,
         cache: EmbeddingCache | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE,
+        reembed: Reembed = "warn",
     ) -> None:
         if not isinstance(vectorstore, VectorStore):
             raise ValueError(
@@ -185,6 +195,7 @@ class DiverseVectorStore(VectorStore):
         self.wrapped_vectorstore = vectorstore
         self._embeddings = embeddings
         self.cache = cache if cache is not None else EmbeddingCache(cache_size)
+        self.reembed = check_reembed(reembed)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: store-specific attributes.

@@ -59,8 +59,9 @@ from vrsd_core.contract import (
     selection_inputs,
     selection_metadata_all,
 )
+from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
-from ._stores import vectors_from_store
+from ._stores import reembedding_reason, vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
 
@@ -198,6 +199,12 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         "None = vrsd_core.tokens.approx_token_count (offline).",
         exclude=True,
     )
+    reembed: Reembed = Field(
+        default="warn",
+        description="Nodes whose vectors neither they nor vector_store hold are embedded "
+        "again: 'warn' (once per store class, naming the reason), 'allow' (silently) or "
+        "'refuse' (a ValueError, for embedding APIs paid per token).",
+    )
 
     @field_validator("top_n", mode="before")
     @classmethod
@@ -211,6 +218,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         self.max_tokens, self.token_counter = check_budget_options(
             self.max_tokens, self.token_counter)
+        check_reembed(self.reembed)
         return self
 
     @classmethod
@@ -263,10 +271,13 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                        for n, v in zip(nodes, vectors, strict=True)]
         return [v if _has_vector(v) else None for v in vectors]
 
-    @staticmethod
-    def _texts_to_embed(nodes: Sequence[NodeWithScore],
+    def _texts_to_embed(self, nodes: Sequence[NodeWithScore],
                         vectors: list[Sequence[float] | None]) -> tuple[list[int], list[str]]:
+        """Positions and texts of the nodes without a vector, once ``reembed`` allows it."""
         positions = [i for i, v in enumerate(vectors) if v is None]
+        store = self.vector_store
+        name = type(store).__name__ if store is not None else "no vector_store"
+        check_reembedding(self.reembed, name, reembedding_reason(store), len(positions))
         texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in positions]
         return positions, texts
 

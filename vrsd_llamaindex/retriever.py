@@ -30,6 +30,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_core.contract import check_counts
+from vrsd_core.stores import Reembed
 
 from ._stores import with_vectors
 from .base import VRSDPostprocessor
@@ -56,6 +57,8 @@ class VRSDRetriever(BaseRetriever):
             else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
         vector_store: where candidate vectors can be read back. Default: the
             vector index retriever's store.
+        reembed: ``"warn"``, ``"allow"`` or ``"refuse"``, for nodes whose vectors cannot
+            be read (see ``VRSDPostprocessor``).
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class VRSDRetriever(BaseRetriever):
         token_counter: Callable[[str], int] | None = None,
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
+        reembed: Reembed = "warn",
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -98,6 +102,7 @@ class VRSDRetriever(BaseRetriever):
             token_counter=token_counter,
             embed_model=embed_model,
             vector_store=vector_store,
+            reembed=reembed,
             callback_manager=callback_manager or CallbackManager(),
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
