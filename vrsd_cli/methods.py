@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vrsd_core import METHOD_INFO, method_defaults, methods_where
+from vrsd_core import METHOD_INFO, check_options, method_defaults, methods_where
 
 MMR_LAMBDAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 # Registered methods left out of the default run: the exhaustive ones (vrsd_exact
@@ -96,10 +96,8 @@ def parse_method(
             f"{name_of_argument}: {unknown[0]!r} is not an option of {name!r} "
             f"(its options: {', '.join(sorted(allowed)) or 'none'})"
         )
-    from vrsd_langchain.pipeline import check_method
-
     try:  # option values too, before any corpus is embedded (the retrievers are built last)
-        check_method(name, options)
+        check_options(name, options)
     except ValueError as exc:
         raise ValueError(f"{name_of_argument}: {token!r}: {exc}") from None
     return [MethodSpec(label, name, options)]

@@ -50,10 +50,44 @@ def check_options(method: str, options: Mapping[str, Any]) -> None:
     options (``select``'s own arguments such as ``relevance`` or ``normalize``
     included), or an option value out of range.
 
-    For adapters that validate a configuration before any query. A ``prior`` is
-    one score per candidate, so only its place is checked here (the method must
-    take one); its values are checked against the candidates at query time.
+    The one option check of the project: adapters validate a configuration with it
+    before any query, the command line validates its flags. A (method, options) pair
+    that passed once is remembered (bounded LRU keyed by the values and their
+    types), so settings checked at construction cost nothing per call; refusals are
+    not remembered. A ``prior`` is one score per candidate, so only its place is
+    checked here (the method must take one); its values are checked against the
+    candidates at query time.
     """
+    key = _frozen(method, options)
+    if key is None:
+        _check_now(method, options)
+    else:
+        _check_cached(key)
+
+
+def _frozen(method: Any, options: Mapping[str, Any]) -> tuple | None:
+    """A hashable key for (method, options), or None if a value is unhashable.
+
+    Each value's type is part of the key: ``True == 1`` and ``1 == 1.0``, yet a
+    method may accept one and refuse the other.
+    """
+    if not isinstance(method, str):
+        return None
+    key = (method, tuple(sorted((str(name), type(v), v) for name, v in options.items())))
+    try:
+        hash(key)
+    except TypeError:  # e.g. a list, an array or a callable prior spec
+        return None
+    return key
+
+
+@functools.lru_cache(maxsize=256)
+def _check_cached(key: tuple) -> None:
+    method, items = key
+    _check_now(method, {name: value for name, _, value in items})
+
+
+def _check_now(method: Any, options: Mapping[str, Any]) -> None:
     refuse_prior(method_info(method), options)
     _refuse_unknown(method, options, method_defaults(method))
     probe = dict(options)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int
+from .api import check_options
 from .registry import METHOD_INFO
 from .selection import Selection
 from .tokens import TokenCounter, check_token_counter, count_tokens
@@ -239,6 +240,18 @@ def selection_inputs(
         out["max_tokens"] = max_tokens
         out["token_counts"] = count_tokens(check_token_counter(token_counter), texts())
     return out
+
+
+def check_method_options(method: Any, options: Mapping[str, Any], item_form: str) -> None:
+    """An adapter's method settings, checked once (``vrsd_core.check_options``, cached)
+    plus where a ``prior`` comes from: a metadata field name or a callable
+    ``item_form`` (e.g. ``"(Document) -> float"``), read per candidate at query time.
+
+    Raises:
+        ValueError: naming the method, the option or ``prior``.
+    """
+    check_options(method, options)
+    check_item_spec(options.get("prior"), "prior", item_form)
 
 
 def check_relevance_spec(method: str, relevance: Any, callable_form: str) -> None:

@@ -8,7 +8,6 @@ vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,12 +17,12 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import check_options, method_defaults, select
+from vrsd_core import method_defaults, select
 from vrsd_core.contract import (
     check_budget_options,
     check_counts,
     check_group_options,
-    check_item_spec,
+    check_method_options,
     check_query_text,
     check_relevance_spec,
     item_values,
@@ -54,48 +53,11 @@ def _options_text(method: str) -> str:
     return ", ".join(sorted(method_defaults(method))) or "none"
 
 
-def _frozen(method: Any, options: Mapping[str, Any]) -> tuple | None:
-    """A hashable key for (method, options), or None if a value is unhashable.
-
-    Each value's type is part of the key: ``True == 1`` and ``1 == 1.0``, yet the
-    core may accept one and refuse the other.
-    """
-    if not isinstance(method, str):
-        return None
-    key = (method, tuple(sorted((str(name), type(v), v) for name, v in options.items())))
-    try:
-        hash(key)
-    except TypeError:  # e.g. a list or an array as an option value
-        return None
-    return key
-
-
-@functools.lru_cache(maxsize=256)
-def _check_frozen(key: tuple) -> None:
-    method, items = key
-    _check_method_now(method, {name: value for name, _, value in items})
-
-
 def check_method(method: Any, options: Mapping[str, Any]) -> None:
-    """ValueError for an unknown method, an unknown option, or an option out of range.
-
-    A (method, options) pair that passed once is remembered (bounded LRU, keyed by
-    the options' values and types), so a retriever's own settings, validated at
-    construction, cost nothing per call; refusals are not remembered.
-    """
-    key = _frozen(method, options)
-    if key is None:
-        _check_method_now(method, options)
-    else:
-        _check_frozen(key)
-
-
-def _check_method_now(method: Any, options: Mapping[str, Any]) -> None:
-    # The core checks the method, the option names and their values; only the
-    # prior's spec (a field name or a callable) is the adapter's, checked once the
-    # core has accepted a prior for this method.
-    check_options(method, options)
-    check_item_spec(options.get("prior"), "prior", "(Document) -> float")
+    """ValueError for an unknown method, an unknown option, an option out of range or a
+    ``prior`` that is not a metadata field or a callable ``(Document) -> float``; the
+    core's check, remembered there (``vrsd_core.check_options``)."""
+    check_method_options(method, options, "(Document) -> float")
 
 
 def _describe(doc: Document) -> str:

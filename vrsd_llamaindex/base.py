@@ -47,12 +47,12 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from vrsd_core import DEFAULT_METHOD, Selection, check_count, check_options, select
+from vrsd_core import DEFAULT_METHOD, Selection, check_count, select
 from vrsd_core.contract import (
     METADATA_KEY,
     check_budget_options,
     check_group_options,
-    check_item_spec,
+    check_method_options,
     check_query_text,
     check_relevance_spec,
     item_values,
@@ -68,14 +68,6 @@ dispatcher = get_dispatcher(__name__)
 # METADATA_KEY (re-exported): the entry every returned node gets, as in vrsd_langchain:
 # ``{"rank", "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
 # ``vrsd_core.contract.selection_metadata``. The node's score is its relevance too.
-
-def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
-    """Raise ValueError now, at construction, for anything ``select`` would refuse
-    later (``vrsd_core.check_options``); a ``prior`` must be a metadata field name
-    or a callable ``(node) -> float``, read from each candidate at query time."""
-    check_options(method, method_kwargs)
-    check_item_spec(method_kwargs.get("prior"), "prior", "(BaseNode) -> float")
-
 
 def _with_key(keys: Sequence[str]) -> list[str]:
     return list(keys) if METADATA_KEY in keys else [*keys, METADATA_KEY]
@@ -213,7 +205,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:
-        check_method_options(self.method, self.method_kwargs)
+        check_method_options(self.method, self.method_kwargs, "(BaseNode) -> float")
         check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         self.max_tokens, self.token_counter = check_budget_options(
