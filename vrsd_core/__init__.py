@@ -9,7 +9,6 @@ from .api import check_count, check_options, method_defaults, select, select_bat
 from .registry import (
     DEFAULT_METHOD,
     METHOD_INFO,
-    METHODS,
     MethodInfo,
     method_info,
     methods_where,
@@ -18,7 +17,6 @@ from .selection import Selection
 
 __all__ = [
     "DEFAULT_METHOD",
-    "METHODS",
     "METHOD_INFO",
     "MethodInfo",
     "Selection",

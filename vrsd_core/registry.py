@@ -4,12 +4,14 @@ Everything the core (and the adapters) need to know about a method beyond its
 options lives here and only here: which function runs it, whether it takes an
 outside ``relevance``, a quality ``prior`` or a ``seed``, whether its default
 run is deterministic, whether it enumerates subsets, and a one-line summary.
-``METHOD_INFO`` is the table (name -> record, in the README's order);
-``METHODS`` (name -> function) is derived from it for compatibility.
+``METHOD_INFO`` is the table (name -> record, in the README's order). A new
+method is one module in ``vrsd_core.methods`` (see its contract) and one
+``MethodInfo`` row here; the shared contract test then covers it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -29,7 +31,7 @@ from .methods.vrsd_exact import vrsd_exact
 MethodFn = Callable[..., list[Picked]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MethodInfo:
     """What a selection method takes and promises.
 
@@ -49,46 +51,53 @@ class MethodInfo:
 
     name: str
     fn: MethodFn
-    takes_relevance: bool
-    takes_prior: bool
-    seeded: bool
-    deterministic: bool
-    exhaustive: bool
     summary: str
+    takes_relevance: bool = False
+    takes_prior: bool = False
+    seeded: bool = False
+    deterministic: bool = False
+    exhaustive: bool = False
 
 
 _TABLE = (
-    MethodInfo("complement", complement, False, False, False, True, False,
-               "recommended for RAG: the most relevant candidate, the one whose sum with it "
-               "is most aligned with the query, then relevance order; restatements skipped"),
-    MethodInfo("similarity", similarity, True, True, False, True, False,
-               "plain top-k by relevance (cosine to the query)"),
-    MethodInfo("vrsd", vrsd, False, False, False, True, False,
-               "greedy: each pick maximises cos(sum of the set, query); refine='swap' adds "
-               "1-swap local search"),
-    MethodInfo("vrsd_exact", vrsd_exact, False, False, False, True, True,
-               "exact optimum of the vrsd objective by enumeration (small problems only)"),
-    MethodInfo("mmr", mmr, True, True, False, True, False,
-               "Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
-               "to the picks"),
-    MethodInfo("dpp", dpp, True, True, False, True, False,
-               "greedy MAP of a k-DPP with kernel diag(w) S diag(w)"),
-    MethodInfo("threshold", threshold, True, False, True, False, False,
-               "random draws from the top m, kept if below a similarity threshold to "
-               "every kept item"),
-    MethodInfo("top_m", top_m, True, False, True, False, False,
-               "k sampled from the m most relevant, softmax(relevance / temperature)"),
-    MethodInfo("top_p", top_p, True, False, True, False, False,
-               "k sampled from the nucleus of probability mass p"),
-    MethodInfo("cluster", cluster, True, False, True, True, False,
-               "k-means into k clusters, the most relevant member of each"),
+    MethodInfo(
+        name="complement", fn=complement, deterministic=True,
+        summary="recommended for RAG: the most relevant candidate, the one whose sum with it "
+        "is most aligned with the query, then relevance order; restatements skipped"),
+    MethodInfo(
+        name="similarity", fn=similarity, takes_relevance=True, takes_prior=True,
+        deterministic=True, summary="plain top-k by relevance (cosine to the query)"),
+    MethodInfo(
+        name="vrsd", fn=vrsd, deterministic=True,
+        summary="greedy: each pick maximises cos(sum of the set, query); refine='swap' adds "
+        "1-swap local search"),
+    MethodInfo(
+        name="vrsd_exact", fn=vrsd_exact, deterministic=True, exhaustive=True,
+        summary="exact optimum of the vrsd objective by enumeration (small problems only)"),
+    MethodInfo(
+        name="mmr", fn=mmr, takes_relevance=True, takes_prior=True, deterministic=True,
+        summary="Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
+        "to the picks"),
+    MethodInfo(
+        name="dpp", fn=dpp, takes_relevance=True, takes_prior=True, deterministic=True,
+        summary="greedy MAP of a k-DPP with kernel diag(w) S diag(w)"),
+    MethodInfo(
+        name="threshold", fn=threshold, takes_relevance=True, seeded=True,
+        summary="random draws from the top m, kept if below a similarity threshold to "
+        "every kept item"),
+    MethodInfo(
+        name="top_m", fn=top_m, takes_relevance=True, seeded=True,
+        summary="k sampled from the m most relevant, softmax(relevance / temperature)"),
+    MethodInfo(
+        name="top_p", fn=top_p, takes_relevance=True, seeded=True,
+        summary="k sampled from the nucleus of probability mass p"),
+    MethodInfo(
+        name="cluster", fn=cluster, takes_relevance=True, seeded=True, deterministic=True,
+        summary="k-means into k clusters, the most relevant member of each"),
 )
 
 METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TABLE})
 """name -> ``MethodInfo`` for every selection method (read only)."""
-
-METHODS: dict[str, MethodFn] = {m.name: m.fn for m in _TABLE}
-"""name -> method function, derived from ``METHOD_INFO`` (kept for compatibility)."""
 
 DEFAULT_METHOD = "complement"
 """The project's recommendation: the default method of the adapters (``VRSDRetriever``,
@@ -103,10 +112,14 @@ def method_info(method: object) -> MethodInfo:
     return METHOD_INFO[method]
 
 
+FLAGS = frozenset(f.name for f in dataclasses.fields(MethodInfo) if f.type in (bool, "bool"))
+"""The boolean ``MethodInfo`` fields ``methods_where`` filters on."""
+
+
 def methods_where(**flags: bool) -> tuple[str, ...]:
     """Method names whose ``MethodInfo`` flags equal the given values, in table order,
     e.g. ``methods_where(takes_prior=True)`` -> ``("similarity", "mmr", "dpp")``."""
-    fields = {"takes_relevance", "takes_prior", "seeded", "deterministic", "exhaustive"}
+    fields = FLAGS
     unknown = sorted(set(flags) - fields)
     if unknown:
         raise ValueError(f"{unknown[0]}: not a MethodInfo flag (flags: {sorted(fields)})")

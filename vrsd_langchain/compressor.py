@@ -52,7 +52,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     k: int = 4
     """How many documents to keep."""
     method: str = DEFAULT_METHOD
-    """A ``vrsd_core.METHODS`` name."""
+    """A ``vrsd_core.METHOD_INFO`` name."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""
     relevance: Any = None  # str | (query, documents) -> scores | None, checked by the plan

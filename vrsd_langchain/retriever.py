@@ -84,7 +84,7 @@ class VRSDRetriever(BaseRetriever):
     fetch_k: int = 20
     """How many candidates to fetch from the store and choose from (>= k)."""
     method: str = DEFAULT_METHOD
-    """A ``vrsd_core.METHODS`` name; default ``"complement"``, the project's recommendation
+    """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
     (``"vrsd"`` is the paper's greedy)."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""

@@ -130,7 +130,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
 
     See the module docstring for where vectors come from and what the output
-    nodes carry. Methods are those of ``vrsd_core.METHODS``: ``"complement"``
+    nodes carry. Methods are those of ``vrsd_core.METHOD_INFO``: ``"complement"``
     (the default and the project's recommendation: the most relevant node, the one
     that best complements it, then relevance order, restatements skipped),
     ``"vrsd"`` (the paper's greedy sum-vector selection;
@@ -151,7 +151,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     top_n: int = Field(default=4, gt=0, description="How many nodes to keep.")
     method: str = Field(
         default=DEFAULT_METHOD,
-        description="A method of vrsd_core.METHODS; default 'complement', the recommendation.",
+        description="A method of vrsd_core.METHOD_INFO; default 'complement', the recommendation.",
     )
     method_kwargs: dict[str, Any] = Field(
         default_factory=dict, description="The method's options, e.g. {'lambda_mult': 0.5}."
