@@ -48,7 +48,8 @@ class VRSDRetriever(BaseRetriever):
     ``vrsd_langchain.METADATA_KEY``), in selection order.
 
     Per-call overrides: ``retriever.invoke(q, k=2, fetch_k=40, filter=..., lambda_mult=0.3)``.
-    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group`` replace the fields,
+    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group``/``max_tokens``/
+    ``token_counter`` replace the fields,
     names of the method's options update ``method_kwargs`` for that call, everything
     else is added to ``search_kwargs``.
     ``method=`` may be given per call too; it then runs with only that call's options.
@@ -100,6 +101,14 @@ class VRSDRetriever(BaseRetriever):
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
+    max_tokens: Any = None  # int >= 0 | None, checked by the plan
+    """A token budget for the LLM's context: the returned documents' ``page_content``
+    token counts sum to at most this (at most k documents still; a document that does
+    not fit is skipped for the next best that does). None: no budget."""
+    token_counter: Any = None  # (str) -> int | None, checked by the plan
+    """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
+    ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_core.tokens.approx_token_count``
+    (offline, no dependency; about 5 % mean error on English prose)."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""

@@ -30,8 +30,8 @@ native MMR. The store's own MMR stays reachable as
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
 ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
-``max_per_group`` (as in ``VRSDRetriever``), and the store's search arguments
-(e.g. ``filter``).
+``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
+``VRSDRetriever``), and the store's search arguments (e.g. ``filter``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -49,8 +50,8 @@ class VRSDRetriever(BaseRetriever):
             then has no effect.
         top_n: how many nodes to return.
         fetch_k: how many candidates to fetch from a vector index retriever.
-        method, method_kwargs, relevance, group_by, max_per_group: as for
-            ``VRSDPostprocessor``.
+        method, method_kwargs, relevance, group_by, max_per_group, max_tokens,
+            token_counter: as for ``VRSDPostprocessor``.
         embed_model: embeds the query and candidates without vectors. Default:
             the vector index retriever's own model (the one the index used),
             else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
@@ -70,6 +71,8 @@ class VRSDRetriever(BaseRetriever):
         relevance: Any = None,
         group_by: Any = None,
         max_per_group: int | None = None,
+        max_tokens: int | None = None,
+        token_counter: Callable[[str], int] | None = None,
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
         reembed: Reembed = "warn",
@@ -95,6 +98,8 @@ class VRSDRetriever(BaseRetriever):
             relevance=relevance,
             group_by=group_by,
             max_per_group=max_per_group,
+            max_tokens=max_tokens,
+            token_counter=token_counter,
             embed_model=embed_model,
             vector_store=vector_store,
             reembed=reembed,
