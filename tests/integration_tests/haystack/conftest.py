@@ -1,6 +1,7 @@
 """Haystack fixtures: the first 200 ARC-DA texts as Haystack Documents with the bundled
 model's vectors (computed once), written to real document stores: Haystack's
-InMemoryDocumentStore and Qdrant in local mode (qdrant-haystack)."""
+InMemoryDocumentStore, Qdrant in local mode (qdrant-haystack) and an embedded Chroma
+(chroma-haystack)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,17 @@ def qdrant_store(hs_documents, tmp_path_factory):
     store = QdrantDocumentStore(path=str(tmp_path_factory.mktemp("hs_qdrant")),
                                 index="arc", embedding_dim=len(hs_documents[0].embedding),
                                 similarity="cosine", recreate_index=True)
+    store.write_documents([Document(id=d.id, content=d.content, embedding=list(d.embedding),
+                                    meta=dict(d.meta)) for d in hs_documents])
+    return store
+
+
+@pytest.fixture(scope="session")
+def chroma_store(hs_documents, tmp_path_factory):
+    from haystack_integrations.document_stores.chroma import ChromaDocumentStore
+
+    store = ChromaDocumentStore(collection_name="arc", distance_function="cosine",
+                                persist_path=str(tmp_path_factory.mktemp("hs_chroma")))
     store.write_documents([Document(id=d.id, content=d.content, embedding=list(d.embedding),
                                     meta=dict(d.meta)) for d in hs_documents])
     return store

@@ -16,6 +16,7 @@ import pytest
 from haystack import Document, Pipeline
 from haystack.core.errors import DeserializationError
 
+from tests.helpers.store_cases import HAYSTACK, cases_in
 from vrsd_core import DEFAULT_METHOD, METHODS, method_defaults, select
 from vrsd_core.contract import selection_metadata_all
 from vrsd_haystack import METADATA_KEY, VRSDRanker
@@ -26,10 +27,15 @@ K, FETCH_K = 5, 20
 
 
 def retriever_for(store, top_k: int = FETCH_K):
-    if type(store).__name__ == "InMemoryDocumentStore":
+    kind = type(store).__name__
+    if kind == "InMemoryDocumentStore":
         from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
 
         return InMemoryEmbeddingRetriever(store, top_k=top_k, return_embedding=True)
+    if kind == "ChromaDocumentStore":  # returns the embeddings with every query
+        from haystack_integrations.components.retrievers.chroma import ChromaEmbeddingRetriever
+
+        return ChromaEmbeddingRetriever(store, top_k=top_k)
     from haystack_integrations.components.retrievers.qdrant import QdrantEmbeddingRetriever
 
     return QdrantEmbeddingRetriever(store, top_k=top_k, return_embedding=True)
@@ -53,9 +59,9 @@ def candidates(store, query: list[float]) -> list[Document]:
     return retriever_for(store).run(query_embedding=query)["documents"]
 
 
-@pytest.fixture(params=["in_memory_store", "qdrant_store"])
+@pytest.fixture(params=cases_in(HAYSTACK, "haystack"))
 def store(request):
-    return request.getfixturevalue(request.param)
+    return request.getfixturevalue(f"{request.param}_store")
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -195,7 +201,8 @@ async def test_run_async_equals_run(store, query_vectors):
         cands = candidates(store, query)
         sync = ranker.run(documents=cands, query_embedding=query)
         assert await ranker.run_async(documents=cands, query_embedding=query) == sync
-    if type(store).__name__ == "InMemoryDocumentStore":  # qdrant local: no async client
+    # embedded Qdrant and Chroma have no async client: the async pipeline on InMemory only
+    if type(store).__name__ == "InMemoryDocumentStore":
         out = await pipe.run_async({"retriever": {"query_embedding": query_vectors[0]},
                                     "ranker": {"query_embedding": query_vectors[0]}})
         assert out["ranker"]["documents"] == run(pipe, query_vectors[0])
