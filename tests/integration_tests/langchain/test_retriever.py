@@ -52,7 +52,7 @@ class TestVRSDRetrieverStandard(RetrieversIntegrationTests):
 def search_type_retriever(vectorstore, k: int = 4, **kwargs) -> DiverseVectorStoreRetriever:
     """The suite builds retrievers as ``constructor(k=...)``; ``k`` lives in search_kwargs."""
     return DiverseVectorStore(vectorstore).as_retriever(
-        search_type="vrsd", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
+        search_type="complement", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
     )
 
 
@@ -75,7 +75,7 @@ class TestSearchTypeRetrieverStandard(RetrieversIntegrationTests):
 
     def test_constructor_gives_the_subclass(self, retriever):
         assert type(retriever) is DiverseVectorStoreRetriever
-        assert retriever.search_type == "vrsd"
+        assert retriever.search_type == "complement"
 
 
 # --- chains, async, batch -------------------------------------------------------------
