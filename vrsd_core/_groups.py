@@ -3,8 +3,9 @@
 ``select(..., groups=labels, max_per_group=m)`` lets no more than m picks share
 a label (e.g. the document a chunk came from), for every method. Labels are
 mapped to integer codes once, here; the methods then keep a per-group count
-and mask out a group's candidates when it fills (``GroupCap``), so the cap
-costs a few O(n) array operations per pick, no loop over candidates.
+and mask out a group's candidates when it fills (``_constraints.Constraints``,
+which also keeps the token budget), so the cap costs a few O(n) array
+operations per pick, no loop over candidates.
 
 With the cap at most ``feasible`` = sum over groups of min(m, group size)
 candidates can be picked; the greedy methods return min(k, feasible) and
@@ -15,7 +16,6 @@ short.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -90,42 +90,6 @@ def _is_sequence(value: Any) -> bool:
 
 def _is_nan(label: Any) -> bool:
     return isinstance(label, float | np.floating) and math.isnan(label)
-
-
-@dataclass
-class GroupCap:
-    """Per-query pick counts per group while a greedy method runs.
-
-    ``add(picks, active)`` counts one pick per query and returns the (B, n)
-    mask of candidates whose group just became full (None when none did), so
-    the caller masks them out exactly once.
-    """
-
-    codes: np.ndarray  # (B, n) int64
-    cap: int
-    counts: np.ndarray  # (B, G) int64
-
-    @classmethod
-    def start(cls, codes: np.ndarray, cap: int) -> GroupCap:
-        groups = int(codes.max(initial=-1)) + 1
-        return cls(codes, cap, np.zeros((codes.shape[0], groups), dtype=np.int64))
-
-    def add(self, picks: np.ndarray, active: np.ndarray) -> np.ndarray | None:
-        rows = np.arange(self.codes.shape[0])
-        g = self.codes[rows, picks]
-        self.counts[rows, g] += active
-        filled = active & (self.counts[rows, g] == self.cap)
-        if not filled.any():
-            return None
-        return filled[:, None] & (self.codes == g[:, None])
-
-    def add_one(self, b: int, pick: int) -> np.ndarray | None:
-        """``add`` for query b alone: the (n,) mask of its newly blocked candidates."""
-        g = int(self.codes[b, pick])
-        self.counts[b, g] += 1
-        if self.counts[b, g] != self.cap:
-            return None
-        return self.codes[b] == g
 
 
 def feasible_counts(codes: np.ndarray, valid: np.ndarray, cap: int) -> np.ndarray:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import as_float_array, check_finite, check_int, check_length_range
+from ._constraints import token_table
 from ._groups import feasible_counts, group_codes
 from ._kernels import TIE_RTOL
 
@@ -102,6 +103,9 @@ class Prepared:
     group: np.ndarray | None = None  # (B, n) int64 codes, or None without groups
     cap: int | None = None  # max_per_group; None = no cap (also when no groups)
     feasible: np.ndarray | None = None  # (B,) most picks the cap allows (None: no cap)
+    # The token budget (see _constraints.py): token count per candidate, the budget.
+    tokens: np.ndarray | None = None  # (B, n) int64, 0 at padding; None without a budget
+    budget: int | None = None  # max_tokens
 
     @property
     def batch(self) -> int:
@@ -142,12 +146,20 @@ class Prepared:
             rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
             group=None if self.group is None else self.group[cut], cap=self.cap,
             feasible=None if self.feasible is None else self.feasible[cut],
+            tokens=None if self.tokens is None else self.tokens[cut], budget=self.budget,
         )
 
     @property
+    def constrained(self) -> bool:
+        """A per-group cap or a token budget limits which candidates can be picked."""
+        return self.cap is not None or self.budget is not None
+
+    @property
     def single(self) -> bool:
-        """One query whose candidates are all real: the methods' 1-D fast path applies."""
-        return self.all_real and self.X.shape[0] == 1
+        """One query whose candidates are all real and no token budget: the methods'
+        1-D fast paths apply (they keep a group cap but not a budget, whose picks
+        can run out before k; the batched paths handle that)."""
+        return self.all_real and self.X.shape[0] == 1 and self.budget is None
 
     def products_into(
         self, j: int, factor: float, out: np.ndarray, row_scale: Any, b: int = 0
@@ -204,6 +216,8 @@ def prepare(
     batched: bool,
     groups: Any = None,
     max_per_group: Any = None,
+    token_counts: Any = None,
+    max_tokens: Any = None,
 ) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
@@ -313,13 +327,8 @@ def prepare(
         r = r.reshape(B, n)
         check_finite(r, "relevance", valid)
         rel = np.where(valid, r, 0.0)
-    codes = feasible = None
-    if groups is not None:
-        codes = group_codes(groups, (B, n), valid, batched)
-        if cap is not None:
-            feasible = feasible_counts(codes, valid, cap)
-    elif cap is not None:
-        raise ValueError("max_per_group: needs groups (one label per candidate)")
+    codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
+    tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
     return Prepared(
         X=X,
         q=q,
@@ -332,6 +341,20 @@ def prepare(
         normalize=normalize,
         all_real=all_real,
         group=codes,
-        cap=cap if codes is not None else None,
+        cap=cap,
         feasible=feasible,
+        tokens=tokens,
+        budget=budget,
     )
+
+
+def _group_cap(
+    groups: Any, cap: int | None, shape: tuple[int, int], valid: np.ndarray, batched: bool
+) -> tuple[np.ndarray | None, int | None, np.ndarray | None]:
+    """Group codes, the cap (None without groups) and the most picks it allows."""
+    if groups is None:
+        if cap is not None:
+            raise ValueError("max_per_group: needs groups (one label per candidate)")
+        return None, None, None
+    codes = group_codes(groups, shape, valid, batched)
+    return codes, cap, None if cap is None else feasible_counts(codes, valid, cap)

@@ -110,8 +110,10 @@ def _run(
     if prior is not None:
         for b, p in enumerate(picked):
             p.info["prior"] = prior[b, p.indices].tolist()
-    if prep.group is not None and prep.cap is not None:
+    if prep.cap is not None:
         _report_cap(prep, k_int, picked)
+    if prep.budget is not None:
+        _report_budget(prep, k_int, picked)
     return [_to_selection(prep, b, p, method, params) for b, p in enumerate(picked)]
 
 
@@ -127,6 +129,24 @@ def _report_cap(prep: Prepared, k: int, picked: list[Picked]) -> None:
         p.info["feasible"] = int(feasible[b])
         if feasible[b] < min(max(k, 0), real[b]):
             p.info["stopped"] = "max_per_group"
+
+
+def _report_budget(prep: Prepared, k: int, picked: list[Picked]) -> None:
+    """``info`` of a budgeted run: ``max_tokens``, ``tokens_used`` and, when the
+    budget is what kept the selection below min(k, n) (and below what a cap
+    allows), ``stopped = "max_tokens"``: fewer picks, and some candidate left
+    out does not fit the tokens left."""
+    assert prep.tokens is not None and prep.budget is not None
+    most = np.minimum(max(k, 0), prep.valid.sum(axis=1) if prep.feasible is None else prep.feasible)
+    for b, p in enumerate(picked):
+        used = int(prep.tokens[b, p.indices].sum())
+        p.info["max_tokens"] = prep.budget
+        p.info["tokens_used"] = used
+        if len(p.indices) < most[b]:
+            out = prep.valid[b].copy()
+            out[p.indices] = False
+            if (prep.tokens[b, out] > prep.budget - used).any():
+                p.info["stopped"] = "max_tokens"
 
 
 def _to_selection(
@@ -166,6 +186,8 @@ def select(
     normalize: bool = True,
     groups: Any = None,
     max_per_group: int | None = None,
+    max_tokens: int | None = None,
+    token_counts: Any = None,
     **options: Any,
 ) -> Selection:
     """Choose ``k`` of ``n`` candidate vectors for one query.
@@ -187,6 +209,15 @@ def select(
             leaves fewer than k candidates pickable, fewer come back and
             ``info["stopped"] == "max_per_group"``; a capped run's ``info`` also
             has ``max_per_group`` and ``feasible`` (the most picks the cap allows).
+        max_tokens: a token budget (an integer >= 0; None = none), with
+            ``token_counts``: the picks' counts sum to at most this, for every
+            method. A pick that does not fit is skipped and the next best one
+            that fits is taken; the selection stops at k picks or when nothing
+            fits. ``info`` has ``max_tokens``, ``tokens_used`` and, when the
+            budget cut the selection below min(k, n), ``stopped == "max_tokens"``.
+            A budget that cannot bind changes nothing. Combines with the cap.
+        token_counts: (n,) non-negative integers, each candidate's length in
+            tokens (e.g. of the prompt's tokenizer); needs ``max_tokens``.
         **options: the method's options, e.g. ``lambda_mult=0.7`` for ``mmr``.
             ``similarity``, ``mmr`` and ``dpp`` also take the quality prior
             ``prior`` ((n,) scores) and ``prior_weight`` (in [0, 1], default 0):
@@ -202,7 +233,8 @@ def select(
     """
     prep = prepare(
         query, candidates, relevance=relevance, normalize=normalize, batched=False,
-        groups=groups, max_per_group=max_per_group,
+        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
+        max_tokens=max_tokens,
     )
     return _run(method, prep, k, relevance, options)[0]
 
@@ -218,6 +250,8 @@ def select_batch(
     normalize: bool = True,
     groups: Any = None,
     max_per_group: int | None = None,
+    max_tokens: int | None = None,
+    token_counts: Any = None,
     **options: Any,
 ) -> list[Selection]:
     """``select`` for B queries at once; the same results as B single calls.
@@ -231,9 +265,12 @@ def select_batch(
         relevance: optional (B, n); a ``prior`` option is (B, n) here too.
         groups: optional (B, n) labels (with ``max_per_group``, as in ``select``);
             padding positions may hold any label, None included.
+        token_counts: optional (B, n) token counts (with ``max_tokens``, as in
+            ``select``); padding positions are ignored.
     """
     prep = prepare(
         queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True,
-        groups=groups, max_per_group=max_per_group,
+        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
+        max_tokens=max_tokens,
     )
     return _run(method, prep, k, relevance, options, batched=True)

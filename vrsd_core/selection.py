@@ -26,7 +26,10 @@ class Selection:
             for ``dpp``, ``swaps`` for ``vrsd`` with ``refine="swap"``). With a
             per-group cap (``groups`` + ``max_per_group``): ``max_per_group``,
             ``feasible`` (the most picks the cap allows) and, when the cap kept
-            the selection below min(k, n), ``stopped == "max_per_group"``.
+            the selection below min(k, n), ``stopped == "max_per_group"``. With a
+            token budget (``token_counts`` + ``max_tokens``): ``max_tokens``,
+            ``tokens_used`` and, when the budget cut the selection short,
+            ``stopped == "max_tokens"``.
     """
 
     indices: np.ndarray

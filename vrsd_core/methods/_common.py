@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._groups import GroupCap
+from .._constraints import Constraints
 from .._prepare import Prepared
 
 
@@ -32,11 +32,24 @@ def pick_counts(prep: Prepared, k: int) -> np.ndarray:
     return np.minimum(max(k, 0), prep.valid.sum(axis=1))
 
 
-def start_cap(prep: Prepared) -> GroupCap | None:
-    """The per-group pick counter of a greedy run, or None without a cap."""
-    if prep.group is None or prep.cap is None:
+def start_constraints(prep: Prepared) -> Constraints | None:
+    """The feasibility tracker of a run (cap and/or budget), or None without either."""
+    if not prep.constrained:
         return None
-    return GroupCap.start(prep.group, prep.cap)
+    return Constraints.start(prep.valid, prep.group, prep.cap, prep.tokens, prep.budget)
+
+
+def step_active(t: int, counts: np.ndarray, cons: Constraints | None) -> np.ndarray:
+    """(B,) which queries pick at step t: those below their count that (under a
+    cap or budget) still have an open candidate. Once False it stays False."""
+    active = t < counts
+    return active if cons is None else active & cons.live
+
+
+def taken_counts(counts: np.ndarray, cons: Constraints | None) -> np.ndarray:
+    """Per query, how many picks a greedy run made (its count, or fewer when a
+    budget ran out first)."""
+    return counts if cons is None else cons.taken
 
 
 # Batches run over chunks of queries whose candidate vectors together stay in

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._constraints import Constraints
 from .._prepare import Prepared
 
 
@@ -109,32 +110,40 @@ def occurrence_rank(labels: np.ndarray) -> np.ndarray:
     return rank
 
 
-def capped_draws(
-    probs: np.ndarray, order: np.ndarray, codes: np.ndarray, cap: int, take: int
+def constrained_draws(
+    probs: np.ndarray,
+    order: np.ndarray,
+    cons: Constraints,
+    b: int,
+    items: np.ndarray,
+    take: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw without replacement under a per-group cap, from a Plackett-Luce ``order``.
+    """Draw without replacement under a cap or budget, from a Plackett-Luce ``order``.
 
-    Walking the order and passing over items whose group is already full is
-    sampling each draw proportional to ``probs`` among the items left *and
-    allowed* (the order restricted to any subset is that subset's own
-    Plackett-Luce order). An item is kept iff fewer than ``cap`` items of its
-    group come before it in the order, so the kept positions are one
-    vectorised rank. Returns (positions into ``order`` of the first ``take``
-    kept items, the probability each had at its draw among the allowed items
-    left; 0 once no mass is left). One O(m) update per kept item.
+    ``items`` are query b's candidate indices (the pool), ``probs`` their
+    probabilities. Walking the order and passing over items the constraints
+    close (a full group, too long for the tokens left) is sampling each draw
+    proportional to ``probs`` among the items left *and allowed* (the order
+    restricted to any subset is that subset's own Plackett-Luce order); a
+    closed item never reopens, so nothing passed over is allowed later.
+    Returns (positions into ``order`` of at most ``take`` kept items, the
+    probability each had at its draw among the allowed items left; 0 once no
+    mass is left). One O(m) update per kept item.
     """
-    groups = codes[order]
-    kept = np.flatnonzero(occurrence_rank(groups) < cap)[:take]
     p = probs[order]
-    alive = np.ones(len(order), dtype=bool)
-    counts: dict[int, int] = {}
-    gains = np.zeros(len(kept))
-    for t, pos in enumerate(kept.tolist()):
-        mass = float(p[alive].sum())
-        gains[t] = float(p[pos]) / mass if mass > 0 else 0.0
-        alive[pos] = False
-        g = int(groups[pos])
-        counts[g] = counts.get(g, 0) + 1
-        if counts[g] == cap:
-            alive &= groups != g
-    return kept, gains
+    drawn = items[order]
+    kept: list[int] = []
+    gains: list[float] = []
+    pos = 0
+    while len(kept) < take:
+        allowed = cons.open[b, drawn]
+        ahead = np.flatnonzero(allowed[pos:])
+        if len(ahead) == 0:
+            break
+        at = pos + int(ahead[0])
+        mass = float(p[allowed].sum())
+        gains.append(float(p[at]) / mass if mass > 0 else 0.0)
+        kept.append(at)
+        cons.add_one(b, int(drawn[at]))
+        pos = at + 1
+    return np.array(kept, dtype=np.int64), np.array(gains, dtype=np.float64)

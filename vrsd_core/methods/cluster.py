@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_int
+from .._constraints import Constraints
 from .._kernels import argmax_first
 from .._prepare import Prepared
-from ._common import Picked, pick_counts
+from ._common import Picked, pick_counts, start_constraints
 from ._sampling import query_rng, resolve_seed
 
 
@@ -50,13 +51,14 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
     Picks are ordered by relevance (ties: lower index). ``gains`` are the size
     of the cluster each pick represents. ``info``: ``iterations`` (Lloyd
     iterations run), ``converged`` (assignments stopped changing), ``seed``
-    (the integer the generator was seeded with). With a per-group cap, see
-    ``_capped_representatives`` (``info["filled_by_relevance"]`` counts fills).
+    (the integer the generator was seeded with). With a per-group cap or a token budget, see
+    ``_allowed_representatives`` (``info["filled_by_relevance"]`` counts fills).
     """
     iters = check_int(n_iter, "n_iter", low=0)
     assert iters is not None
     base = resolve_seed(seed)
     counts = pick_counts(prep, k)
+    cons = start_constraints(prep)
     out = []
     for b in range(prep.batch):
         items = np.flatnonzero(prep.valid[b])
@@ -64,7 +66,7 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
         rel = prep.rel[b, items]
         if kk == 0:
             empty: dict[str, Any] = {"iterations": 0, "converged": True, "seed": base}
-            if prep.cap is not None:
+            if cons is not None:
                 empty["filled_by_relevance"] = 0
             out.append(Picked(np.zeros(0, np.int64), np.zeros(0), empty))
             continue
@@ -72,10 +74,8 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
         assign, done, converged = _kmeans(X, rel, kk, iters, query_rng(base))
         sizes = np.bincount(assign, minlength=kk)
         info = {"iterations": done, "converged": converged, "seed": base}
-        if prep.group is not None and prep.cap is not None:
-            reps, gains, filled = _capped_representatives(
-                assign, rel, sizes, prep.group[b, items], prep.cap
-            )
+        if cons is not None:
+            reps, gains, filled = _allowed_representatives(assign, rel, sizes, cons, b, items)
             info["filled_by_relevance"] = filled
             out.append(Picked(items[reps], gains, info))
             continue
@@ -88,47 +88,42 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
     return out
 
 
-def _capped_representatives(
-    assign: np.ndarray, rel: np.ndarray, sizes: np.ndarray, codes: np.ndarray, cap: int
+def _allowed_representatives(
+    assign: np.ndarray,
+    rel: np.ndarray,
+    sizes: np.ndarray,
+    cons: Constraints,
+    b: int,
+    items: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Representatives under a per-group cap: clusters in order of their most
-    relevant member, each takes its most relevant member whose group is not full;
-    a cluster left without one is skipped, and the places it leaves are filled
-    by relevance from the candidates still allowed (gain 0). One pass over the
-    clusters, O(n) array work each. Returns (picks by relevance, gains, fills).
+    """Representatives under a per-group cap or token budget (``cons``, query b;
+    ``items`` its real candidates): clusters in order of their most relevant
+    member, each takes its most relevant member still allowed; a cluster left
+    without one is skipped, and the places it leaves are filled by relevance
+    from the candidates still allowed (gain 0). O(n) array work per pick.
+    Returns (positions into ``items``, by relevance; gains; fills).
     """
     kk = len(sizes)
-    allowed = np.ones(len(rel), dtype=bool)
-    counts: dict[int, int] = {}
     picks: list[int] = []
     gains: list[float] = []
     best = np.full(kk, -np.inf)
     np.maximum.at(best, assign, rel)
-    # clusters by their best member's relevance (ties: the lower cluster number)
-    for c in np.lexsort((np.arange(kk), -best)).tolist():
-        members = np.flatnonzero((assign == c) & allowed)
-        if len(members) == 0:
-            continue
+
+    def take(members: np.ndarray, gain: float) -> None:
         j = int(members[int(argmax_first(rel[members][None, :])[0])])
         picks.append(j)
-        gains.append(float(sizes[c]))
-        allowed[j] = False
-        g = int(codes[j])
-        counts[g] = counts.get(g, 0) + 1
-        if counts[g] == cap:
-            allowed &= codes != g
+        gains.append(gain)
+        cons.add_one(b, int(items[j]))
+
+    # clusters by their best member's relevance (ties: the lower cluster number)
+    for c in np.lexsort((np.arange(kk), -best)).tolist():
+        members = np.flatnonzero((assign == c) & cons.open[b, items])
+        if len(members):
+            take(members, float(sizes[c]))
     filled = 0
-    while len(picks) < kk and allowed.any():  # at most k fills
-        left = np.flatnonzero(allowed)
-        j = int(left[int(argmax_first(rel[left][None, :])[0])])
-        picks.append(j)
-        gains.append(0.0)
+    while len(picks) < kk and (left := np.flatnonzero(cons.open[b, items])).size:
+        take(left, 0.0)  # at most k fills
         filled += 1
-        allowed[j] = False
-        g = int(codes[j])
-        counts[g] = counts.get(g, 0) + 1
-        if counts[g] == cap:
-            allowed &= codes != g
     reps = np.array(picks, dtype=np.int64)
     order = np.lexsort((reps, -rel[reps]))  # by relevance, ties: lower index
     return reps[order], np.array(gains, dtype=np.float64)[order], filled

@@ -31,7 +31,15 @@ import numpy as np
 from .._checks import check_int, check_real
 from .._kernels import argmax_first, argmax_first_1d, cosine_from_parts
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows, start_cap
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 
 def complement(
@@ -69,7 +77,8 @@ def complement(
     rel = np.where(prep.valid, prep.rel, -np.inf)
     best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
     threshold = np.full(B, fixed) if fixed is not None else (1.0 + best) / 2.0
-    avail = prep.valid.copy()
+    cons = start_constraints(prep)
+    avail = prep.valid.copy() if cons is None else cons.open.copy()
     restated = np.zeros((B, n), dtype=bool)
     # The sum s of the picks, kept as in vrsd: s.q, |s|^2 and D_j = |c_j|^2 + 2 s.c_j.
     D = prep.sq_norm.copy()
@@ -80,7 +89,6 @@ def complement(
     taken = np.zeros((B, K), dtype=bool)
     # the working query is unit length when normalising; else divide by its length
     q_len = np.ones(B) if prep.normalize else prep.q_norm
-    cap = start_cap(prep)
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             eligible = avail & ~restated
@@ -100,18 +108,19 @@ def complement(
                 p = np.where(take, v, p)
                 gain = np.where(take, pair[rows, v], gain)
                 taken[:, t] = take
-            active = t < counts
+            active = step_active(t, counts, cons)
             picks[:, t] = p
             gains[:, t] = gain
             s_sq += np.where(active, D[rows, p], 0.0)
             s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
             avail[rows, p] = False
-            if cap is not None and (blocked := cap.add(p, active)) is not None:
-                avail &= ~blocked  # a full group's candidates are out
+            if cons is not None and (blocked := cons.add(p, active)) is not None:
+                avail &= ~blocked  # a full group's, or too long for the tokens left
             if t < K - 1:
                 sims = prep.sims_to(p)
                 D += 2.0 * sims
                 restated |= sims > threshold[:, None]
+    counts = taken_counts(counts, cons)
     out = split_rows(picks, gains, counts)
     has_candidates = (prep.valid.sum(axis=1) > 0).tolist()
     for b, picked in enumerate(out):

@@ -19,7 +19,15 @@ import numpy as np
 from .._checks import check_unit
 from .._kernels import argmax_first, argmax_first_1d, first_tie
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows, start_cap
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 # A marginal gain below this fraction of the largest diagonal is numerical zero.
 _RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -43,26 +51,26 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     d2 = w * w * prep.sq_norm
     floor = _RANK_EPS[prep.X.dtype] * d2.max(axis=1, initial=0.0)
     factors = np.zeros((B, K, n))
-    avail = prep.valid.copy()
+    cons = start_constraints(prep)
+    avail = prep.valid.copy() if cons is None else cons.open.copy()
     exhausted = np.zeros(B, dtype=bool)
     filled = np.zeros(B, dtype=np.int64)
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     by_rel = np.where(prep.valid, prep.rel, -np.inf)
-    cap = start_cap(prep)
     for t in range(K):
         best_gain = np.where(avail, d2, -np.inf).max(axis=1, initial=-np.inf)
         exhausted |= best_gain <= floor
         score = np.where(exhausted[:, None], by_rel, d2)
         score[~avail] = -np.inf
         p = argmax_first(score, prep.tie_rtol)
-        active = t < counts
+        active = step_active(t, counts, cons)
         picks[:, t] = p
         gains[:, t] = np.where(exhausted, 0.0, d2[rows, p])
         filled += exhausted & active
         avail[rows, p] = False
-        if cap is not None and (blocked := cap.add(p, active)) is not None:
-            avail[blocked] = False  # a full group's candidates are out
+        if cons is not None and (blocked := cons.add(p, active)) is not None:
+            avail[blocked] = False  # a full group's, or too long for the tokens left
         if t < K - 1 and not exhausted.all():
             d_p = np.sqrt(np.maximum(d2[rows, p], floor))
             d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
@@ -71,7 +79,7 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
             e = (kernel_row - proj) / d_p[:, None]
             factors[:, t, :] = e
             d2 = d2 - e * e
-    result = split_rows(picks, gains, counts)
+    result = split_rows(picks, gains, taken_counts(counts, cons))
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
     return result
@@ -99,7 +107,7 @@ def _dpp_single(prep: Prepared, K: int, alpha: float) -> Picked:
     gains = np.zeros(K)
     filled = 0
     exhausted = False
-    cap = start_cap(prep)
+    cap = start_constraints(prep)  # a group cap only: a budget takes the batched path
     for t in range(K):
         if not exhausted:
             top = int(d2.argmax())

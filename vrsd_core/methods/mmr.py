@@ -15,7 +15,15 @@ import numpy as np
 from .._checks import check_unit
 from .._kernels import argmax_first, argmax_first_1d
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows, start_cap
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 
 def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
@@ -27,11 +35,11 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
     rows = np.arange(B)
-    avail = prep.valid.copy()
+    cons = start_constraints(prep)
+    avail = prep.valid.copy() if cons is None else cons.open.copy()
     max_sim = np.zeros((B, n))
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
-    cap = start_cap(prep)
     for t in range(K):
         score = prep.rel.copy() if t == 0 else lam * prep.rel - (1.0 - lam) * max_sim
         score[~avail] = -np.inf
@@ -39,12 +47,12 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
         picks[:, t] = p
         gains[:, t] = lam * prep.rel[rows, p] if t == 0 else score[rows, p]
         avail[rows, p] = False
-        if cap is not None and (blocked := cap.add(p, t < counts)) is not None:
-            avail[blocked] = False  # a full group's candidates are out
+        if cons is not None and (blocked := cons.add(p, step_active(t, counts, cons))) is not None:
+            avail[blocked] = False  # a full group's, or too long for the tokens left
         if t < K - 1:
             sims = prep.sims_to(p)
             max_sim = sims if t == 0 else np.maximum(max_sim, sims)
-    return split_rows(picks, gains, counts)
+    return split_rows(picks, gains, taken_counts(counts, cons))
 
 
 def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
@@ -63,7 +71,7 @@ def _mmr_single(prep: Prepared, K: int, lam: float) -> Picked:
     sims, score = np.empty(n), np.empty(n)
     picks = np.zeros(K, dtype=np.int64)
     gains = np.zeros(K)
-    cap = start_cap(prep)
+    cap = start_constraints(prep)  # a group cap only: a budget takes the batched path
     for t in range(K):
         if t == 0:
             p = argmax_first_1d(rel, rtol)

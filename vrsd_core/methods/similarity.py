@@ -6,7 +6,7 @@ import numpy as np
 
 from .._kernels import argmax_first
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, split_rows, start_cap
+from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:
@@ -22,12 +22,14 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
     rows = np.arange(B)
     scores = np.where(prep.valid, prep.rel, -np.inf)
     picks = np.zeros((B, K), dtype=np.int64)
-    cap = start_cap(prep)
+    cons = start_constraints(prep)
+    if cons is not None:
+        scores[~cons.open] = -np.inf  # e.g. longer than the whole budget
     for t in range(K):
         p = argmax_first(scores, prep.tie_rtol)
         picks[:, t] = p
         scores[rows, p] = -np.inf
-        if cap is not None and (blocked := cap.add(p, t < counts)) is not None:
-            scores[blocked] = -np.inf  # a full group's candidates are out
+        if cons is not None and (blocked := cons.add(p, step_active(t, counts, cons))) is not None:
+            scores[blocked] = -np.inf  # a full group's, or too long for the tokens left
     gains = np.take_along_axis(prep.rel, picks, axis=1)
-    return split_rows(picks, gains, counts)
+    return split_rows(picks, gains, taken_counts(counts, cons))

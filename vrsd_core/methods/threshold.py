@@ -21,7 +21,7 @@ import numpy as np
 
 from .._checks import check_int, check_real
 from .._prepare import Prepared
-from ._common import Picked, pick_counts
+from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (
     plackett_luce_order,
     pool_size,
@@ -59,7 +59,8 @@ def threshold(
     (the pool actually used), ``short_by`` (how many fewer than min(k, n)
     came back), ``rejected`` (draws turned down before the last keep),
     ``seed`` (the integer the generator was seeded with: pass it back to repeat a run).
-    With a per-group cap, a draw whose group is full is turned down too.
+    With a per-group cap or a token budget, a draw whose group is full or that
+    does not fit the tokens left is turned down too.
     """
     m_opt = check_int(m, "m", low=1, allow_none=True)
     high = 1.0 if prep.normalize else float("inf")
@@ -69,6 +70,7 @@ def threshold(
         raise ValueError(f"weighted: expected True or False, got {weighted!r}")
     base = resolve_seed(seed)
     counts = pick_counts(prep, k)
+    cons = start_constraints(prep)
     out = []
     for b in range(prep.batch):
         rng = query_rng(base)
@@ -84,27 +86,21 @@ def threshold(
         gains: list[float] = []
         max_sim = np.full(len(drawn), -np.inf)  # per drawn item, max similarity to kept
         pos, rejected = 0, 0
-        capped = prep.group is not None and prep.cap is not None
-        open_group = np.ones(len(drawn), dtype=bool)
-        per_group: dict[int, int] = {}
-        if prep.group is not None:  # draws of a full group are turned down like too similar ones
-            codes = prep.group[b, drawn]
         while len(kept) < want:
             fits = max_sim[pos:] < limit
-            ok = np.flatnonzero(fits & open_group[pos:] if capped else fits)
+            if cons is not None:  # a draw of a full group, or too long, is turned down too
+                fits &= cons.open[b, drawn[pos:]]
+            ok = np.flatnonzero(fits)
             if len(ok) == 0:
                 break
             at = pos + int(ok[0])
-            rejected += at - pos  # too similar, or (with a cap) of a full group
+            rejected += at - pos  # too similar, or (with a cap or budget) not allowed
             j = int(drawn[at])
             kept.append(j)
             gains.append(0.0 if len(kept) == 1 else float(max_sim[at]))
             max_sim = np.maximum(max_sim, prep.sims_to_one(b, j)[drawn])
-            if capped:
-                g = int(codes[at])
-                per_group[g] = per_group.get(g, 0) + 1
-                if per_group[g] == prep.cap:
-                    open_group &= codes != g
+            if cons is not None:
+                cons.add_one(b, j)
             pos = at + 1
         info = {"m": len(pool), "seed": base, "short_by": want - len(kept),
                 "rejected": rejected}

@@ -16,9 +16,9 @@ import numpy as np
 
 from .._checks import check_int, check_real
 from .._prepare import Prepared
-from ._common import Picked, pick_counts
+from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (
-    capped_draws,
+    constrained_draws,
     draw_probabilities,
     log_softmax,
     noise_rng,
@@ -65,6 +65,7 @@ def top_m(
     sigma = check_real(noise, "noise", low=0.0)
     base = resolve_seed(seed)
     counts = pick_counts(prep, k)
+    cons = start_constraints(prep)
     out = []
     for b in range(prep.batch):
         rng = query_rng(base)
@@ -82,8 +83,8 @@ def top_m(
             with np.errstate(divide="ignore"):
                 logp = np.log(probs)
         order = plackett_luce_order(logp, rng)
-        if prep.group is not None and prep.cap is not None:  # draw only from what is left
-            kept, gains = capped_draws(probs, order, prep.group[b, pool], prep.cap, take)
+        if cons is not None:  # draw only from what the cap and the budget allow
+            kept, gains = constrained_draws(probs, order, cons, b, pool, take)
             order, take = order[kept], len(kept)
         else:
             gains = draw_probabilities(probs, order)[:take]

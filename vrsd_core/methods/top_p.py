@@ -15,9 +15,9 @@ import numpy as np
 
 from .._checks import check_real
 from .._prepare import Prepared
-from ._common import Picked, pick_counts
+from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (
-    capped_draws,
+    constrained_draws,
     draw_probabilities,
     log_softmax,
     plackett_luce_order,
@@ -50,6 +50,7 @@ def top_p(
     temp = check_real(temperature, "temperature", low=0.0, allow_inf=True)
     base = resolve_seed(seed)
     counts = pick_counts(prep, k)
+    cons = start_constraints(prep)
     out = []
     for b in range(prep.batch):
         rng = query_rng(base)
@@ -66,8 +67,8 @@ def top_p(
         with np.errstate(divide="ignore"):
             order = plackett_luce_order(np.log(inner), rng)
         take = min(int(counts[b]), size)
-        if prep.group is not None and prep.cap is not None:  # draw only from what is left
-            kept, gains = capped_draws(inner, order, prep.group[b, nucleus], prep.cap, take)
+        if cons is not None:  # draw only from what the cap and the budget allow
+            kept, gains = constrained_draws(inner, order, cons, b, nucleus, take)
             order, take = order[kept], len(kept)
         else:
             gains = draw_probabilities(inner, order)[:take]

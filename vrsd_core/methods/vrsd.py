@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .._checks import check_int
-from .._groups import GroupCap
+from .._constraints import Constraints
 from .._kernels import (
     TIE_RTOL,
     TINY,
@@ -24,7 +24,15 @@ from .._kernels import (
     cosine_from_parts,
 )
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, single_count, split_rows, start_cap
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 REFINE_CHOICES = (None, "swap")
 
@@ -52,7 +60,8 @@ def vrsd(
     rows = np.arange(B)
     # The single-query loop's form, per row: D = |c|^2 + 2 s.c, picked and
     # padding candidates carry s.q = -inf, the guard is checked on the winners.
-    num_base = np.where(prep.valid, prep.qsim, -np.inf)
+    cons = start_constraints(prep)
+    num_base = np.where(prep.valid if cons is None else cons.open, prep.qsim, -np.inf)
     D = prep.sq_norm.copy()
     s_dot_q = np.zeros(B)
     s_sq = np.zeros(B)
@@ -61,7 +70,6 @@ def vrsd(
     products = np.zeros((K, B, n)) if refine else None
     q_norm = prep.q_norm
     min_len = float(np.sqrt(TINY)) * q_norm
-    cap = start_cap(prep)
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             score = num_base + s_dot_q[:, None]
@@ -71,7 +79,7 @@ def vrsd(
                 den *= q_norm[:, None]
             np.divide(score, den, out=score)
             p, thr = argmax_first_rows(score, prep.tie_rtol)
-            active = t < counts
+            active = step_active(t, counts, cons)
             # As in _vrsd_single: redo guarded where a (near) zero-length sum could win.
             if (active & ~((thr > 0) & (den[rows, p] > min_len))).any():
                 score = cosine_from_parts(
@@ -84,14 +92,14 @@ def vrsd(
             s_sq += np.where(active, D[rows, p], 0.0)
             s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
             num_base[rows, p] = -np.inf
-            if cap is not None and (blocked := cap.add(p, active)) is not None:
-                num_base[blocked] = -np.inf  # a full group's candidates are out
+            if cons is not None and (blocked := cons.add(p, active)) is not None:
+                num_base[blocked] = -np.inf  # a full group's, or too long for the tokens left
             if t < K - 1 or products is not None:
                 prod2 = prep.sims_to(p, factor=2.0)
                 D += prod2
                 if products is not None:
                     np.multiply(prod2, 0.5, out=products[t])
-    result = split_rows(picks, gains, counts)
+    result = split_rows(picks, gains, taken_counts(counts, cons))
     if products is None:
         return result
     for b, picked in enumerate(result):
@@ -102,7 +110,7 @@ def vrsd(
         avail[picked.indices] = False
         result[b] = _swap_refine(
             prep, b, picked, products[:m, b], s_dot_q[b], s_sq[b],
-            products[:m, b].sum(axis=0), avail, max_swaps, cap,
+            products[:m, b].sum(axis=0), avail, max_swaps, cons,
         )
     return result
 
@@ -132,7 +140,7 @@ def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> 
     tie_rtol = prep.tie_rtol
     guard = math.sqrt(TINY) * q_norm  # sqrt(|s + c|^2) * |q| at the zero-length limit
     X0, last = prep.X[0], K - 1
-    cap = start_cap(prep)
+    cap = start_constraints(prep)  # a group cap only: a budget takes the batched path
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
             np.add(num_base, s_dot_q, out=num)
@@ -193,15 +201,17 @@ def _swap_refine(
     s_dot_c: np.ndarray,
     avail: np.ndarray,
     max_swaps: int,
-    cap: GroupCap | None = None,
+    cons: Constraints | None = None,
 ) -> Picked:
     """Best-improvement 1-swap search on one query, from the greedy's state.
 
     ``prods[a]`` holds c_{chosen[a]} . c_j for every j (the greedy's products),
     so every exchange (a out, j in) is scored for all a, j with O(k n)
     arithmetic; an accepted exchange costs one new matrix-vector product.
-    With a per-group cap (``cap``, counted over the greedy's picks), j may come
-    in only from a's own group or from a group that is not full.
+    Only exchanges to feasible sets are scored (``cons``, the tracker after the
+    greedy's picks): with a per-group cap, j may come in only from a's own
+    group or from a group that is not full; with a token budget, only if the
+    set's tokens minus a's plus j's stay within it.
     """
     chosen = greedy.indices.copy()
     prods = prods.copy()
@@ -211,9 +221,9 @@ def _swap_refine(
     start = current = float(cosine_from_parts(np.float64(s_dot_q), np.float64(s_sq), q_norm))
     swaps = 0
     limit_hit = False
-    codes = counts = None
-    if cap is not None:
-        codes, counts, limit = cap.codes[b], cap.counts[b].copy(), cap.cap
+    room = None if cons is None else cons.group_room(b)
+    tokens = None if cons is None or cons.tokens is None else cons.tokens[b]
+    spare = 0 if cons is None or cons.left is None else int(cons.left[b])  # tokens left
     while True:
         num = s_dot_q - qsim[chosen][:, None] + qsim[None, :]
         den2 = (
@@ -226,9 +236,13 @@ def _swap_refine(
         )
         score = cosine_from_parts(num, den2, q_norm)
         score[:, ~avail] = -np.inf
-        if codes is not None and counts is not None:
+        if room is not None:
+            codes, counts, limit = room
             # j from another group than a's only while j's group has room
             score[(codes[None, :] != codes[chosen][:, None]) & (counts[codes] >= limit)] = -np.inf
+        if tokens is not None:
+            # j for a only if the set still fits: tokens[j] - tokens[a] <= tokens left
+            score[tokens[None, :] - tokens[chosen][:, None] > spare] = -np.inf
         flat = int(argmax_first(score.ravel()[None, :])[0])
         a, j = divmod(flat, score.shape[1])
         best = float(score[a, j])
@@ -246,9 +260,12 @@ def _swap_refine(
         s_dot_q = float(num[a, j])
         prods[a] = new_prod
         chosen[a] = j
-        if codes is not None and counts is not None:
+        if room is not None:
+            codes, counts, _ = room
             counts[codes[out]] -= 1
             counts[codes[j]] += 1
+        if tokens is not None:
+            spare += int(tokens[out]) - int(tokens[j])
         avail[out], avail[j] = True, False
         current = best
         swaps += 1

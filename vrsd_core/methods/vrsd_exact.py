@@ -18,6 +18,7 @@ from .._checks import check_int
 from .._kernels import TIE_RTOL, argmax_first, cosine_from_parts
 from .._prepare import Prepared
 from ._common import Picked, pick_counts
+from ._sampling import occurrence_rank
 from .vrsd import greedy_order
 
 MAX_SUBSETS = 5_000_000
@@ -28,8 +29,10 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
     """Exact maximiser of cos(sum of selected, query); ties go to the
     lexicographically smallest index set. Raises ValueError if C(n, k) > max_subsets.
 
-    With a per-group cap only the feasible subsets (no group above the cap)
-    compete; ``info["subsets"]`` counts those.
+    With a per-group cap or a token budget only the feasible subsets (no group
+    above the cap, tokens within the budget) compete; under a budget the size
+    is the most picks, up to k, that any feasible subset has (``_most_picks``).
+    ``info["subsets"]`` counts the feasible subsets of that size.
     """
     check_int(max_subsets, "max_subsets", low=1)
     counts = pick_counts(prep, k)
@@ -37,6 +40,10 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
     for b in range(prep.batch):
         items = np.flatnonzero(prep.valid[b])
         m, kk = len(items), int(counts[b])
+        tokens = None if prep.tokens is None else prep.tokens[b, items]
+        codes = None if prep.group is None or prep.cap is None else prep.group[b, items]
+        if tokens is not None and prep.budget is not None:
+            kk = _most_picks(tokens, prep.budget, codes, prep.cap, kk)
         total = math.comb(m, kk)
         if total > max_subsets:
             raise ValueError(
@@ -50,56 +57,78 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
         gram = prep.gram(b, items)
         qsim = prep.qsim[b, items]
         q_norm = float(prep.q_norm[b])
-        codes = None
-        if prep.group is not None and prep.cap is not None:
-            codes = prep.group[b, items]
-            total = _feasible_subsets(codes, prep.cap, kk)
-        if kk < m:
-            best = _best_subset(gram, qsim, kk, q_norm, codes, prep.cap)
-        else:
-            best = np.arange(m)
+        rules = _Feasible(codes, prep.cap, tokens, prep.budget)
+        best, total = _best_subset(gram, qsim, kk, q_norm, rules)
         order, gains = greedy_order(gram[np.ix_(best, best)], qsim[best], q_norm)
         out.append(Picked(items[best[order]], gains, {"subsets": total}))
     return out
 
 
-def _feasible_subsets(codes: np.ndarray, cap: int, k: int) -> int:
-    """How many k-subsets put at most ``cap`` items in any group: the coefficient
-    of x^k in prod over groups of sum_{i <= cap} C(size, i) x^i."""
-    poly = [1] + [0] * k
-    for size in np.bincount(codes).tolist():
-        if not size:
-            continue
-        terms = [math.comb(size, i) for i in range(min(cap, size) + 1)]
-        poly = [
-            sum(poly[d - i] * terms[i] for i in range(min(d, len(terms) - 1) + 1))
-            for d in range(k + 1)
-        ]
-    return poly[k]
+def _most_picks(
+    tokens: np.ndarray, budget: int, codes: np.ndarray | None, cap: int | None, k: int
+) -> int:
+    """The largest s <= k such that some s items fit the budget (and the cap).
+
+    The cheapest s-item set under a per-group cap is the first s items taken
+    in increasing token order, skipping those whose group is full (the cap
+    makes a partition matroid, on which this greedy is optimal)."""
+    order = np.argsort(tokens, kind="stable")
+    if codes is not None and cap is not None:
+        order = order[occurrence_rank(codes[order]) < cap]
+    spent = np.cumsum(tokens[order])
+    return min(k, int(np.searchsorted(spent, budget, side="right")))
+
+
+class _Feasible:
+    """Which (prefix + j) subsets the cap and the budget allow, for a block of prefixes."""
+
+    def __init__(
+        self,
+        codes: np.ndarray | None,
+        cap: int | None,
+        tokens: np.ndarray | None,
+        budget: int | None,
+    ) -> None:
+        self.codes: np.ndarray | None = codes if cap is not None else None
+        self.cap = cap
+        self.tokens: np.ndarray | None = tokens if budget is not None else None
+        self.budget = budget
+
+    def refused(self, P: np.ndarray) -> np.ndarray | None:
+        """(c, m) True where prefix row P[r] plus candidate j is infeasible; None if none can be."""
+        out = None
+        if self.codes is not None and self.cap is not None:
+            G = self.codes[P]  # (c, k-1)
+            over = ((G[:, :, None] == G[:, None, :]).sum(axis=2) > self.cap).any(axis=1)
+            in_prefix = (G[:, :, None] == self.codes[None, None, :]).sum(axis=1)  # (c, m)
+            out = over[:, None] | (in_prefix >= self.cap)
+        if self.tokens is not None and self.budget is not None:
+            spent = self.tokens[P].sum(axis=1)  # (c,)
+            heavy = spent[:, None] + self.tokens[None, :] > self.budget
+            out = heavy if out is None else out | heavy
+        return out
 
 
 def _best_subset(
-    gram: np.ndarray,
-    qsim: np.ndarray,
-    k: int,
-    q_norm: float,
-    codes: np.ndarray | None = None,
-    cap: int | None = None,
-) -> np.ndarray:
+    gram: np.ndarray, qsim: np.ndarray, k: int, q_norm: float, rules: _Feasible
+) -> tuple[np.ndarray, int]:
+    """The best feasible k-subset (lexicographically first among ties) and how
+    many feasible k-subsets there are. One k-subset exists at least (the caller
+    sized k so)."""
     m = len(qsim)
     diag = np.diag(gram)
-    if k == 1:
-        return argmax_first(cosine_from_parts(qsim, diag, q_norm)[None, :])
     cand = np.arange(m)
     best_val, best_set = -np.inf, None
+    feasible = 0
     chunk = max(1, _CHUNK_CELLS // m)
-    prefixes = itertools.combinations(range(m - 1), k - 1)
+    # k = 1: one empty prefix, so every candidate is scored alone
+    prefixes = itertools.combinations(range(m - 1), k - 1) if k > 1 else iter([()])
     tol = TIE_RTOL[np.dtype(np.float64)]
     while True:
         block = list(itertools.islice(prefixes, chunk))
         if not block:
             break
-        P = np.array(block, dtype=np.int64)  # (c, k-1), each row increasing
+        P = np.array(block, dtype=np.int64).reshape(len(block), k - 1)  # rows increasing
         pre_q = qsim[P].sum(axis=1)
         pre_sq = gram[P[:, :, None], P[:, None, :]].sum(axis=(1, 2))
         pre_dot = gram[P].sum(axis=1)  # (c, m): prefix-sum . c_j
@@ -108,14 +137,12 @@ def _best_subset(
         )
         # Only j after the prefix's last element: each subset is seen once, in
         # lexicographic order, so the first maximum is the smallest index set.
-        score[cand[None, :] <= P[:, -1:]] = -np.inf
-        if codes is not None and cap is not None:
-            # Only feasible subsets: no group over the cap in the prefix, and j's
-            # group with room left in it.
-            G = codes[P]  # (c, k-1)
-            over = ((G[:, :, None] == G[:, None, :]).sum(axis=2) > cap).any(axis=1)
-            in_prefix = (G[:, :, None] == codes[None, None, :]).sum(axis=1)  # (c, m)
-            score[over[:, None] | (in_prefix >= cap)] = -np.inf
+        if k > 1:
+            score[cand[None, :] <= P[:, -1:]] = -np.inf
+        refused = rules.refused(P)
+        if refused is not None:
+            score[refused] = -np.inf
+        feasible += int(np.isfinite(score).sum())
         flat = int(argmax_first(score.ravel()[None, :])[0])
         r, j = divmod(flat, m)
         val = float(score[r, j])
@@ -124,4 +151,4 @@ def _best_subset(
         if val > best_val + tol * max(1.0, abs(best_val)) or best_set is None:
             best_val, best_set = val, np.append(P[r], j)
     assert best_set is not None
-    return best_set
+    return best_set, feasible

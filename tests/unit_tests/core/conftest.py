@@ -61,14 +61,20 @@ def working(query, candidates, normalize: bool) -> tuple[np.ndarray, np.ndarray]
 
 
 class Cap:
-    """The per-source cap in its plainest form: a pick count per label."""
+    """The per-source cap and the token budget in their plainest form: a pick
+    count per label, and the tokens spent so far."""
 
-    def __init__(self, groups, max_per_group):
+    def __init__(self, groups, max_per_group, token_counts=None, max_tokens=None):
         self.groups = None if groups is None else list(groups)
         self.limit = max_per_group
         self.count: dict = {}
+        self.tokens = None if token_counts is None else [int(t) for t in token_counts]
+        self.budget = max_tokens
+        self.spent = 0
 
     def allows(self, i: int) -> bool:
+        if self.tokens is not None and self.spent + self.tokens[i] > self.budget:
+            return False
         if self.groups is None or self.limit is None:
             return True
         return self.count.get(self.groups[i], 0) < self.limit
@@ -76,9 +82,14 @@ class Cap:
     def take(self, i: int) -> None:
         if self.groups is not None:
             self.count[self.groups[i]] = self.count.get(self.groups[i], 0) + 1
+        if self.tokens is not None:
+            self.spent += self.tokens[i]
 
     def feasible(self, idx) -> bool:
-        """Whether the set idx keeps every label at most max_per_group times."""
+        """Whether the set idx keeps every label at most max_per_group times and
+        its tokens within the budget."""
+        if self.tokens is not None and sum(self.tokens[i] for i in idx) > self.budget:
+            return False
         if self.groups is None or self.limit is None:
             return True
         labels = [self.groups[i] for i in idx]
@@ -112,12 +123,12 @@ def sum_cos(q: np.ndarray, C: np.ndarray, idx) -> float:
 
 
 def ref_similarity(query, candidates, k, *, relevance=None, normalize=True, groups=None,
-                   max_per_group=None) -> Ref:
+                   max_per_group=None, token_counts=None, max_tokens=None) -> Ref:
     """Top-k by relevance, repeatedly taking the first best remaining candidate
     (of a label that has not reached max_per_group)."""
     q, C = working(query, candidates, normalize)
     rel = relevance_of(q, C, relevance)
-    cap = Cap(groups, max_per_group)
+    cap = Cap(groups, max_per_group, token_counts, max_tokens)
     left = list(range(len(C)))
     picks, gains = [], []
     for _ in range(min(max(k, 0), len(C))):
@@ -132,11 +143,12 @@ def ref_similarity(query, candidates, k, *, relevance=None, normalize=True, grou
     return Ref(picks, gains, sum_cos(q, C, picks))
 
 
-def ref_vrsd(query, candidates, k, *, normalize=True, groups=None, max_per_group=None) -> Ref:
+def ref_vrsd(query, candidates, k, *, normalize=True, groups=None, max_per_group=None,
+             token_counts=None, max_tokens=None) -> Ref:
     """The paper's Algorithm 1, literally: add the v in R maximising cos(sum(S) + v, q)
     (R: the candidates left whose label has not reached max_per_group)."""
     q, C = working(query, candidates, normalize)
-    cap = Cap(groups, max_per_group)
+    cap = Cap(groups, max_per_group, token_counts, max_tokens)
     R = list(range(len(C)))
     S: list[int] = []
     gains = []
@@ -155,13 +167,13 @@ def ref_vrsd(query, candidates, k, *, normalize=True, groups=None, max_per_group
 
 
 def ref_vrsd_exact(query, candidates, k, *, normalize=True, groups=None,
-                   max_per_group=None) -> Ref:
+                   max_per_group=None, token_counts=None, max_tokens=None) -> Ref:
     """Brute force over itertools.combinations (those keeping every label at most
     max_per_group times); the lexicographically first best set, listed in the
     order the greedy would pick it."""
     q, C = working(query, candidates, normalize)
     n = len(C)
-    cap = Cap(groups, max_per_group)
+    cap = Cap(groups, max_per_group, token_counts, max_tokens)
     kk = min(max(k, 0), n)
     while kk and not any(cap.feasible(s) for s in itertools.combinations(range(n), kk)):
         kk -= 1
@@ -176,7 +188,7 @@ def ref_vrsd_exact(query, candidates, k, *, normalize=True, groups=None,
 
 
 def ref_mmr(query, candidates, k, *, lambda_mult=0.5, relevance=None, normalize=True,
-            groups=None, max_per_group=None) -> Ref:
+            groups=None, max_per_group=None, token_counts=None, max_tokens=None) -> Ref:
     """MMR (Carbonell & Goldstein, the paper's Eq. 1) with the max over ALL selected.
 
     The first pick is the most relevant candidate (gain lambda * rel).
@@ -184,7 +196,7 @@ def ref_mmr(query, candidates, k, *, lambda_mult=0.5, relevance=None, normalize=
     q, C = working(query, candidates, normalize)
     rel = relevance_of(q, C, relevance)
     lam = lambda_mult
-    cap = Cap(groups, max_per_group)
+    cap = Cap(groups, max_per_group, token_counts, max_tokens)
     left = list(range(len(C)))
     S: list[int] = []
     gains = []
@@ -215,7 +227,7 @@ def dpp_weights(rel: list[float], theta: float) -> list[float]:
 
 
 def ref_dpp(query, candidates, k, *, theta=0.5, relevance=None, normalize=True, groups=None,
-            max_per_group=None) -> Ref:
+            max_per_group=None, token_counts=None, max_tokens=None) -> Ref:
     """Fast greedy MAP for a k-DPP (Chen, Zhang & Zhou 2018, Algorithm 1) in Python loops.
 
     Kernel L = diag(w) S diag(w). Each step takes the candidate with the largest
@@ -236,7 +248,7 @@ def ref_dpp(query, candidates, k, *, theta=0.5, relevance=None, normalize=True, 
     d2 = [L(j, j) for j in range(n)]
     floor = RANK_EPS * max(d2)
     chol: list[list[float]] = [[] for _ in range(n)]  # c_j of the paper
-    cap = Cap(groups, max_per_group)
+    cap = Cap(groups, max_per_group, token_counts, max_tokens)
     left = list(range(n))
     picks, gains = [], []
     exhausted = False

@@ -175,15 +175,21 @@ def test_capped_swap_is_a_feasible_local_optimum(cases_for, ref):
         assert sorted(swap.indices.tolist()) != [] or len(greedy) == 0
         assert len(swap) == len(greedy)
         assert swap.objective >= greedy.objective - 1e-12
-        q, C = ref.working(case.query, case.candidates, case.normalize)
-        chosen = swap.indices.tolist()
-        current = ref.sum_cos(q, C, chosen)
-        for a, j in itertools.product(range(len(chosen)), range(n)):
-            if j in chosen:
-                continue
-            trial = chosen[:a] + [j] + chosen[a + 1:]
-            if counts_ok(trial, groups, cap):
-                assert ref.sum_cos(q, C, trial) <= current + 1e-9 * max(1.0, abs(current))
+        assert_no_better_swap(ref, case, swap.indices.tolist(),
+                              lambda trial, g=groups, c=cap: counts_ok(trial, g, c))
+
+
+def assert_no_better_swap(ref, case, chosen: list[int], allowed) -> None:
+    """No exchange of one chosen and one other candidate that ``allowed`` accepts
+    raises the objective: ``chosen`` is a local optimum of the feasible sets."""
+    q, C = ref.working(case.query, case.candidates, case.normalize)
+    current = ref.sum_cos(q, C, chosen)
+    for a, j in itertools.product(range(len(chosen)), range(len(C))):
+        if j in chosen:
+            continue
+        trial = chosen[:a] + [j] + chosen[a + 1:]
+        if allowed(trial):
+            assert ref.sum_cos(q, C, trial) <= current + 1e-9 * max(1.0, abs(current))
 
 
 # --------------------------------------------------------------------------- properties
