@@ -184,7 +184,8 @@ def run_demo(
     )
     out = [f"Query: {query}", textwrap.fill(about_corpus, width=width, break_on_hyphens=False)]
     for name, method, options, about in methods:
-        chosen = {} if method is None else {"method": method, "method_kwargs": options}
+        chosen: dict[str, Any] = (
+            {} if method is None else {"method": method, "method_kwargs": options})
         retriever = VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch, **chosen)
         docs = retriever.invoke(query)
         ids = [d.id or "" for d in docs]  # InMemoryVectorStore keeps the ids it was given

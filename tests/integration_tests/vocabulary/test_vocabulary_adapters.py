@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore
-from llama_index.core import VectorStoreIndex
 from llama_index.core import Document as LIDocument
+from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
