@@ -1,4 +1,4 @@
-"""``search_type="vrsd"``: the usual ``as_retriever`` call with diverse search types.
+"""``as_retriever(search_type="complement")``: the usual call with diverse search types.
 
 ``DiverseVectorStore(store)`` wraps any vector store and delegates everything
 to it (adding, deleting, searching, its embeddings, store-specific attributes);
@@ -186,7 +186,7 @@ class DiverseVectorStore(VectorStore):
 
             store = DiverseVectorStore(FAISS.from_texts(texts, embeddings))
             retriever = store.as_retriever(
-                search_type="vrsd", search_kwargs={"k": 4, "fetch_k": 20}
+                search_type="complement", search_kwargs={"k": 4, "fetch_k": 20}
             )
     """
 
