@@ -4,7 +4,7 @@ Pure numpy. ``select(query, candidates, k, method=...)`` returns a
 ``Selection``; ``select_batch`` does B queries at once.
 """
 
-from . import contract, metrics
+from . import contract, metrics, tokens
 from .api import check_count, check_options, method_defaults, select, select_batch
 from .registry import (
     DEFAULT_METHOD,
@@ -35,4 +35,5 @@ __all__ = [
     "resolve_method",
     "select",
     "select_batch",
+    "tokens",
 ]

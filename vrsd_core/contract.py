@@ -10,7 +10,10 @@ The LangChain retriever and the LlamaIndex postprocessor both:
 - read a per-candidate quality prior through ``check_prior_values``;
 - read per-candidate inputs (prior, outside relevance, group label) from each
   item's metadata or a callable (``item_values``, ``check_item_spec``,
-  ``check_group_options``).
+  ``check_group_options``);
+- count each candidate's tokens for a ``max_tokens`` budget with the user's
+  ``token_counter`` or ``vrsd_core.tokens.approx_token_count``
+  (``check_budget_options``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 from ._checks import check_int
 from .registry import METHOD_ALIASES, METHOD_INFO, resolve_method
 from .selection import Selection
+from .tokens import TokenCounter, check_token_counter, count_tokens
 
 METADATA_KEY = "vrsd"
 """The metadata entry every returned item gets (an existing entry is replaced)."""
@@ -221,10 +225,16 @@ def selection_inputs(
     score: Callable[[Callable[..., Any]], Any] | None = None,
     group_by: Any = None,
     max_per_group: int | None = None,
+    max_tokens: int | None = None,
+    token_counter: TokenCounter | None = None,
+    texts: Callable[[], Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """``select``'s keyword arguments for one query's ``count`` candidates: the method's
-    ``options`` with a quality prior read per candidate, plus the outside relevance and
-    the group labels when given.
+    ``options`` with a quality prior read per candidate, plus the outside relevance,
+    the group labels and the token budget when given.
+
+    With ``max_tokens``, ``texts()`` gives the candidates' texts (what the LLM will
+    read) and ``token_counter`` (default ``approx_token_count``) counts each.
 
     ``values(spec, name)`` gives one value per candidate for a metadata field name or a
     per-item callable (``item_values`` in the adapter's terms); ``score(fn)`` calls a
@@ -245,6 +255,11 @@ def selection_inputs(
     if group_by is not None:
         out["groups"] = values(group_by, "group_by")
         out["max_per_group"] = max_per_group
+    if max_tokens is not None:
+        if texts is None:
+            raise ValueError("max_tokens: this call has no candidate texts to count")
+        out["max_tokens"] = max_tokens
+        out["token_counts"] = count_tokens(check_token_counter(token_counter), texts())
     return out
 
 
@@ -276,3 +291,16 @@ def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
             "source) and max_per_group (the most picks per source) go together"
         )
     return cap
+
+
+def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | None, TokenCounter]:
+    """(``max_tokens`` as an int >= 0 or None for no budget, the counter to use:
+    ``token_counter`` or, for None, ``vrsd_core.tokens.approx_token_count``).
+
+    A counter without a budget is accepted (a call may set ``max_tokens`` later).
+
+    Raises:
+        ValueError: naming the argument at fault.
+    """
+    budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
+    return budget, check_token_counter(token_counter)

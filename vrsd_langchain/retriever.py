@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
 from vrsd_core.contract import resolve_method_fields
+from vrsd_core.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
@@ -40,15 +41,16 @@ class VRSDRetriever(BaseRetriever):
     cosine-aligned with the query (Gao, Deng & Zhang's greedy); any ``vrsd_core``
     method works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``, ...).
 
-    Candidate vectors come from the store when it keeps them (InMemoryVectorStore,
-    FAISS, Chroma, Qdrant, Postgres, Milvus, LanceDB), else the candidates' text is
-    embedded with
-    ``embeddings`` through a bounded cache. Each returned Document is a copy with
+    Candidate vectors come from the store when it keeps them (the stores of
+    ``vrsd_langchain.stores.FAST_PATHS``, the README's store table), else the
+    candidates' text is embedded with ``embeddings`` through a bounded cache, as
+    ``reembed`` allows. Each returned Document is a copy with
     ``metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (see
     ``vrsd_langchain.METADATA_KEY``), in selection order.
 
     Per-call overrides: ``retriever.invoke(q, k=2, fetch_k=40, filter=..., lambda_mult=0.3)``.
-    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group`` replace the fields,
+    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group``/``max_tokens``/
+    ``token_counter`` replace the fields,
     names of the method's options update ``method_kwargs`` for that call, everything
     else is added to ``search_kwargs``.
     ``method=`` may be given per call too; it then runs with only that call's options.
@@ -101,6 +103,14 @@ class VRSDRetriever(BaseRetriever):
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
+    max_tokens: Any = None  # int >= 0 | None, checked by the plan
+    """A token budget for the LLM's context: the returned documents' ``page_content``
+    token counts sum to at most this (at most k documents still; a document that does
+    not fit is skipped for the next best that does). None: no budget."""
+    token_counter: Any = None  # (str) -> int | None, checked by the plan
+    """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
+    ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_core.tokens.approx_token_count``
+    (offline, no dependency; about 5 % mean error on English prose)."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
@@ -110,6 +120,13 @@ class VRSDRetriever(BaseRetriever):
     entries; its ``hits``/``misses`` show what the fallback embedded."""
     cache_size: int = DEFAULT_CACHE_SIZE
     """Entries of the default cache."""
+    reembed: Reembed = "warn"
+    """When the store's vectors cannot be read (no fast path for its class, or one that
+    does not apply to this instance), the candidates' text is embedded again:
+    ``"warn"`` says so once per store class (a ``vrsd_core.stores.ReembeddingWarning``
+    naming the reason), ``"allow"`` is silent, ``"refuse"`` raises a ValueError instead
+    (for embedding APIs paid per token; a store without a fast path is refused when the
+    retriever is built)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -163,6 +180,7 @@ class VRSDRetriever(BaseRetriever):
             method=method,
             options={**base_options, **options},
             search_kwargs={**self.search_kwargs, **search},
+            reembed=self.reembed,
             **inputs,
         )
 

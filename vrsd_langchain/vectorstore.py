@@ -33,8 +33,8 @@ native MMR. The store's own MMR stays reachable as
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
 ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
-``max_per_group`` (as in ``VRSDRetriever``), and the store's search arguments
-(e.g. ``filter``).
+``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
+``VRSDRetriever``), and the store's search arguments (e.g. ``filter``).
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from pydantic import model_validator
 
 from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
 from vrsd_core.registry import user_stacklevel
+from vrsd_core.stores import Reembed, check_reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import (
@@ -103,6 +104,9 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     cache: EmbeddingCache | None = None
     """Re-embedding cache for stores without a fast path; default: the
     ``DiverseVectorStore``'s, else a new one."""
+    reembed: Reembed | None = None
+    """For stores whose vectors cannot be read: ``"warn"``, ``"allow"`` or ``"refuse"``
+    (see ``VRSDRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
 
     @model_validator(mode="after")
     def _check_core_settings(self) -> DiverseVectorStoreRetriever:
@@ -116,6 +120,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.cache is None:
             shared = getattr(self.vectorstore, "cache", None)
             self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
+        if self.reembed is None:
+            self.reembed = getattr(self.vectorstore, "reembed", "warn")
         if self.search_type in CORE_SEARCH_TYPES:
             self._embedder()
             self._plan({})
@@ -144,6 +150,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             method=method,
             options=options,
             search_kwargs=search,
+            reembed=self.reembed,
             **inputs,
         )
 
@@ -180,6 +187,8 @@ class DiverseVectorStore(VectorStore):
             (needed when the store exposes none).
         cache: re-embedding cache shared by the retrievers made here
             (default: a new ``EmbeddingCache(cache_size)``).
+        reembed: ``"warn"``, ``"allow"`` or ``"refuse"``: what its retrievers do when
+            the wrapped store's vectors cannot be read (see ``VRSDRetriever.reembed``).
 
     Example:
         .. code-block:: python
@@ -197,6 +206,7 @@ class DiverseVectorStore(VectorStore):
         embeddings: Embeddings | None = None,
         cache: EmbeddingCache | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE,
+        reembed: Reembed = "warn",
     ) -> None:
         if not isinstance(vectorstore, VectorStore):
             raise ValueError(
@@ -209,6 +219,7 @@ class DiverseVectorStore(VectorStore):
         self.wrapped_vectorstore = vectorstore
         self._embeddings = embeddings
         self.cache = cache if cache is not None else EmbeddingCache(cache_size)
+        self.reembed = check_reembed(reembed)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: store-specific attributes.

@@ -57,6 +57,7 @@ from llama_index.core.settings import Settings
 from vrsd_core import DEFAULT_METHOD, Selection, check_count, check_options, select
 from vrsd_core.contract import (
     METADATA_KEY,
+    check_budget_options,
     check_group_options,
     check_item_spec,
     check_query_text,
@@ -67,8 +68,9 @@ from vrsd_core.contract import (
     selection_metadata_all,
 )
 from vrsd_core.registry import user_stacklevel
+from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
-from ._stores import vectors_from_store
+from ._stores import reembedding_reason, vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
 
@@ -156,7 +158,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     ``"mmr"`` (``lambda_mult``), ``"dpp"`` (``theta``), ``"similarity"``. The
     per-candidate inputs ``relevance``, ``group_by``/``max_per_group`` and the
     quality prior (``method_kwargs["prior"]``) read each node's metadata or call a
-    function, as in the LangChain adapter.
+    function, as in the LangChain adapter. ``max_tokens`` fills the LLM's context
+    up to a token budget, counted on each node's LLM text with ``token_counter``.
 
     ``embed_model`` left as None means ``Settings.embed_model``, looked up only
     when a vector must actually be computed. If Settings has no model either,
@@ -197,6 +200,23 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     max_per_group: Any = Field(  # int >= 1 | None, checked below
         default=None, description="At most this many nodes per group_by label."
     )
+    max_tokens: Any = Field(  # int >= 0 | None, checked below
+        default=None,
+        description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
+        "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
+    )
+    token_counter: Any = Field(  # (str) -> int | None, checked below
+        default=None,
+        description="text -> int counting tokens for max_tokens (the LLM's tokenizer); "
+        "None = vrsd_core.tokens.approx_token_count (offline).",
+        exclude=True,
+    )
+    reembed: Reembed = Field(
+        default="warn",
+        description="Nodes whose vectors neither they nor vector_store hold are embedded "
+        "again: 'warn' (once per store class, naming the reason), 'allow' (silently) or "
+        "'refuse' (a ValueError, for embedding APIs paid per token).",
+    )
 
     # set once this instance has warned that it had nothing to choose from
     _warned_few: bool = PrivateAttr(default=False)
@@ -217,6 +237,9 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         check_method_options(self.method, self.method_kwargs)
         check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
+        self.max_tokens, self.token_counter = check_budget_options(
+            self.max_tokens, self.token_counter)
+        check_reembed(self.reembed)
         return self
 
     @classmethod
@@ -269,10 +292,13 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                        for n, v in zip(nodes, vectors, strict=True)]
         return [v if _has_vector(v) else None for v in vectors]
 
-    @staticmethod
-    def _texts_to_embed(nodes: Sequence[NodeWithScore],
+    def _texts_to_embed(self, nodes: Sequence[NodeWithScore],
                         vectors: list[Sequence[float] | None]) -> tuple[list[int], list[str]]:
+        """Positions and texts of the nodes without a vector, once ``reembed`` allows it."""
         positions = [i for i, v in enumerate(vectors) if v is None]
+        store = self.vector_store
+        name = type(store).__name__ if store is not None else "no vector_store"
+        check_reembedding(self.reembed, name, reembedding_reason(store), len(positions))
         texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in positions]
         return positions, texts
 
@@ -305,12 +331,16 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                      vectors: Sequence[Sequence[float]], query_str: str = ""
                      ) -> list[NodeWithScore]:
         """Run the core on the vectors and return annotated copies in selection order
-        (the quality prior, outside relevance and group labels read from the nodes)."""
-        # prior, outside relevance (a field, or fn(query, nodes)) and group labels
+        (the quality prior, outside relevance, group labels and token counts read from
+        the nodes)."""
+        # prior, outside relevance (a field, or fn(query, nodes)), group labels and
+        # token counts of the text the LLM reads
         options = selection_inputs(
             self.method_kwargs, len(nodes), lambda spec, name: node_values(spec, nodes, name),
             relevance=self.relevance, score=lambda fn: fn(query_str, [n.node for n in nodes]),
             group_by=self.group_by, max_per_group=self.max_per_group,
+            max_tokens=self.max_tokens, token_counter=self.token_counter,
+            texts=lambda: [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes],
         )
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
                                 **options)
