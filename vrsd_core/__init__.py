@@ -8,17 +8,20 @@ from . import contract, metrics, tokens
 from .api import check_count, check_options, method_defaults, select, select_batch
 from .registry import (
     DEFAULT_METHOD,
+    METHOD_ALIASES,
     METHOD_INFO,
     METHODS,
     MethodInfo,
     method_info,
     methods_where,
+    resolve_method,
 )
 from .selection import Selection
 
 __all__ = [
     "DEFAULT_METHOD",
     "METHODS",
+    "METHOD_ALIASES",
     "METHOD_INFO",
     "MethodInfo",
     "Selection",
@@ -29,6 +32,7 @@ __all__ = [
     "method_info",
     "methods_where",
     "metrics",
+    "resolve_method",
     "select",
     "select_batch",
     "tokens",

@@ -65,9 +65,9 @@ def test_compare_methods_prints_a_row_per_search():
     out = run_example("compare_methods.py")
     rows = re.findall(r"^(\S+(?: \S+=\S+)?)\s+(\d\.\d{3})\s+(-?\d\.\d{3})  (.+)$", out, flags=re.M)
     assert [r[0] for r in rows] == [
-        "similarity", "vrsd", "vrsd method=vrsd", "vrsd method=vrsd,refine=swap",
+        "similarity", "complement", "vrsd", "vrsd refine=swap",
         "mmr lambda_mult=0.3", "mmr lambda_mult=0.5", "mmr lambda_mult=0.7", "dpp theta=0.5"]
     sims = {r[0]: float(r[1]) for r in rows}
     assert all(len(r[3].split(", ")) == 5 for r in rows)
     # swap never lowers the paper's objective
-    assert sims["vrsd method=vrsd,refine=swap"] >= sims["vrsd method=vrsd"]
+    assert sims["vrsd refine=swap"] >= sims["vrsd"]
