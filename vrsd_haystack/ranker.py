@@ -41,7 +41,7 @@ from haystack.core.serialization import component_to_dict
 from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
 
-from vrsd_core import DEFAULT_METHOD, check_count, check_options, select
+from vrsd_core import DEFAULT_METHOD, check_count, check_options, resolve_method, select
 from vrsd_core.contract import (
     METADATA_KEY,
     check_budget_options,
@@ -150,11 +150,11 @@ class VRSDRanker:
         reembed: Reembed = "warn",
     ) -> None:
         self.top_k = check_count(top_k, "top_k", minimum=1)
-        self.method = method
-        self.method_kwargs = dict(method_kwargs or {})
-        check_options(method, self.method_kwargs)
+        # "vrsd_swap" -> "vrsd" + refine="swap": one spelling per method, as in the others
+        self.method, self.method_kwargs = resolve_method(method, method_kwargs)
+        check_options(self.method, self.method_kwargs)
         check_item_spec(self.method_kwargs.get("prior"), "prior", "(Document) -> float")
-        check_relevance_spec(method, relevance, "(Document) -> float")
+        check_relevance_spec(self.method, relevance, "(Document) -> float")
         self.relevance = relevance
         self.group_by = group_by
         self.max_per_group = check_group_options(group_by, max_per_group)

@@ -208,6 +208,12 @@ async def test_run_async_equals_run(store, query_vectors):
         assert out["ranker"]["documents"] == run(pipe, query_vectors[0])
 
 
+def test_a_deprecated_method_alias_is_resolved_once():
+    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
+        ranker = VRSDRanker(method="vrsd_swap")
+    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+
+
 def test_empty_candidates_give_no_documents(query_vectors):
     assert VRSDRanker().run(documents=[], query_embedding=query_vectors[0]) == {"documents": []}
 
