@@ -152,9 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched per query (default: 50)")
     ev.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
-                    help="similarity, vrsd, vrsd_swap, mmr (lambda 0.2..0.9), dpp, any other "
-                    "registered method, or NAME:key=value,... (default: all of them except "
-                    "vrsd_exact)")
+                    help="similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any "
+                    "other registered method, or NAME:key=value,... (default: all of them "
+                    "except vrsd_exact)")
     ev.add_argument("--limit", type=_positive_int, default=None,
                     help="evaluate only the first N queries of each dataset (evidence: the "
                     "first N questions, and only their paragraphs are pooled)")
@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
     se.add_argument("--method", default="complement",
                     help="complement (the recommendation), similarity, vrsd (the paper's greedy), "
-                    "vrsd_swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
+                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")

@@ -2,8 +2,8 @@
 
 A token is a core method name (its defaults), ``mmr`` (the paper's λ grid in
 ``eval``), or ``NAME:key=value,...`` with explicit options. Names are resolved by
-``vrsd_core.resolve_method``, as in the library: ``vrsd_swap`` (and this
-command's older ``vrsd+swap``) is the deprecated alias of ``vrsd:refine=swap``.
+``vrsd_core.resolve_method``, as in the library: ``vrsd_swap`` and ``vrsd+swap``
+are deprecated aliases of ``vrsd:refine=swap``.
 """
 
 from __future__ import annotations
@@ -78,8 +78,6 @@ def parse_method(
         if not eq:
             raise ValueError(f"{name_of_argument}: {token!r}: options are written key=value")
         options[key.strip()] = _parse_value(value.strip())
-    if name == "vrsd+swap":  # this command's own older spelling of the alias
-        name = "vrsd_swap"
     if name in METHOD_ALIASES:
         try:
             name, options = resolve_method(name, options)  # warns: deprecated

@@ -100,8 +100,9 @@ run when no method is named, chosen by evidence coverage on multi-hop questions
 (docs/evaluation.md). ``"vrsd"`` is the paper's algorithm, everywhere."""
 
 METHOD_ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType({
-    # the command line's name for swap-refined VRSD; deprecated: one release, then removed
+    # the command line's names for swap-refined VRSD; deprecated: one release, then removed
     "vrsd_swap": ("vrsd", MappingProxyType({"refine": "swap"})),
+    "vrsd+swap": ("vrsd", MappingProxyType({"refine": "swap"})),
 })
 """Deprecated method names -> (method, the options they stand for). Accepted wherever a
 method name is (``resolve_method``), with a ``DeprecationWarning``."""

@@ -92,8 +92,7 @@ def fresh(tmp_path_factory) -> dict[str, Env]:
 def readme_block(module: str) -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
-    (block,) = [b for b in blocks if f"from {module} import" in b]
-    return block
+    return next(b for b in blocks if f"from {module} import" in b)  # the first: quick start
 
 
 def quickstart(module: str, replacements: dict[str, str]) -> str:

@@ -4,6 +4,7 @@ a registered name is itself, the deprecated ``"vrsd_swap"`` is ``"vrsd"`` with
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -39,6 +40,12 @@ def test_a_registered_name_is_itself_and_says_nothing():
             assert got == name
     assert resolve_method("mmr", options)[1] == options
     assert resolve_method("mmr", options)[1] is not options  # a copy: inputs never mutated
+
+
+@pytest.mark.parametrize("alias", ["vrsd+swap"])
+def test_every_alias_of_swap_refined_vrsd_resolves_alike(alias):
+    with pytest.warns(DeprecationWarning, match=f"'{re.escape(alias)}' is deprecated"):
+        assert resolve_method(alias) == ("vrsd", {"refine": "swap"})
 
 
 def test_vrsd_swap_is_vrsd_with_refine_swap_and_warns_at_the_callers_line():
