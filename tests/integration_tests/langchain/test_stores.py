@@ -65,6 +65,8 @@ def test_vrsd_differs_from_plain_similarity_somewhere(case, queries):
 
 
 def test_filter_excludes_the_other_split(case, queries):
+    if case.filter_a is None:  # a store whose fast path takes no filter
+        pytest.skip(f"{case.kind} takes no filter")
     retriever = VRSDRetriever(
         vectorstore=case.store, k=K, fetch_k=FETCH_K, search_kwargs={"filter": case.filter_a}
     )
