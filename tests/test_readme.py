@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.extras import distributions, extras
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -101,31 +103,6 @@ def test_readme_block_runs_when_pasted(block, tmp_path, monkeypatch, capsys):
 
 # --- the install lines: what the README tells a user to install runs what it shows -------
 
-def _extras() -> dict[str, list[str]]:
-    import tomllib
-
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return project["optional-dependencies"]
-
-
-def _distributions(extras: set[str]) -> set[str]:
-    """Every distribution the extras install (nested ``vrsd[...]`` extras expanded)."""
-    table, seen, found = _extras(), set(), set()
-    todo = list(extras)
-    while todo:
-        extra = todo.pop()
-        if extra in seen:
-            continue
-        seen.add(extra)
-        for requirement in table[extra]:
-            nested = re.fullmatch(r"vrsd\[(.+)\]", requirement)
-            if nested:
-                todo.extend(e.strip() for e in nested[1].split(","))
-            else:
-                found.add(re.split(r"[<>=!\[; ]", requirement, maxsplit=1)[0].lower())
-    return found
-
-
 # what a quick start's code needs installed, by what it mentions
 NEEDS = {
     "langchain_core": "langchain-core",
@@ -148,7 +125,7 @@ def _install_line_above(block: str) -> str:
 def test_each_quick_start_has_the_install_line_that_runs_it(module):
     block = next(b for b in BLOCKS if f"from {module} import" in b)  # the quick start
     extras = {e.strip() for e in _install_line_above(block).split(",")}
-    installed = _distributions(extras)
+    installed = distributions(extras)
     for mention, distribution in NEEDS.items():
         if mention in block:
             assert distribution in installed, (extras, distribution)
@@ -158,8 +135,8 @@ def test_each_quick_start_has_the_install_line_that_runs_it(module):
 def test_the_readme_says_what_every_extra_holds_and_how_to_get_cpu_torch():
     text = README.read_text(encoding="utf-8")
     stores = re.compile(r"(langchain|llamaindex)-(chroma|qdrant|postgres|milvus|lancedb|faiss)")
-    for extra in _extras():
+    for extra in extras():
         store = stores.fullmatch(extra)
         assert f"`{extra}`" in text or (store and f"`{store[2]}`" in text), extra
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in text
-    assert not any("torch" in _distributions({extra}) for extra in _extras())
+    assert not any("torch" in distributions({extra}) for extra in extras())

@@ -9,6 +9,7 @@ import importlib.util
 
 import pytest
 
+from tests.helpers.extras import distributions
 from vrsd_cli import cli
 
 REAL_FIND_SPEC = importlib.util.find_spec
@@ -66,6 +67,15 @@ def test_the_dependency_check_knows_each_commands_needs():
         assert set(cli.NEEDS["demo"]) <= set(cli.NEEDS[command])
     assert "pyversity" in cli.NEEDS["evidence"] and "pyversity" not in cli.NEEDS["eval"]
     assert "langchain_chroma" in cli.NEEDS["index"] and "langchain_chroma" in cli.NEEDS["search"]
+
+
+def test_the_extra_each_message_names_holds_what_the_command_checks():
+    """The message says pip install 'vrsd[<extra>]': that extra must hold all of it."""
+    for command, needs in cli.NEEDS.items():
+        holds = distributions({cli.EXTRA.get(command, "cli")})
+        wanted = {*needs.values(), *cli._BUNDLED_MODEL.values(), "faiss-cpu"} - (
+            {"faiss-cpu"} if command in ("demo", "index", "search") else set())
+        assert wanted <= holds, (command, sorted(wanted - holds))
 
 
 def test_a_module_missing_deeper_down_is_one_line_naming_the_extra(vrsd, monkeypatch, tmp_path):
