@@ -57,6 +57,8 @@ class _DiversityOrders:
 
         memo: dict[tuple[str, tuple[str, ...]], Any] = {}
 
+        # Overrides the ranker's private _embed_and_normalize (sentence-transformers-haystack
+        # 2.0.0) to memoise it; its ranking code runs unchanged (tests compare with run()).
         class _Ranker(SentenceTransformersDiversityRanker):  # type: ignore[misc]
             def _embed_and_normalize(self, query: str, texts_to_embed: list[str]) -> Any:
                 key = (query, tuple(texts_to_embed))
