@@ -184,8 +184,11 @@ class VRSDRanker:
                 return component_to_dict(value, "document_embedder")
             return {_CALLABLE: serialize_callable(value)}
 
+        options = dict(self.method_kwargs)
+        if callable(options.get("prior")):  # a (Document) -> float prior, by import path
+            options["prior"] = ser(options["prior"])
         return default_to_dict(
-            self, top_k=self.top_k, method=self.method, method_kwargs=self.method_kwargs,
+            self, top_k=self.top_k, method=self.method, method_kwargs=options,
             relevance=ser(self.relevance), group_by=ser(self.group_by),
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
             token_counter=ser(self._token_counter_given),
@@ -202,6 +205,10 @@ class VRSDRanker:
                 params[name] = deserialize_callable(value[_CALLABLE])
             elif isinstance(value, dict):
                 deserialize_component_inplace(params, key=name)
+        prior = (params.get("method_kwargs") or {}).get("prior")
+        if isinstance(prior, dict) and _CALLABLE in prior:
+            params["method_kwargs"] = {**params["method_kwargs"],
+                                       "prior": deserialize_callable(prior[_CALLABLE])}
         return default_from_dict(cls, data)
 
     # -- running -------------------------------------------------------------------------

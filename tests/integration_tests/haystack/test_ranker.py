@@ -10,6 +10,7 @@ survive a YAML round trip, and refuse bad input with a ValueError naming it.
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -156,6 +157,33 @@ def test_yaml_round_trip_gives_the_same_picks(hs_documents, query_vectors):
     assert again.token_counter is len
     for query in query_vectors[:2]:
         assert run(loaded, query) == run(pipe, query)
+
+
+def test_a_quality_prior_from_meta_or_a_callable_survives_a_round_trip(in_memory_store,
+                                                                       query_vectors,
+                                                                       monkeypatch):
+    with pytest.raises(DeserializationError):  # Haystack loads only callables it may
+        VRSDRanker.from_dict(VRSDRanker(method="mmr",
+                                        method_kwargs={"prior": meta_quality}).to_dict())
+    monkeypatch.setenv("HAYSTACK_DESERIALIZATION_ALLOWLIST", meta_quality.__module__)
+    query = query_vectors[3]
+    cands = [dataclasses.replace(d, meta={**d.meta, "quality": (int(d.meta["row"]) % 5) / 4})
+             for d in candidates(in_memory_store, query)]
+    want = select(query, [d.embedding for d in cands], K, method="mmr",
+                  prior=[d.meta["quality"] for d in cands], prior_weight=0.5)
+    for prior in ("quality", meta_quality):
+        ranker = VRSDRanker(top_k=K, method="mmr",
+                            method_kwargs={"prior": prior, "prior_weight": 0.5})
+        again = VRSDRanker.from_dict(ranker.to_dict())
+        for r in (ranker, again):
+            got = r.run(documents=cands, query_embedding=query)["documents"]
+            assert [d.id for d in got] == [cands[i].id for i in want.indices]
+            assert [d.meta[METADATA_KEY]["prior"] for d in got] == [
+                cands[i].meta["quality"] for i in want.indices]
+
+
+def meta_quality(doc: Document) -> float:
+    return doc.meta["quality"]
 
 
 def test_documents_without_embeddings_use_the_embedder(in_memory_store, hs_documents,
