@@ -14,16 +14,19 @@ FALLBACKS = {
     "LangChain": "`similarity_search_by_vector`, then the candidates' text re-embedded "
                  "(cached by content)",
     "LlamaIndex": "`embed_model.get_text_embedding_batch` on the nodes without vectors",
+    "Haystack": "any retriever that returns embeddings; documents without one need "
+                "`VRSDRanker(document_embedder=...)`",
 }
 """What each adapter does for a store it has no record for (the table's last row)."""
 
 
 def adapter_registries() -> dict[str, Sequence[StoreRecord]]:
     """Each adapter's store registry, by the column it fills."""
+    from vrsd_haystack.stores import RETRIEVERS
     from vrsd_langchain.stores import FAST_PATHS
     from vrsd_llamaindex._stores import STORE_PATHS
 
-    return {"LangChain": FAST_PATHS, "LlamaIndex": STORE_PATHS}
+    return {"LangChain": FAST_PATHS, "LlamaIndex": STORE_PATHS, "Haystack": RETRIEVERS}
 
 
 def _cell(record: StoreRecord) -> str:

@@ -8,15 +8,18 @@ from . import contract, metrics, tokens
 from .api import check_count, check_options, method_defaults, select, select_batch
 from .registry import (
     DEFAULT_METHOD,
+    METHOD_ALIASES,
     METHOD_INFO,
     MethodInfo,
     method_info,
     methods_where,
+    resolve_method,
 )
 from .selection import Selection
 
 __all__ = [
     "DEFAULT_METHOD",
+    "METHOD_ALIASES",
     "METHOD_INFO",
     "MethodInfo",
     "Selection",
@@ -27,6 +30,7 @@ __all__ = [
     "method_info",
     "methods_where",
     "metrics",
+    "resolve_method",
     "select",
     "select_batch",
     "tokens",

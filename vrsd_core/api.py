@@ -15,17 +15,19 @@ from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .registry import MethodFn, method_info
+from .registry import MethodFn, method_info, resolve_method
 from .selection import Selection
 
 
 def method_defaults(method: str) -> dict[str, Any]:
-    """The options a method accepts, with their defaults."""
-    info = method_info(method)
+    """The options a method accepts, with their defaults (for a deprecated alias such
+    as ``"vrsd_swap"``: its method's, with the options the alias stands for)."""
+    name, implied = resolve_method(method)
+    info = method_info(name)
     options = dict(_keyword_defaults(info.fn))
     if info.takes_prior:  # the quality prior (see _prior.py)
         options.update(PRIOR_DEFAULTS)
-    return options
+    return {**options, **implied}
 
 
 @functools.cache
@@ -58,6 +60,7 @@ def check_options(method: str, options: Mapping[str, Any]) -> None:
     checked here (the method must take one); its values are checked against the
     candidates at query time.
     """
+    method, options = resolve_method(method, options)  # an alias warns on every call
     key = _frozen(method, options)
     if key is None:
         _check_now(method, options)
@@ -122,6 +125,7 @@ def _run(
     *,
     batched: bool = False,
 ) -> list[Selection]:
+    method, options = resolve_method(method, options)
     info = method_info(method)
     refuse_prior(info, options)
     params = method_defaults(method)
@@ -227,7 +231,8 @@ def select(
         candidates: (n, d) candidate vectors, usually the store's top-n in its order.
         k: how many to choose. k >= n returns all n (in selection order);
             k <= 0 or no candidates returns an empty selection.
-        method: one of ``METHOD_INFO`` (see the README's method table).
+        method: one of ``METHOD_INFO`` (docs/methods.md), or a deprecated alias
+            (``"vrsd_swap"``; see ``resolve_method``).
         relevance: optional (n,) relevance scores replacing cosine-to-query for
             relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
         normalize: L2-normalise query and candidates first (cosine geometry).

@@ -25,7 +25,7 @@ import numpy as np
 
 from ._checks import check_int
 from .api import check_options
-from .registry import METHOD_INFO
+from .registry import METHOD_ALIASES, METHOD_INFO, resolve_method
 from .selection import Selection
 from .tokens import TokenCounter, check_token_counter, count_tokens
 
@@ -75,15 +75,37 @@ def selection_metadata_all(selection: Selection) -> list[dict[str, Any]]:
     return [selection_metadata(selection, i) for i in range(len(selection))]
 
 
+def resolve_method_fields(
+    data: Any, method_field: str = "method", options_field: str = "method_kwargs"
+) -> Any:
+    """For an adapter's pydantic ``mode="before"`` validator: the constructor's arguments
+    with a deprecated method alias (``"vrsd_swap"``) replaced by its method and options
+    (``vrsd_core.resolve_method``, which warns), so the adapter stores and reports the
+    registered name. Anything else is returned as it is, for the adapter's own checks.
+    """
+    if not isinstance(data, dict):
+        return data
+    method = data.get(method_field)
+    options = data.get(options_field) or {}
+    if not (isinstance(method, str) and method in METHOD_ALIASES and isinstance(options, Mapping)):
+        return data
+    name, merged = resolve_method(method, options)
+    return {**data, method_field: name, options_field: merged}
+
+
 def check_query_text(query: Any, name: str = "query") -> str:
     """``query`` if it is text an embedding model can encode, else ValueError naming ``name``.
 
-    Refused: anything that is not a ``str`` (None, bytes, numbers), and strings
-    with an unpaired surrogate (e.g. undecodable bytes from a command line),
-    which tokenizers reject with a TypeError from deep inside.
+    Refused: anything that is not a ``str`` (None, bytes, numbers); an empty or
+    whitespace-only string (there is nothing to be relevant to: the store would
+    return arbitrary passages, as the command line refuses too); and strings with
+    an unpaired surrogate (e.g. undecodable bytes from a command line), which
+    tokenizers reject with a TypeError from deep inside.
     """
     if not isinstance(query, str):
         raise ValueError(f"{name}: expected a string, got {type(query).__name__}")
+    if not query.strip():
+        raise ValueError(f"{name}: the query is empty or only whitespace; ask a question")
     try:
         query.encode("utf-8")
     except UnicodeEncodeError as exc:

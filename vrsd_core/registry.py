@@ -12,9 +12,12 @@ method is one module in ``vrsd_core.methods`` (see its contract) and one
 from __future__ import annotations
 
 import dataclasses
+import sys
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from .methods._common import Picked
 from .methods.cluster import cluster
@@ -100,15 +103,86 @@ METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TA
 """name -> ``MethodInfo`` for every selection method (read only)."""
 
 DEFAULT_METHOD = "complement"
-"""The project's recommendation: the default method of the adapters (``VRSDRetriever``,
-``search_type="vrsd"``, ``VRSDPostprocessor``) and the command line, chosen by evidence
-coverage on multi-hop questions (see the README). The paper's algorithm stays ``"vrsd"``."""
+"""The project's recommendation: what the adapters (``VRSDRetriever()``,
+``VRSDPostprocessor()``, ``as_retriever(search_type="complement")``) and the command line
+run when no method is named, chosen by evidence coverage on multi-hop questions
+(docs/evaluation.md). ``"vrsd"`` is the paper's algorithm, everywhere."""
+
+METHOD_ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType({
+    # the command line's names for swap-refined VRSD; deprecated: one release, then removed
+    "vrsd_swap": ("vrsd", MappingProxyType({"refine": "swap"})),
+    "vrsd+swap": ("vrsd", MappingProxyType({"refine": "swap"})),
+})
+"""Deprecated method names -> (method, the options they stand for). Accepted wherever a
+method name is (``resolve_method``), with a ``DeprecationWarning``."""
+
+
+# Frames of these packages are skipped when a warning is attributed to "the user's
+# line": the adapters reach the core through pydantic validators and the frameworks'
+# own __init__/invoke layers, whose depth differs per class and release.
+_INTERNAL_PACKAGES = ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex", "vrsd_haystack",
+                      "pydantic", "langchain_core", "llama_index")
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called in the caller of this function
+    that names the first frame outside vrsd and the frameworks it is called through."""
+    frame = sys._getframe(2)  # the caller's caller: stacklevel 2 of the caller's warn
+    level = 2
+    # a prefix: llama_index_instrumentation, pydantic_core, langchain_core's submodules
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
+        _INTERNAL_PACKAGES
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def resolve_method(
+    method: object, options: Mapping[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The registered method and its options for a method name as a user wrote it.
+
+    The one place where names are resolved: ``select``, ``select_batch``,
+    ``check_options``, both adapters and the command line call it, so a name means
+    the same everywhere. A registered name comes back as it is (with a copy of
+    ``options``); a deprecated alias (``METHOD_ALIASES``, e.g. ``"vrsd_swap"``)
+    becomes its method with the options it stands for, under the caller's, and a
+    ``DeprecationWarning`` naming the spelling to use instead, attributed to the
+    user's line (the first frame outside vrsd and the frameworks).
+
+    Raises:
+        ValueError: naming ``method`` for an unknown name; naming the option when
+            ``options`` contradict the alias (``"vrsd_swap"`` with ``refine=None``).
+    """
+    given = dict(options or {})
+    if isinstance(method, str) and method in METHOD_ALIASES:  # (a list is not hashable)
+        target, implied = METHOD_ALIASES[method]
+        for key, value in implied.items():
+            if key in given and given[key] != value:
+                raise ValueError(
+                    f"{key}: method {method!r} means method={target!r} with {key}={value!r}, "
+                    f"got {key}={given[key]!r}"
+                )
+        spelled = ", ".join(f"{key}={value!r}" for key, value in implied.items())
+        warnings.warn(
+            f"method {method!r} is deprecated and will be removed in the next release: "
+            f"use method={target!r} with the option {spelled}",
+            DeprecationWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return target, {**implied, **given}
+    return method_info(method).name, given
 
 
 def method_info(method: object) -> MethodInfo:
-    """The record of ``method``, or ValueError naming ``method`` for an unknown name."""
+    """The record of ``method`` (a registered name; see ``resolve_method`` for aliases),
+    or ValueError naming ``method`` for an unknown name."""
     if not isinstance(method, str) or method not in METHOD_INFO:
-        raise ValueError(f"method: unknown method {method!r}; choose from {sorted(METHOD_INFO)}")
+        alias = (f" ({method!r} is a deprecated alias: pass it through resolve_method)"
+                 if isinstance(method, str) and method in METHOD_ALIASES else "")
+        raise ValueError(
+            f"method: unknown method {method!r}; choose from {sorted(METHOD_INFO)}{alias}"
+        )
     return METHOD_INFO[method]
 
 

@@ -11,7 +11,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
-from vrsd_core.contract import check_budget_options, check_group_options
+from vrsd_core.contract import check_budget_options, check_group_options, resolve_method_fields
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import Candidates
@@ -78,6 +78,11 @@ class VRSDCompressor(BaseDocumentCompressor):
     def _strict_k(cls, value: Any) -> int:
         # Strict like VRSDRetriever's: no 2.0, "3" or True (pydantic would coerce them).
         return check_count(value, "k")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_alias(cls, data: Any) -> Any:
+        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
     def _check(self) -> VRSDCompressor:

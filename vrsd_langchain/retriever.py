@@ -14,7 +14,8 @@ from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from vrsd_core import DEFAULT_METHOD, check_count
+from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
+from vrsd_core.contract import resolve_method_fields
 from vrsd_core.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
@@ -85,7 +86,8 @@ class VRSDRetriever(BaseRetriever):
     """How many candidates to fetch from the store and choose from (>= k)."""
     method: str = DEFAULT_METHOD
     """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
-    (``"vrsd"`` is the paper's greedy)."""
+    (``"vrsd"`` is the paper's greedy). The deprecated ``"vrsd_swap"`` is stored as
+    ``"vrsd"`` with ``method_kwargs={"refine": "swap"}``."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
@@ -134,6 +136,11 @@ class VRSDRetriever(BaseRetriever):
         # As strict as a per-call override: no 2.0, "3" or True (pydantic would coerce them).
         return check_count(value, info.field_name or "k")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_alias(cls, data: Any) -> Any:
+        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+
     @model_validator(mode="after")
     def _check(self) -> VRSDRetriever:
         self._embedder()
@@ -160,8 +167,8 @@ class VRSDRetriever(BaseRetriever):
         kwargs = dict(kwargs)
         k = kwargs.pop("k", self.k)
         fetch_k = kwargs.pop("fetch_k", self.fetch_k)
-        if "method" in kwargs:
-            method, base_options = kwargs.pop("method"), {}
+        if "method" in kwargs:  # invoke(q, method=...)
+            method, base_options = resolve_method(kwargs.pop("method"))
         else:
             method, base_options = self.method, self.method_kwargs
         inputs = {name: kwargs.pop(name, getattr(self, name)) for name in PER_CANDIDATE}

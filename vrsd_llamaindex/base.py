@@ -34,12 +34,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import threading
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.bridge.pydantic import Field, field_validator, model_validator
+from llama_index.core.bridge.pydantic import (
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
@@ -56,9 +63,11 @@ from vrsd_core.contract import (
     check_query_text,
     check_relevance_spec,
     item_values,
+    resolve_method_fields,
     selection_inputs,
     selection_metadata_all,
 )
+from vrsd_core.registry import user_stacklevel
 from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
 from ._stores import reembedding_reason, vectors_from_store
@@ -99,6 +108,9 @@ def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
         raise ValueError(
             "query_bundle: VRSDPostprocessor needs the query; pass query_bundle= or query_str="
         )
+    if not any(text.strip() for text in [query_bundle.query_str, *query_bundle.embedding_strs]):
+        # as the LangChain adapter and the CLI: the store returned arbitrary nodes
+        raise ValueError("query_bundle: the query is empty or only whitespace; ask a question")
     if query_bundle.embedding is None and not query_bundle.embedding_strs:
         raise ValueError("query_bundle: has neither an embedding nor a query string to embed")
     if query_bundle.embedding is None:
@@ -198,10 +210,19 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         "'refuse' (a ValueError, for embedding APIs paid per token).",
     )
 
+    # set once this instance has warned that it had nothing to choose from
+    _warned_few: bool = PrivateAttr(default=False)
+    _warn_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
     @field_validator("top_n", mode="before")
     @classmethod
     def _strict_top_n(cls, value: Any) -> int:
         return check_count(value, "top_n", minimum=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_alias(cls, data: Any) -> Any:
+        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:
@@ -340,12 +361,33 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             event.on_end(payload={EventPayload.NODES: result})
         dispatcher.event(ReRankEndEvent(nodes=result))
 
+    def _warn_if_nothing_to_choose(self, count: int) -> None:
+        """Warn (once per instance) when the candidates are no more than ``top_n``: the
+        selection then returns them all, which is plain top-k, and nothing else says so.
+        The usual cause is LlamaIndex's ``similarity_top_k`` default of 2."""
+        if count > self.top_n or self._warned_few:
+            return
+        with self._warn_lock:
+            if self._warned_few:
+                return
+            self._warned_few = True
+        warnings.warn(
+            f"VRSDPostprocessor(top_n={self.top_n}) received {count} candidate node(s): "
+            "nothing to choose from, so they come back as retrieved (plain top-k). Fetch "
+            "more candidates than top_n: similarity_top_k on the index's retriever or query "
+            f"engine (LlamaIndex's default is 2), e.g. similarity_top_k={4 * self.top_n}; "
+            "for vrsd_llamaindex.VRSDRetriever, its fetch_k. (Warned once per postprocessor.)",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+
     @dispatcher.span
     def _postprocess_nodes(self, nodes: list[NodeWithScore],
                            query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
         query_bundle = _require_query(query_bundle)
         if not nodes:
             return []
+        self._warn_if_nothing_to_choose(len(nodes))
         with self._rerank_event(nodes, query_bundle) as result:
             query_vector = self.query_vector(query_bundle)
             vectors = self.candidate_vectors(nodes)
@@ -360,6 +402,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         query_bundle = _require_query(query_bundle)
         if not nodes:
             return []
+        self._warn_if_nothing_to_choose(len(nodes))
         with self._rerank_event(nodes, query_bundle) as result:
             query_vector = await self.aquery_vector(query_bundle)
             vectors = await self.acandidate_vectors(nodes)

@@ -28,6 +28,12 @@ LLAMAINDEX = {  # vrsd_llamaindex._stores.STORE_PATHS
     "postgres": "postgres",
 }
 
+HAYSTACK = {  # vrsd_haystack.stores.RETRIEVERS
+    "in_memory": "haystack",
+    "qdrant": "haystack",
+    "chroma": "haystack",
+}
+
 
 def cases_in(cases: dict[str, str], directory: str, prefix: str = "") -> list[str]:
     """The store cases ``directory``'s tests are parametrised with (``prefix`` + name)."""

@@ -52,7 +52,7 @@ class TestVRSDRetrieverStandard(RetrieversIntegrationTests):
 def search_type_retriever(vectorstore, k: int = 4, **kwargs) -> DiverseVectorStoreRetriever:
     """The suite builds retrievers as ``constructor(k=...)``; ``k`` lives in search_kwargs."""
     return DiverseVectorStore(vectorstore).as_retriever(
-        search_type="vrsd", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
+        search_type="complement", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
     )
 
 
@@ -75,7 +75,7 @@ class TestSearchTypeRetrieverStandard(RetrieversIntegrationTests):
 
     def test_constructor_gives_the_subclass(self, retriever):
         assert type(retriever) is DiverseVectorStoreRetriever
-        assert retriever.search_type == "vrsd"
+        assert retriever.search_type == "complement"
 
 
 # --- chains, async, batch -------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_store_without_embeddings_says_how_to_pass_them(hidden_store_cls, embedd
                                          r"VRSDRetriever\(vectorstore=store, embeddings="):
         VRSDRetriever(vectorstore=store)
     with pytest.raises(ValueError, match="embeddings: .*DiverseVectorStoreRetriever"):
-        DiverseVectorStore(store).as_retriever(search_type="vrsd")
+        DiverseVectorStore(store).as_retriever(search_type="complement")
     given = VRSDRetriever(vectorstore=store, embeddings=embeddings, k=1)
     assert given.invoke("a")[0].page_content == "a text"
     assert len(DiverseVectorStore(store, embeddings=embeddings).as_retriever(
@@ -220,7 +220,7 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
         retriever.invoke(QUERY, k=11)
     with pytest.raises(ValueError, match="fetch_k: must be >= k"):
         DiverseVectorStore(in_memory_store).as_retriever(
-            search_type="vrsd", search_kwargs={"k": 8, "fetch_k": 3}
+            search_type="complement", search_kwargs={"k": 8, "fetch_k": 3}
         )
 
 
