@@ -1,9 +1,9 @@
 """One vocabulary across select, the retrievers, the compressor, ``search_type``, the
 postprocessor, the Haystack ranker and the command line: ``"vrsd"`` is the paper's
-algorithm everywhere,
-no method named means the recommendation (``complement``), the deprecated
-``"vrsd_swap"`` is accepted everywhere as ``"vrsd"`` with ``refine="swap"`` (and says
-so), and both adapters refuse a blank query as the command line does.
+algorithm everywhere, no method named means the recommendation (``complement``), the
+deprecated ``"vrsd_swap"`` is accepted everywhere as ``"vrsd"`` with ``refine="swap"``
+(and says so), and both text-query adapters refuse a blank query as the command line
+does (the Haystack ranker takes only a query vector).
 
 Hand-built geometry with an obvious answer (the README's): the query is +x; t1
 duplicates t0; t2 is as relevant from the other side; t3 is off-topic. Plain top-2
