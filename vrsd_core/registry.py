@@ -121,7 +121,7 @@ method name is (``resolve_method``), with a ``DeprecationWarning``."""
 # line": the adapters reach the core through pydantic validators and the frameworks'
 # own __init__/invoke layers, whose depth differs per class and release.
 _INTERNAL_PACKAGES = ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex", "vrsd_haystack",
-                      "pydantic", "langchain_core", "llama_index")
+                      "pydantic", "langchain_core", "llama_index", "haystack")
 
 
 def user_stacklevel() -> int:

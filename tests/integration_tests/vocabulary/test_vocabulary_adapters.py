@@ -1,8 +1,9 @@
 """One vocabulary across select, the retrievers, the compressor, ``search_type``, the
-postprocessor and the command line: ``"vrsd"`` is the paper's algorithm everywhere,
-no method named means the recommendation (``complement``), the deprecated
-``"vrsd_swap"`` is accepted everywhere as ``"vrsd"`` with ``refine="swap"`` (and says
-so), and both adapters refuse a blank query as the command line does.
+postprocessor, the Haystack ranker and the command line: ``"vrsd"`` is the paper's
+algorithm everywhere, no method named means the recommendation (``complement``), the
+deprecated ``"vrsd_swap"`` is accepted everywhere as ``"vrsd"`` with ``refine="swap"``
+(and says so), and both text-query adapters refuse a blank query as the command line
+does (the Haystack ranker takes only a query vector).
 
 Hand-built geometry with an obvious answer (the README's): the query is +x; t1
 duplicates t0; t2 is as relevant from the other side; t3 is off-topic. Plain top-2
@@ -238,3 +239,23 @@ def test_the_llamaindex_retriever_takes_the_same_names():
     plain = LIRetriever(retriever=index.as_retriever(), top_n=2, fetch_k=4)
     assert plain.method == DEFAULT_METHOD
     assert li_texts(plain.retrieve("q")) == picks(DEFAULT_METHOD)
+
+
+def test_the_haystack_ranker_takes_the_same_names():
+    from haystack import Document as HSDocument
+
+    from vrsd_haystack import VRSDRanker
+
+    docs = [HSDocument(content=t, id=t, embedding=VECTORS[t]) for t in TEXTS]
+
+    def ranked(ranker) -> list[str]:
+        return [d.content for d in ranker.run(documents=docs, query_embedding=QUERY_VECTOR,
+                                              top_k=2)["documents"]]
+
+    with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
+        swap = VRSDRanker(method="vrsd_swap")
+    assert caught[0].filename == __file__
+    assert (swap.method, swap.method_kwargs) == ("vrsd", {"refine": "swap"})
+    assert ranked(swap) == picks("vrsd", refine="swap")
+    assert ranked(VRSDRanker(method="vrsd")) == picks("vrsd")
+    assert VRSDRanker().method == DEFAULT_METHOD and ranked(VRSDRanker()) == picks(DEFAULT_METHOD)
