@@ -41,12 +41,12 @@ from haystack.core.serialization import component_to_dict
 from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
 
-from vrsd_core import DEFAULT_METHOD, check_count, check_options, resolve_method, select
+from vrsd_core import DEFAULT_METHOD, check_count, resolve_method, select
 from vrsd_core.contract import (
     METADATA_KEY,
     check_budget_options,
     check_group_options,
-    check_item_spec,
+    check_method_options,
     check_relevance_spec,
     item_values,
     selection_inputs,
@@ -152,8 +152,7 @@ class VRSDRanker:
         self.top_k = check_count(top_k, "top_k", minimum=1)
         # "vrsd_swap" -> "vrsd" + refine="swap": one spelling per method, as in the others
         self.method, self.method_kwargs = resolve_method(method, method_kwargs)
-        check_options(self.method, self.method_kwargs)
-        check_item_spec(self.method_kwargs.get("prior"), "prior", "(Document) -> float")
+        check_method_options(self.method, self.method_kwargs, "(Document) -> float")
         check_relevance_spec(self.method, relevance, "(Document) -> float")
         self.relevance = relevance
         self.group_by = group_by
