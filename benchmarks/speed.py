@@ -22,7 +22,7 @@ call follows an untimed one of the same implementation (warm caches for all). Th
 clock is the process's CPU time by default (``--clock wall`` for elapsed time):
 on a machine shared with other jobs, elapsed time mostly measures the queue
 for a core. BLAS runs on one thread by default (``--blas-threads``). Prints
-markdown tables and the targets of issue 2, each marked met or missed.
+markdown tables and the speed targets, each marked met or missed.
 
 Run: ``.venv/bin/python benchmarks/speed.py [--repeats N] [--quick]``.
 OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (set on some machines here) select an older
@@ -287,7 +287,7 @@ def run(repeats: int, quick: bool, seed: int) -> int:
         for ours, theirs in (("core mmr", "pyversity mmr"), ("core dpp", "pyversity dpp")):
             targets.append(Target(f"({n},{d},{k}) {ours} / {theirs}",
                                   med[ours] / med[theirs], 1.0))
-    print("\n## Targets (issue 2)\n")
+    print("\n## Targets\n")
     print("| target | measured | limit | state |")
     print("|---|---:|---:|---|")
     for t in targets:

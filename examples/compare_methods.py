@@ -29,13 +29,13 @@ from vrsd_langchain import DiverseVectorStore, default_embeddings
 
 QUESTION = "What happens to my sleep when I drink coffee or alcohol?"
 K, FETCH_K = 5, 20
-# search_type="vrsd" is the library's recommendation (the "complement" method);
-# search_kwargs={"method": "vrsd"} asks for the paper's greedy instead.
+# search_type="complement" is the library's recommendation; "vrsd" the paper's greedy,
+# with refine="swap" its 1-swap refinement (the same names as method= everywhere).
 SEARCHES = [
     ("similarity", {}),
+    ("complement", {}),
     ("vrsd", {}),
-    ("vrsd", {"method": "vrsd"}),
-    ("vrsd", {"method": "vrsd", "refine": "swap"}),
+    ("vrsd", {"refine": "swap"}),
     ("mmr", {"lambda_mult": 0.3}),
     ("mmr", {"lambda_mult": 0.5}),
     ("mmr", {"lambda_mult": 0.7}),

@@ -52,7 +52,9 @@ def main() -> None:
     engine = index.as_query_engine(
         llm=configured_llm(),
         similarity_top_k=20,
-        node_postprocessors=[VRSDPostprocessor(top_n=4, method="vrsd", embed_model=embed_model)],
+        # vector_store: the candidates' stored vectors are read, not their text embedded again
+        node_postprocessors=[VRSDPostprocessor(top_n=4, method="vrsd", embed_model=embed_model,
+                                               vector_store=index.vector_store)],
     )
     response = engine.query(question)
     print(f"Question: {question}\n\nSources (VRSD picked 4 of 20):")

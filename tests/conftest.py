@@ -38,3 +38,13 @@ def model_path() -> str:
     from vrsd_core.bundled_model import bundled_model_path
 
     return bundled_model_path()
+
+
+@pytest.fixture
+def fresh_reembed_warnings():
+    """Every store class warns again about re-embedding, before and after the test."""
+    from vrsd_core.stores import forget_warnings
+
+    forget_warnings()
+    yield
+    forget_warnings()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.extras import distributions, extras
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -97,3 +99,44 @@ def test_readme_block_runs_when_pasted(block, tmp_path, monkeypatch, capsys):
     errors = paste(block)
     assert not errors, "".join(errors)
     assert capsys.readouterr().out.strip()  # every block prints what it shows
+
+
+# --- the install lines: what the README tells a user to install runs what it shows -------
+
+# what a quick start's code needs installed, by what it mentions
+NEEDS = {
+    "langchain_core": "langchain-core",
+    "llama_index.core": "llama-index-core",
+    "default_embeddings()": "langchain-huggingface",
+    "default_embed_model()": "llama-index-embeddings-huggingface",
+}
+
+
+def _install_line_above(block: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    before = text[: text.index(block)]
+    section = before[before.rindex("\n#"):]  # from the block's heading down to the block
+    lines = re.findall(r'^pip install "?vrsd\[([^\]]+)\]"?', section, re.M)
+    assert lines, f"no pip install line above the block in {section[:80]!r}"
+    return lines[0]
+
+
+@pytest.mark.parametrize("module", ["vrsd_langchain", "vrsd_llamaindex"])
+def test_each_quick_start_has_the_install_line_that_runs_it(module):
+    block = next(b for b in BLOCKS if f"from {module} import" in b)  # the quick start
+    extras = {e.strip() for e in _install_line_above(block).split(",")}
+    installed = distributions(extras)
+    for mention, distribution in NEEDS.items():
+        if mention in block:
+            assert distribution in installed, (extras, distribution)
+    assert "torch" not in installed  # no extra pulls torch: the README says how to get it
+
+
+def test_the_readme_says_what_every_extra_holds_and_how_to_get_cpu_torch():
+    text = README.read_text(encoding="utf-8")
+    stores = re.compile(r"(langchain|llamaindex)-(chroma|qdrant|postgres|milvus|lancedb|faiss)")
+    for extra in extras():
+        store = stores.fullmatch(extra)
+        assert f"`{extra}`" in text or (store and f"`{store[2]}`" in text), extra
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in text
+    assert not any("torch" in distributions({extra}) for extra in extras())

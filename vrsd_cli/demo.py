@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import textwrap
 from dataclasses import dataclass
 from importlib import resources
@@ -25,8 +26,16 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_QUERY = "Will an afternoon coffee keep me awake at night?"
-WIDTH = 100
+WIDTH = 100  # the widest report; a narrower terminal gets its own width
+MIN_WIDTH = 60
 DEFAULT_FETCH_K = 20
+
+
+def report_width() -> int:
+    """The terminal's width (``$COLUMNS`` when set, else the terminal's, else 100),
+    kept within [60, 100]: whole passages wrap to it, and wider lines read badly."""
+    columns = shutil.get_terminal_size((WIDTH, 24)).columns
+    return max(MIN_WIDTH, min(WIDTH, columns))
 
 
 @dataclass(frozen=True)
@@ -86,11 +95,22 @@ def paraphrase_pairs(ids: list[str]) -> int:
     return sum(facts[a] == facts[b] for a in range(len(facts)) for b in range(a + 1, len(facts)))
 
 
-def _line(rank: int, pid: str, relevance: float, text: str) -> str:
+def _passage(rank: int, pid: str, relevance: float, text: str, width: int) -> list[str]:
+    """One pick: rank, id and relevance, then the whole passage wrapped to ``width``,
+    continued under its first word (a reader judges the picks by their text)."""
     head = f"  {rank:>2}. {pid:<13} {relevance:5.3f}  "
-    room = WIDTH - len(head)
-    body = text if len(text) <= room else text[: room - 3].rstrip() + "..."
-    return head + body
+    return textwrap.wrap(" ".join(text.split()), width=width, initial_indent=head,
+                         subsequent_indent=" " * len(head), break_on_hyphens=False)
+
+
+def _header(name: str, about: str, stats: str, width: int) -> list[str]:
+    """The method's name and what it is, its set's figures right-aligned on the same line
+    when they fit, else on the next."""
+    left = f"{name} ({about})"
+    gap = width - len(left) - len(stats)
+    if gap >= 2:
+        return [left + " " * gap + stats]
+    return [left, stats.rjust(width)]
 
 
 def run_demo(
@@ -151,6 +171,7 @@ def run_demo(
         ("mmr", "mmr", {"lambda_mult": lambda_mult}, f"lambda_mult={lambda_mult}"),
         ("dpp", "dpp", {"theta": theta}, f"theta={theta}"),
     ]
+    width = report_width()
     builtin = corpus_path is None
     label = model_label(model) if embeddings is None else type(emb).__name__
     about_corpus = (
@@ -161,9 +182,10 @@ def run_demo(
         "the set, query), higher is more relevant as a whole; Div. = mean pairwise cosine, "
         "lower is more diverse."
     )
-    out = [f"Query: {query}", textwrap.fill(about_corpus, width=WIDTH, break_on_hyphens=False)]
+    out = [f"Query: {query}", textwrap.fill(about_corpus, width=width, break_on_hyphens=False)]
     for name, method, options, about in methods:
-        chosen = {} if method is None else {"method": method, "method_kwargs": options}
+        chosen: dict[str, Any] = (
+            {} if method is None else {"method": method, "method_kwargs": options})
         retriever = VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch, **chosen)
         docs = retriever.invoke(query)
         ids = [d.id or "" for d in docs]  # InMemoryVectorStore keeps the ids it was given
@@ -172,22 +194,17 @@ def run_demo(
         div = metrics.intra_list_similarity(picked)
         facts = len({fact_of(i) for i in ids})
         repeats = paraphrase_pairs(ids)
-        out += [
-            "",
-            f"{name} ({about})".ljust(WIDTH - 50)
-            + f"Sim. {sim:.3f}  Div. {div:.3f}  {facts}/{len(docs)} facts, {repeats} "
-            f"repeat{'s' if repeats != 1 else ''}".rjust(50),
-        ]
-        out += [
-            _line(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content)
-            for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1)
-        ]
+        stats = (f"Sim. {sim:.3f}  Div. {div:.3f}  {facts}/{len(docs)} facts, {repeats} "
+                 f"repeat{'s' if repeats != 1 else ''}")
+        out += ["", *_header(name, about, stats, width)]
+        for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1):
+            out += _passage(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content, width)
     out += [
         "",
         textwrap.fill(
             "'facts' counts distinct facts: paraphrases of one fact count once; 'repeats' "
             "counts pairs of picks that state the same fact. Try your own question:",
-            width=WIDTH,
+            width=width,
         ),
         '  vrsd demo "how do oceans affect the climate?" --k 6',
     ]

@@ -1,7 +1,9 @@
 """Method tokens of the command line: ``vrsd eval --methods`` and ``vrsd search --method``.
 
-A token is a core method name (its defaults), ``vrsd_swap``, ``mmr`` (the
-paper's λ grid in ``eval``), or ``NAME:key=value,...`` with explicit options.
+A token is a core method name (its defaults), ``mmr`` (the paper's λ grid in
+``eval``), or ``NAME:key=value,...`` with explicit options. Names are resolved by
+``vrsd_core.resolve_method``, as in the library: ``vrsd_swap`` and ``vrsd+swap``
+are deprecated aliases of ``vrsd:refine=swap``.
 """
 
 from __future__ import annotations
@@ -11,13 +13,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vrsd_core import METHOD_INFO, method_defaults, methods_where
+from vrsd_core import (
+    METHOD_ALIASES,
+    METHOD_INFO,
+    check_options,
+    method_defaults,
+    methods_where,
+    resolve_method,
+)
 
 MMR_LAMBDAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 # Registered methods left out of the default run: the exhaustive ones (vrsd_exact
 # enumerates all C(fetch_k, k) subsets, hopeless at fetch_k = 50).
 EXCLUDED_BY_DEFAULT = frozenset(methods_where(exhaustive=True))
 REFERENCE = "vrsd"  # the paper's greedy: the method whose win rates are reported
+SWAP_LABEL = "vrsd_swap"  # the table row of vrsd:refine=swap (the label outlives the alias)
 
 
 @dataclass
@@ -55,7 +65,8 @@ def parse_method(
     """Specs for one ``--methods`` token.
 
     ``similarity``, ``vrsd``, ``dpp``, any registered method (its defaults);
-    ``vrsd_swap`` (alias ``vrsd+swap``): greedy VRSD with 1-swap refinement;
+    ``vrsd:refine=swap`` (row label ``vrsd_swap``; the deprecated alias ``vrsd_swap``,
+    and ``vrsd+swap``, warn): greedy VRSD with 1-swap refinement;
     ``mmr``: MMR at lambda_mult 0.2, 0.3, ..., 0.9 (the paper's grid), or with
     ``expand_mmr=False`` one MMR at its default lambda;
     ``NAME:key=value,key=value``: one method with explicit options
@@ -74,9 +85,13 @@ def parse_method(
         if not eq:
             raise ValueError(f"{name_of_argument}: {token!r}: options are written key=value")
         options[key.strip()] = _parse_value(value.strip())
-    if name in ("vrsd_swap", "vrsd+swap"):
-        name, options = "vrsd", {"refine": "swap", **options}
-        label = "vrsd_swap" if options == {"refine": "swap"} else token
+    if name in METHOD_ALIASES:
+        try:
+            name, options = resolve_method(name, options)  # warns: deprecated
+        except ValueError as exc:
+            raise ValueError(f"{name_of_argument}: {token!r}: {exc}") from None
+    if name == "vrsd" and options == {"refine": "swap"}:
+        label = SWAP_LABEL
     elif name == "mmr" and not options and expand_mmr:
         return [MethodSpec(f"mmr({lam})", "mmr", {"lambda_mult": lam}) for lam in MMR_LAMBDAS]
     elif name == "mmr" and set(options) == {"lambda_mult"}:
@@ -96,10 +111,8 @@ def parse_method(
             f"{name_of_argument}: {unknown[0]!r} is not an option of {name!r} "
             f"(its options: {', '.join(sorted(allowed)) or 'none'})"
         )
-    from vrsd_langchain.pipeline import check_method
-
     try:  # option values too, before any corpus is embedded (the retrievers are built last)
-        check_method(name, options)
+        check_options(name, options)
     except ValueError as exc:
         raise ValueError(f"{name_of_argument}: {token!r}: {exc}") from None
     return [MethodSpec(label, name, options)]
@@ -107,15 +120,15 @@ def parse_method(
 
 def available_methods() -> list[str]:
     """The names ``--methods`` accepts (besides ``NAME:key=value`` forms)."""
-    return ["similarity", "vrsd", "vrsd_swap", "mmr", *[
+    return ["similarity", "vrsd", "vrsd:refine=swap", "mmr", *[
         m for m in METHOD_INFO if m not in ("similarity", "vrsd", "mmr")
     ]]
 
 
 def default_method_tokens() -> list[str]:
-    """The default run: similarity, vrsd, vrsd_swap, mmr 0.2..0.9, dpp, then every
+    """The default run: similarity, vrsd, vrsd:refine=swap, mmr 0.2..0.9, dpp, then every
     other registered method except those in ``EXCLUDED_BY_DEFAULT``."""
-    head = ["similarity", "vrsd", "vrsd_swap", "mmr", "dpp"]
+    head = ["similarity", "vrsd", "vrsd:refine=swap", "mmr", "dpp"]
     rest = [m for m in METHOD_INFO if m not in head and m not in EXCLUDED_BY_DEFAULT]
     return head + rest
 

@@ -21,9 +21,8 @@ import numpy as np
 #   products that differ in the last bits (BLAS sums rows in different
 #   blockings), measured up to 6e-8 at d = 384..768 and 3.6e-7 at d = 4096 for
 #   unit vectors, and the store's rank must still decide between such twins.
-#   1e-6 keeps a 3x margin over that at d = 4096 and is 10x tighter than the
-#   former 1e-5: float32 picks now equal a float64 run on the same values
-#   unless two gains are within 1e-6 relative.
+#   1e-6 keeps a 3x margin over that at d = 4096, and float32 picks equal a
+#   float64 run on the same values unless two gains are within 1e-6 relative.
 TIE_RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-10}
 
 # A sum vector shorter than this (squared) has no direction: its cosine is 0.

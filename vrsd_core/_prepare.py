@@ -221,9 +221,35 @@ def prepare(
 ) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
-    q = as_float_array(queries, "queries" if batched else "query")
-    X = as_float_array(candidates, "candidates")
+    q, X, qname = _as_stacks(queries, candidates, batched)
+    B, n, _ = X.shape
+    valid = _valid_mask(mask, (B, n))
+    all_real = mask is None or bool(valid.all())
+    X, q_norm, sq = _checked_lengths(q, X, valid, all_real, qname, batched)
+    if normalize:
+        q, q_norm, scale, sq_norm = _unit_scale(q, q_norm, sq, valid, all_real)
+    else:
+        scale, sq_norm = np.ones((B, n)), sq
+    qsim = _query_products(X, q, scale, normalize)
+    if not all_real:
+        qsim = np.where(valid, qsim, 0.0)
+    rel = qsim if relevance is None else _relevance(relevance, (B, n), valid, batched)
+    codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
+    tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
+    return Prepared(
+        X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
+        rel=rel, normalize=normalize, all_real=all_real, group=codes, cap=cap,
+        feasible=feasible, tokens=tokens, budget=budget,
+    )
+
+
+def _as_stacks(queries: Any, candidates: Any, batched: bool
+               ) -> tuple[np.ndarray, np.ndarray, str]:
+    """(B, d) queries and (B, n, d) C-ordered candidates in one working dtype (float32
+    only when both are float32), shapes checked; and the queries' argument name."""
     qname = "queries" if batched else "query"
+    q = as_float_array(queries, qname)
+    X = as_float_array(candidates, "candidates")
     if batched:
         if q.ndim != 2:
             raise ValueError(f"queries: expected a 2-D array (B, d), got shape {q.shape}")
@@ -244,31 +270,38 @@ def prepare(
             raise ValueError(f"candidates: expected a 2-D array (n, d), got shape {X.shape}")
         q = q[None, :]
         X = X[None, :, :]
-    B, n, d = X.shape
+    _, n, d = X.shape
     if q.shape[1] == 0:
         raise ValueError(f"{qname}: has dimension 0")
     if n and d != q.shape[1]:
         raise ValueError(
             f"candidates: dimension {d} does not match the query dimension {q.shape[1]}"
         )
-    # One working dtype: float32 only when both are float32.
     dtype = np.float32 if (X.dtype == np.float32 and q.dtype == np.float32) else np.float64
-    X = np.ascontiguousarray(X, dtype=dtype)
-    q = np.asarray(q, dtype=dtype)
+    return np.asarray(q, dtype=dtype), np.ascontiguousarray(X, dtype=dtype), qname
 
+
+def _valid_mask(mask: Any, shape: tuple[int, int]) -> np.ndarray:
+    """(B, n) booleans, True for a real candidate (a private copy of ``mask``)."""
     if mask is None:
-        valid = _filled((B, n), True, bool)
-    else:
-        m = np.asarray(mask)
-        if m.shape != (B, n):
-            raise ValueError(f"mask: expected shape {(B, n)}, got {m.shape}")
-        if m.dtype != bool:
-            if m.dtype.kind not in "biu" or not np.isin(m, (0, 1)).all():
-                raise ValueError("mask: expected booleans (True = a real candidate)")
-            m = m.astype(bool)
-        valid = m.copy()
+        return _filled(shape, True, bool)
+    m = np.asarray(mask)
+    if m.shape != shape:
+        raise ValueError(f"mask: expected shape {shape}, got {m.shape}")
+    if m.dtype != bool:
+        if m.dtype.kind not in "biu" or not np.isin(m, (0, 1)).all():
+            raise ValueError("mask: expected booleans (True = a real candidate)")
+        m = m.astype(bool)
+    return m.copy()
 
-    all_real = mask is None or bool(valid.all())
+
+def _checked_lengths(
+    q: np.ndarray, X: np.ndarray, valid: np.ndarray, all_real: bool, qname: str, batched: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, |q|, squared row lengths), refusing NaN/inf, zero vectors and lengths out of
+    float range; NaN/inf padding rows are zeroed in a private copy of X."""
+    B, n, _ = X.shape
+    dtype = X.dtype
     q64 = q.astype(np.float64)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q_sq = (q64 * q64).sum(axis=1)
@@ -286,66 +319,50 @@ def prepare(
         raise ValueError(f"{qname}: too long for float64 arithmetic; rescale the vector")
     if not in_range:
         check_length_range(sq, valid, "candidates", dtype, n, batched)
-    q_norm = np.sqrt(q_sq)
     if not all_real and n:
         junk = ~valid & ~np.isfinite(sq)
         if junk.any():  # NaN/inf padding: zero it in a private copy so products stay finite
             X = X.copy()
             X[junk] = 0
+    return X, np.sqrt(q_sq), sq
 
-    if normalize:
-        if all_real:  # every length is known to be > 0
-            scale = 1.0 / np.sqrt(sq)
-            sq_norm = _filled((B, n), 1.0)
-        else:
-            scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
-            sq_norm = valid.astype(np.float64)
-        q = q * (1.0 / q_norm).astype(dtype)[:, None]
-        q_norm = _filled((B,), 1.0)
-    else:
-        scale = np.ones((B, n))
-        sq_norm = sq
 
-    if n:
-        if B == 1:
-            raw = (X[0] @ q[0])[None, :]
-        else:
-            raw = np.matmul(X, q[:, :, None])[:, :, 0]
-        qsim = raw * scale if normalize else raw.astype(np.float64)  # float64 either way
+def _unit_scale(
+    q: np.ndarray, q_norm: np.ndarray, sq: np.ndarray, valid: np.ndarray, all_real: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cosine geometry without a normalised copy of X: the unit query, its length 1,
+    each row's scale 1/|x| (0 at padding) and the working rows' squared length."""
+    B, n = sq.shape
+    if all_real:  # every length is known to be > 0
+        scale = 1.0 / np.sqrt(sq)
+        sq_norm = _filled((B, n), 1.0)
     else:
-        qsim = np.zeros((B, 0))
-    if not all_real:
-        qsim = np.where(valid, qsim, 0.0)
+        scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
+        sq_norm = valid.astype(np.float64)
+    q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
+    return q, _filled((B,), 1.0), scale, sq_norm
 
-    if relevance is None:
-        rel = qsim
-    else:
-        r = as_float_array(relevance, "relevance").astype(np.float64)
-        want = (B, n) if batched else (n,)
-        if r.shape != want:
-            raise ValueError(f"relevance: expected shape {want}, got {r.shape}")
-        r = r.reshape(B, n)
-        check_finite(r, "relevance", valid)
-        rel = np.where(valid, r, 0.0)
-    codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
-    tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
-    return Prepared(
-        X=X,
-        q=q,
-        valid=valid,
-        scale=scale,
-        sq_norm=sq_norm,
-        q_norm=q_norm,
-        qsim=qsim,
-        rel=rel,
-        normalize=normalize,
-        all_real=all_real,
-        group=codes,
-        cap=cap,
-        feasible=feasible,
-        tokens=tokens,
-        budget=budget,
-    )
+
+def _query_products(X: np.ndarray, q: np.ndarray, scale: np.ndarray, normalize: bool
+                    ) -> np.ndarray:
+    """(B, n) float64 working inner products of every candidate with its query."""
+    B, n, _ = X.shape
+    if not n:
+        return np.zeros((B, 0))
+    raw = (X[0] @ q[0])[None, :] if B == 1 else np.matmul(X, q[:, :, None])[:, :, 0]
+    return raw * scale if normalize else raw.astype(np.float64)
+
+
+def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batched: bool
+               ) -> np.ndarray:
+    """The caller's relevance as (B, n) float64, 0 at padding; checked finite where real."""
+    r = as_float_array(relevance, "relevance").astype(np.float64)
+    want = shape if batched else shape[1:]
+    if r.shape != want:
+        raise ValueError(f"relevance: expected shape {want}, got {r.shape}")
+    r = r.reshape(shape)
+    check_finite(r, "relevance", valid)
+    return np.where(valid, r, 0.0)
 
 
 def _group_cap(

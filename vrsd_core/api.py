@@ -15,17 +15,19 @@ from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .registry import MethodFn, method_info
+from .registry import MethodFn, method_info, resolve_method
 from .selection import Selection
 
 
 def method_defaults(method: str) -> dict[str, Any]:
-    """The options a method accepts, with their defaults."""
-    info = method_info(method)
+    """The options a method accepts, with their defaults (for a deprecated alias such
+    as ``"vrsd_swap"``: its method's, with the options the alias stands for)."""
+    name, implied = resolve_method(method)
+    info = method_info(name)
     options = dict(_keyword_defaults(info.fn))
     if info.takes_prior:  # the quality prior (see _prior.py)
         options.update(PRIOR_DEFAULTS)
-    return options
+    return {**options, **implied}
 
 
 @functools.cache
@@ -50,10 +52,45 @@ def check_options(method: str, options: Mapping[str, Any]) -> None:
     options (``select``'s own arguments such as ``relevance`` or ``normalize``
     included), or an option value out of range.
 
-    For adapters that validate a configuration before any query. A ``prior`` is
-    one score per candidate, so only its place is checked here (the method must
-    take one); its values are checked against the candidates at query time.
+    The one option check of the project: adapters validate a configuration with it
+    before any query, the command line validates its flags. A (method, options) pair
+    that passed once is remembered (bounded LRU keyed by the values and their
+    types), so settings checked at construction cost nothing per call; refusals are
+    not remembered. A ``prior`` is one score per candidate, so only its place is
+    checked here (the method must take one); its values are checked against the
+    candidates at query time.
     """
+    method, options = resolve_method(method, options)  # an alias warns on every call
+    key = _frozen(method, options)
+    if key is None:
+        _check_now(method, options)
+    else:
+        _check_cached(key)
+
+
+def _frozen(method: Any, options: Mapping[str, Any]) -> tuple | None:
+    """A hashable key for (method, options), or None if a value is unhashable.
+
+    Each value's type is part of the key: ``True == 1`` and ``1 == 1.0``, yet a
+    method may accept one and refuse the other.
+    """
+    if not isinstance(method, str):
+        return None
+    key = (method, tuple(sorted((str(name), type(v), v) for name, v in options.items())))
+    try:
+        hash(key)
+    except TypeError:  # e.g. a list, an array or a callable prior spec
+        return None
+    return key
+
+
+@functools.lru_cache(maxsize=256)
+def _check_cached(key: tuple) -> None:
+    method, items = key
+    _check_now(method, {name: value for name, _, value in items})
+
+
+def _check_now(method: Any, options: Mapping[str, Any]) -> None:
     refuse_prior(method_info(method), options)
     _refuse_unknown(method, options, method_defaults(method))
     probe = dict(options)
@@ -88,6 +125,7 @@ def _run(
     *,
     batched: bool = False,
 ) -> list[Selection]:
+    method, options = resolve_method(method, options)
     info = method_info(method)
     refuse_prior(info, options)
     params = method_defaults(method)
@@ -193,7 +231,8 @@ def select(
         candidates: (n, d) candidate vectors, usually the store's top-n in its order.
         k: how many to choose. k >= n returns all n (in selection order);
             k <= 0 or no candidates returns an empty selection.
-        method: one of ``METHOD_INFO`` (see the README's method table).
+        method: one of ``METHOD_INFO`` (docs/methods.md), or a deprecated alias
+            (``"vrsd_swap"``; see ``resolve_method``).
         relevance: optional (n,) relevance scores replacing cosine-to-query for
             relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
         normalize: L2-normalise query and candidates first (cosine geometry).

@@ -10,7 +10,10 @@ The LangChain retriever and the LlamaIndex postprocessor both:
 - read a per-candidate quality prior through ``check_prior_values``;
 - read per-candidate inputs (prior, outside relevance, group label) from each
   item's metadata or a callable (``item_values``, ``check_item_spec``,
-  ``check_group_options``).
+  ``check_group_options``);
+- count each candidate's tokens for a ``max_tokens`` budget with the user's
+  ``token_counter`` or ``vrsd_core.tokens.approx_token_count``
+  (``check_budget_options``).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int
-from .registry import METHOD_INFO
+from .api import check_options
+from .registry import METHOD_ALIASES, METHOD_INFO, resolve_method
 from .selection import Selection
+from .tokens import TokenCounter, check_token_counter, count_tokens
 
 METADATA_KEY = "vrsd"
 """The metadata entry every returned item gets (an existing entry is replaced)."""
@@ -70,15 +75,37 @@ def selection_metadata_all(selection: Selection) -> list[dict[str, Any]]:
     return [selection_metadata(selection, i) for i in range(len(selection))]
 
 
+def resolve_method_fields(
+    data: Any, method_field: str = "method", options_field: str = "method_kwargs"
+) -> Any:
+    """For an adapter's pydantic ``mode="before"`` validator: the constructor's arguments
+    with a deprecated method alias (``"vrsd_swap"``) replaced by its method and options
+    (``vrsd_core.resolve_method``, which warns), so the adapter stores and reports the
+    registered name. Anything else is returned as it is, for the adapter's own checks.
+    """
+    if not isinstance(data, dict):
+        return data
+    method = data.get(method_field)
+    options = data.get(options_field) or {}
+    if not (isinstance(method, str) and method in METHOD_ALIASES and isinstance(options, Mapping)):
+        return data
+    name, merged = resolve_method(method, options)
+    return {**data, method_field: name, options_field: merged}
+
+
 def check_query_text(query: Any, name: str = "query") -> str:
     """``query`` if it is text an embedding model can encode, else ValueError naming ``name``.
 
-    Refused: anything that is not a ``str`` (None, bytes, numbers), and strings
-    with an unpaired surrogate (e.g. undecodable bytes from a command line),
-    which tokenizers reject with a TypeError from deep inside.
+    Refused: anything that is not a ``str`` (None, bytes, numbers); an empty or
+    whitespace-only string (there is nothing to be relevant to: the store would
+    return arbitrary passages, as the command line refuses too); and strings with
+    an unpaired surrogate (e.g. undecodable bytes from a command line), which
+    tokenizers reject with a TypeError from deep inside.
     """
     if not isinstance(query, str):
         raise ValueError(f"{name}: expected a string, got {type(query).__name__}")
+    if not query.strip():
+        raise ValueError(f"{name}: the query is empty or only whitespace; ask a question")
     try:
         query.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -199,10 +226,16 @@ def selection_inputs(
     score: Callable[[Callable[..., Any]], Any] | None = None,
     group_by: Any = None,
     max_per_group: int | None = None,
+    max_tokens: int | None = None,
+    token_counter: TokenCounter | None = None,
+    texts: Callable[[], Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """``select``'s keyword arguments for one query's ``count`` candidates: the method's
-    ``options`` with a quality prior read per candidate, plus the outside relevance and
-    the group labels when given.
+    ``options`` with a quality prior read per candidate, plus the outside relevance,
+    the group labels and the token budget when given.
+
+    With ``max_tokens``, ``texts()`` gives the candidates' texts (what the LLM will
+    read) and ``token_counter`` (default ``approx_token_count``) counts each.
 
     ``values(spec, name)`` gives one value per candidate for a metadata field name or a
     per-item callable (``item_values`` in the adapter's terms); ``score(fn)`` calls a
@@ -223,7 +256,24 @@ def selection_inputs(
     if group_by is not None:
         out["groups"] = values(group_by, "group_by")
         out["max_per_group"] = max_per_group
+    if max_tokens is not None:
+        if texts is None:
+            raise ValueError("max_tokens: this call has no candidate texts to count")
+        out["max_tokens"] = max_tokens
+        out["token_counts"] = count_tokens(check_token_counter(token_counter), texts())
     return out
+
+
+def check_method_options(method: Any, options: Mapping[str, Any], item_form: str) -> None:
+    """An adapter's method settings, checked once (``vrsd_core.check_options``, cached)
+    plus where a ``prior`` comes from: a metadata field name or a callable
+    ``item_form`` (e.g. ``"(Document) -> float"``), read per candidate at query time.
+
+    Raises:
+        ValueError: naming the method, the option or ``prior``.
+    """
+    check_options(method, options)
+    check_item_spec(options.get("prior"), "prior", item_form)
 
 
 def check_relevance_spec(method: str, relevance: Any, callable_form: str) -> None:
@@ -254,3 +304,16 @@ def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
             "source) and max_per_group (the most picks per source) go together"
         )
     return cap
+
+
+def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | None, TokenCounter]:
+    """(``max_tokens`` as an int >= 0 or None for no budget, the counter to use:
+    ``token_counter`` or, for None, ``vrsd_core.tokens.approx_token_count``).
+
+    A counter without a budget is accepted (a call may set ``max_tokens`` later).
+
+    Raises:
+        ValueError: naming the argument at fault.
+    """
+    budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
+    return budget, check_token_counter(token_counter)

@@ -4,15 +4,20 @@ Everything the core (and the adapters) need to know about a method beyond its
 options lives here and only here: which function runs it, whether it takes an
 outside ``relevance``, a quality ``prior`` or a ``seed``, whether its default
 run is deterministic, whether it enumerates subsets, and a one-line summary.
-``METHOD_INFO`` is the table (name -> record, in the README's order);
-``METHODS`` (name -> function) is derived from it for compatibility.
+``METHOD_INFO`` is the table (name -> record, in the README's order). A new
+method is one module in ``vrsd_core.methods`` (see its contract) and one
+``MethodInfo`` row here; the shared contract test then covers it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from .methods._common import Picked
 from .methods.cluster import cluster
@@ -29,7 +34,7 @@ from .methods.vrsd_exact import vrsd_exact
 MethodFn = Callable[..., list[Picked]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MethodInfo:
     """What a selection method takes and promises.
 
@@ -49,64 +54,146 @@ class MethodInfo:
 
     name: str
     fn: MethodFn
-    takes_relevance: bool
-    takes_prior: bool
-    seeded: bool
-    deterministic: bool
-    exhaustive: bool
     summary: str
+    takes_relevance: bool = False
+    takes_prior: bool = False
+    seeded: bool = False
+    deterministic: bool = False
+    exhaustive: bool = False
 
 
 _TABLE = (
-    MethodInfo("complement", complement, False, False, False, True, False,
-               "recommended for RAG: the most relevant candidate, the one whose sum with it "
-               "is most aligned with the query, then relevance order; restatements skipped"),
-    MethodInfo("similarity", similarity, True, True, False, True, False,
-               "plain top-k by relevance (cosine to the query)"),
-    MethodInfo("vrsd", vrsd, False, False, False, True, False,
-               "greedy: each pick maximises cos(sum of the set, query); refine='swap' adds "
-               "1-swap local search"),
-    MethodInfo("vrsd_exact", vrsd_exact, False, False, False, True, True,
-               "exact optimum of the vrsd objective by enumeration (small problems only)"),
-    MethodInfo("mmr", mmr, True, True, False, True, False,
-               "Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
-               "to the picks"),
-    MethodInfo("dpp", dpp, True, True, False, True, False,
-               "greedy MAP of a k-DPP with kernel diag(w) S diag(w)"),
-    MethodInfo("threshold", threshold, True, False, True, False, False,
-               "random draws from the top m, kept if below a similarity threshold to "
-               "every kept item"),
-    MethodInfo("top_m", top_m, True, False, True, False, False,
-               "k sampled from the m most relevant, softmax(relevance / temperature)"),
-    MethodInfo("top_p", top_p, True, False, True, False, False,
-               "k sampled from the nucleus of probability mass p"),
-    MethodInfo("cluster", cluster, True, False, True, True, False,
-               "k-means into k clusters, the most relevant member of each"),
+    MethodInfo(
+        name="complement", fn=complement, deterministic=True,
+        summary="recommended for RAG: the most relevant candidate, the one whose sum with it "
+        "is most aligned with the query, then relevance order; restatements skipped"),
+    MethodInfo(
+        name="similarity", fn=similarity, takes_relevance=True, takes_prior=True,
+        deterministic=True, summary="plain top-k by relevance (cosine to the query)"),
+    MethodInfo(
+        name="vrsd", fn=vrsd, deterministic=True,
+        summary="greedy: each pick maximises cos(sum of the set, query); refine='swap' adds "
+        "1-swap local search"),
+    MethodInfo(
+        name="vrsd_exact", fn=vrsd_exact, deterministic=True, exhaustive=True,
+        summary="exact optimum of the vrsd objective by enumeration (small problems only)"),
+    MethodInfo(
+        name="mmr", fn=mmr, takes_relevance=True, takes_prior=True, deterministic=True,
+        summary="Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
+        "to the picks"),
+    MethodInfo(
+        name="dpp", fn=dpp, takes_relevance=True, takes_prior=True, deterministic=True,
+        summary="greedy MAP of a k-DPP with kernel diag(w) S diag(w)"),
+    MethodInfo(
+        name="threshold", fn=threshold, takes_relevance=True, seeded=True,
+        summary="random draws from the top m, kept if below a similarity threshold to "
+        "every kept item"),
+    MethodInfo(
+        name="top_m", fn=top_m, takes_relevance=True, seeded=True,
+        summary="k sampled from the m most relevant, softmax(relevance / temperature)"),
+    MethodInfo(
+        name="top_p", fn=top_p, takes_relevance=True, seeded=True,
+        summary="k sampled from the nucleus of probability mass p"),
+    MethodInfo(
+        name="cluster", fn=cluster, takes_relevance=True, seeded=True, deterministic=True,
+        summary="k-means into k clusters, the most relevant member of each"),
 )
 
 METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TABLE})
 """name -> ``MethodInfo`` for every selection method (read only)."""
 
-METHODS: dict[str, MethodFn] = {m.name: m.fn for m in _TABLE}
-"""name -> method function, derived from ``METHOD_INFO`` (kept for compatibility)."""
-
 DEFAULT_METHOD = "complement"
-"""The project's recommendation: the default method of the adapters (``VRSDRetriever``,
-``search_type="vrsd"``, ``VRSDPostprocessor``) and the command line, chosen by evidence
-coverage on multi-hop questions (see the README). The paper's algorithm stays ``"vrsd"``."""
+"""The project's recommendation: what the adapters (``VRSDRetriever()``,
+``VRSDPostprocessor()``, ``as_retriever(search_type="complement")``) and the command line
+run when no method is named, chosen by evidence coverage on multi-hop questions
+(docs/evaluation.md). ``"vrsd"`` is the paper's algorithm, everywhere."""
+
+METHOD_ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType({
+    # the command line's names for swap-refined VRSD; deprecated: one release, then removed
+    "vrsd_swap": ("vrsd", MappingProxyType({"refine": "swap"})),
+    "vrsd+swap": ("vrsd", MappingProxyType({"refine": "swap"})),
+})
+"""Deprecated method names -> (method, the options they stand for). Accepted wherever a
+method name is (``resolve_method``), with a ``DeprecationWarning``."""
+
+
+# Frames of these packages are skipped when a warning is attributed to "the user's
+# line": the adapters reach the core through pydantic validators and the frameworks'
+# own __init__/invoke layers, whose depth differs per class and release.
+_INTERNAL_PACKAGES = ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex", "vrsd_haystack",
+                      "pydantic", "langchain_core", "llama_index", "haystack")
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called in the caller of this function
+    that names the first frame outside vrsd and the frameworks it is called through."""
+    frame = sys._getframe(2)  # the caller's caller: stacklevel 2 of the caller's warn
+    level = 2
+    # a prefix: llama_index_instrumentation, pydantic_core, langchain_core's submodules
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
+        _INTERNAL_PACKAGES
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def resolve_method(
+    method: object, options: Mapping[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The registered method and its options for a method name as a user wrote it.
+
+    The one place where names are resolved: ``select``, ``select_batch``,
+    ``check_options``, both adapters and the command line call it, so a name means
+    the same everywhere. A registered name comes back as it is (with a copy of
+    ``options``); a deprecated alias (``METHOD_ALIASES``, e.g. ``"vrsd_swap"``)
+    becomes its method with the options it stands for, under the caller's, and a
+    ``DeprecationWarning`` naming the spelling to use instead, attributed to the
+    user's line (the first frame outside vrsd and the frameworks).
+
+    Raises:
+        ValueError: naming ``method`` for an unknown name; naming the option when
+            ``options`` contradict the alias (``"vrsd_swap"`` with ``refine=None``).
+    """
+    given = dict(options or {})
+    if isinstance(method, str) and method in METHOD_ALIASES:  # (a list is not hashable)
+        target, implied = METHOD_ALIASES[method]
+        for key, value in implied.items():
+            if key in given and given[key] != value:
+                raise ValueError(
+                    f"{key}: method {method!r} means method={target!r} with {key}={value!r}, "
+                    f"got {key}={given[key]!r}"
+                )
+        spelled = ", ".join(f"{key}={value!r}" for key, value in implied.items())
+        warnings.warn(
+            f"method {method!r} is deprecated and will be removed in the next release: "
+            f"use method={target!r} with the option {spelled}",
+            DeprecationWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return target, {**implied, **given}
+    return method_info(method).name, given
 
 
 def method_info(method: object) -> MethodInfo:
-    """The record of ``method``, or ValueError naming ``method`` for an unknown name."""
+    """The record of ``method`` (a registered name; see ``resolve_method`` for aliases),
+    or ValueError naming ``method`` for an unknown name."""
     if not isinstance(method, str) or method not in METHOD_INFO:
-        raise ValueError(f"method: unknown method {method!r}; choose from {sorted(METHOD_INFO)}")
+        alias = (f" ({method!r} is a deprecated alias: pass it through resolve_method)"
+                 if isinstance(method, str) and method in METHOD_ALIASES else "")
+        raise ValueError(
+            f"method: unknown method {method!r}; choose from {sorted(METHOD_INFO)}{alias}"
+        )
     return METHOD_INFO[method]
+
+
+FLAGS = frozenset(f.name for f in dataclasses.fields(MethodInfo) if f.type in (bool, "bool"))
+"""The boolean ``MethodInfo`` fields ``methods_where`` filters on."""
 
 
 def methods_where(**flags: bool) -> tuple[str, ...]:
     """Method names whose ``MethodInfo`` flags equal the given values, in table order,
     e.g. ``methods_where(takes_prior=True)`` -> ``("similarity", "mmr", "dpp")``."""
-    fields = {"takes_relevance", "takes_prior", "seeded", "deterministic", "exhaustive"}
+    fields = FLAGS
     unknown = sorted(set(flags) - fields)
     if unknown:
         raise ValueError(f"{unknown[0]}: not a MethodInfo flag (flags: {sorted(fields)})")

@@ -2,9 +2,9 @@
 
 * ``VRSDRetriever(vectorstore=store, k=4, fetch_k=20)``: any vector store; the default
   method is the recommended ``"complement"``, ``method="vrsd"`` the paper's greedy.
-* ``DiverseVectorStore(store).as_retriever(search_type="vrsd", search_kwargs={...})``:
-  the usual ``as_retriever`` call, with ``"vrsd"`` (the recommendation), ``"mmr"``,
-  ``"dpp"``, ... as search types.
+* ``DiverseVectorStore(store).as_retriever(search_type="complement", search_kwargs={...})``:
+  the usual ``as_retriever`` call, with every core method as a search type:
+  ``"complement"`` (the recommendation), ``"vrsd"`` (the paper's), ``"mmr"``, ``"dpp"``, ...
 * ``VRSDCompressor(embeddings=...)``: rerank any retriever's output
   (for ``ContextualCompressionRetriever``).
 * ``default_embeddings()``: the bundled all-MiniLM-L6-v2 (loaded on first call).

@@ -4,17 +4,15 @@ One pipeline for every store: query vector -> n candidates (Document + vector)
 -> ``vrsd_core.select`` -> Documents. Only the middle step depends on the
 store:
 
-* fast paths read the vectors the store already keeps (no re-embedding):
-  ``InMemoryVectorStore`` (its ``store`` dict), FAISS (``index.reconstruct``),
-  Chroma (``collection.query(include=[..., "embeddings"])``), Qdrant
-  (``query_points(with_vectors=...)``, dense mode), Postgres (``PGVector`` and
-  ``PGVectorStore``: the store's own SQL query, embedding column kept), Milvus
-  (its search's vector field) and LanceDB (its query's vector column); one module
-  per store in ``stores/``;
+* fast paths read the vectors the store already keeps (no re-embedding): one
+  module per store in ``stores/``, one record per store in ``stores.FAST_PATHS``
+  (the README's store table is checked against it);
 * any other store: ``similarity_search_by_vector`` (else ``similarity_search``,
   which embeds the query a second time inside the store), then the candidates'
   ``page_content`` is embedded with the given embeddings through an
-  ``EmbeddingCache``.
+  ``EmbeddingCache``, under the caller's ``reembed`` policy (``"warn"``: one
+  ``ReembeddingWarning`` per store class naming the reason; ``"allow"``;
+  ``"refuse"``: a ValueError, see ``vrsd_core.stores.check_reembedding``).
 
 Each fast path searches the way its store does (same candidates, same order)
 and says which search arguments it understands; anything else is a
@@ -32,14 +30,17 @@ import numpy as np
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 
+from vrsd_core.stores import Reembed, check_reembed, check_reembedding
+
 from .cache import EmbeddingCache
 from .stores import FAST_PATHS, Candidates, FastPath, empty
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-__all__ = ["Candidates", "afetch_candidates", "check_search_kwargs", "fast_path_for",
-           "fetch_candidates", "unwrap"]
+__all__ = ["Candidates", "afetch_candidates", "check_fallback", "check_reembed_policy",
+           "check_search_kwargs", "fast_path_for", "fetch_candidates", "reembedding_reason",
+           "unwrap"]
 
 
 def unwrap(store: VectorStore) -> VectorStore:
@@ -55,10 +56,37 @@ def fast_path_for(store: VectorStore) -> FastPath | None:
     """The fast path for ``store`` (after unwrapping), or None for the generic fallback."""
     store = unwrap(store)
     for path in FAST_PATHS:
-        cls = path.store_class()
-        if cls is not None and isinstance(store, cls) and path.applies(store):
+        if path.is_for(store) and path.applies(store):
             return path
     return None
+
+
+def reembedding_reason(store: VectorStore) -> str:
+    """Why the candidates of ``store`` (after unwrapping) have to be embedded again."""
+    store = unwrap(store)
+    for path in FAST_PATHS:
+        if path.is_for(store):
+            if not path.applies(store):
+                why = path.limits or "the store internals it reads are missing"
+                return (f"its {path.name!r} fast path does not apply to it ({why}; tested "
+                        f"with {path.client} {path.tested})")
+            return "the store returned the candidates without their vectors"
+    return "no fast path is registered for its class (vrsd_langchain.stores.FAST_PATHS)"
+
+
+def check_fallback(store: VectorStore, count: int, reembed: Reembed) -> None:
+    """Apply the ``reembed`` policy before ``count`` candidates of ``store`` are embedded."""
+    name = type(unwrap(store)).__name__
+    check_reembedding(reembed, name, reembedding_reason(store), count)
+
+
+def check_reembed_policy(store: VectorStore, reembed: Any, count: int) -> Reembed:
+    """``reembed`` checked; ``"refuse"`` on a store without a fast path is refused now,
+    before any query (a fast path that finds no vectors is refused when it does)."""
+    reembed = check_reembed(reembed)
+    if reembed == "refuse" and fast_path_for(store) is None:
+        check_fallback(store, count, reembed)
+    return reembed
 
 
 def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str = "") -> None:
@@ -90,6 +118,7 @@ def fetch_candidates(
     search_kwargs: Mapping[str, Any],
     embeddings: Embeddings,
     cache: EmbeddingCache,
+    reembed: Reembed = "warn",
 ) -> Candidates:
     """The store's top-n for ``query_vector`` with their vectors (see the module doc).
 
@@ -105,6 +134,7 @@ def fetch_candidates(
         found = path.fetch(store, qlist, n, kwargs)
         if found.vectors is not None or not found.documents:
             return found
+        check_fallback(store, len(found), reembed)
         texts = [d.page_content for d in found.documents]
         return Candidates(found.documents, cache.embed_documents(embeddings, texts))
     try:
@@ -114,6 +144,7 @@ def fetch_candidates(
     docs = list(docs)[:n]
     if not docs:
         return empty()
+    check_fallback(store, len(docs), reembed)
     vectors = cache.embed_documents(embeddings, [d.page_content for d in docs])
     return Candidates(docs, vectors)
 
@@ -126,6 +157,7 @@ async def afetch_candidates(
     search_kwargs: Mapping[str, Any],
     embeddings: Embeddings,
     cache: EmbeddingCache,
+    reembed: Reembed = "warn",
 ) -> Candidates:
     """Async ``fetch_candidates``: the store's async search and ``aembed_documents``.
 
@@ -141,6 +173,7 @@ async def afetch_candidates(
         )
         if found.vectors is not None or not found.documents:
             return found
+        check_fallback(store, len(found), reembed)
         texts = [d.page_content for d in found.documents]
         vectors = await cache.aembed_documents(embeddings, texts)
         return Candidates(found.documents, vectors)
@@ -151,5 +184,6 @@ async def afetch_candidates(
     docs = list(docs)[:n]
     if not docs:
         return empty()
+    check_fallback(store, len(docs), reembed)
     vectors = await cache.aembed_documents(embeddings, [d.page_content for d in docs])
     return Candidates(docs, vectors)

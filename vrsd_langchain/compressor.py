@@ -11,7 +11,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
-from vrsd_core.contract import check_group_options
+from vrsd_core.contract import check_budget_options, check_group_options, resolve_method_fields
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import Candidates
@@ -52,7 +52,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     k: int = 4
     """How many documents to keep."""
     method: str = DEFAULT_METHOD
-    """A ``vrsd_core.METHODS`` name."""
+    """A ``vrsd_core.METHOD_INFO`` name."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""
     relevance: Any = None  # str | (query, documents) -> scores | None, checked by the plan
@@ -62,6 +62,11 @@ class VRSDCompressor(BaseDocumentCompressor):
     """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label."""
+    max_tokens: Any = None  # int >= 0 | None, checked at construction
+    """A token budget: the kept documents' ``page_content`` token counts sum to at most
+    this (as in ``VRSDRetriever``). None: no budget."""
+    token_counter: Any = None  # (str) -> int | None, checked at construction
+    """text -> int for ``max_tokens`` (the LLM's tokenizer); None: ``approx_token_count``."""
     cache: EmbeddingCache | None = None
     """Document-embedding cache; default a new one of ``cache_size`` entries."""
     cache_size: int = DEFAULT_CACHE_SIZE
@@ -74,11 +79,18 @@ class VRSDCompressor(BaseDocumentCompressor):
         # Strict like VRSDRetriever's: no 2.0, "3" or True (pydantic would coerce them).
         return check_count(value, "k")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_alias(cls, data: Any) -> Any:
+        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+
     @model_validator(mode="after")
     def _check(self) -> VRSDCompressor:
         check_method(self.method, self.method_kwargs)
         check_per_candidate(self.method, self.relevance)
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
+        self.max_tokens, self.token_counter = check_budget_options(
+            self.max_tokens, self.token_counter)
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)
         return self
@@ -86,7 +98,8 @@ class VRSDCompressor(BaseDocumentCompressor):
     def _plan(self, n: int) -> SearchPlan:
         return SearchPlan(self.k, n, self.method, dict(self.method_kwargs),
                           relevance=self.relevance, group_by=self.group_by,
-                          max_per_group=self.max_per_group)
+                          max_per_group=self.max_per_group, max_tokens=self.max_tokens,
+                          token_counter=self.token_counter)
 
     def compress_documents(
         self,

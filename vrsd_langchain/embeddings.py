@@ -18,7 +18,7 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
     Raises:
         ImportError: with the install command, if an extra is missing.
     """
-    from vrsd_core.bundled_model import bundled_model_path
+    from vrsd_core.bundled_model import bundled_model_path, quiet_model_loading
 
     try:
         from langchain_huggingface import HuggingFaceEmbeddings
@@ -27,4 +27,6 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
             "default_embeddings needs langchain-huggingface: "
             "pip install 'vrsd[langchain-embeddings]' (torch first: see the README)"
         ) from exc
-    return HuggingFaceEmbeddings(model_name=bundled_model_path(), **kwargs)
+    path = bundled_model_path()
+    with quiet_model_loading():
+        return HuggingFaceEmbeddings(model_name=path, **kwargs)

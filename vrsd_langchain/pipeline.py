@@ -8,21 +8,21 @@ vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import check_options, method_defaults, select
+from vrsd_core import method_defaults, select
 from vrsd_core.contract import (
+    check_budget_options,
     check_counts,
     check_group_options,
-    check_item_spec,
+    check_method_options,
     check_query_text,
     check_relevance_spec,
     item_values,
@@ -30,62 +30,34 @@ from vrsd_core.contract import (
 )
 
 from .cache import EmbeddingCache
-from .candidates import Candidates, afetch_candidates, check_search_kwargs, fetch_candidates
+from .candidates import (
+    Candidates,
+    afetch_candidates,
+    check_reembed_policy,
+    check_search_kwargs,
+    fetch_candidates,
+)
 from .documents import annotate
+
+if TYPE_CHECKING:
+    from vrsd_core.stores import Reembed
 
 __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
            "check_query_vector", "choose", "make_plan", "run", "arun", "run_by_vector"]
 
 # Per-candidate inputs besides the method's options: where each comes from (see README).
-PER_CANDIDATE = ("relevance", "group_by", "max_per_group")
+PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter")
 
 
 def _options_text(method: str) -> str:
     return ", ".join(sorted(method_defaults(method))) or "none"
 
 
-def _frozen(method: Any, options: Mapping[str, Any]) -> tuple | None:
-    """A hashable key for (method, options), or None if a value is unhashable.
-
-    Each value's type is part of the key: ``True == 1`` and ``1 == 1.0``, yet the
-    core may accept one and refuse the other.
-    """
-    if not isinstance(method, str):
-        return None
-    key = (method, tuple(sorted((str(name), type(v), v) for name, v in options.items())))
-    try:
-        hash(key)
-    except TypeError:  # e.g. a list or an array as an option value
-        return None
-    return key
-
-
-@functools.lru_cache(maxsize=256)
-def _check_frozen(key: tuple) -> None:
-    method, items = key
-    _check_method_now(method, {name: value for name, _, value in items})
-
-
 def check_method(method: Any, options: Mapping[str, Any]) -> None:
-    """ValueError for an unknown method, an unknown option, or an option out of range.
-
-    A (method, options) pair that passed once is remembered (bounded LRU, keyed by
-    the options' values and types), so a retriever's own settings, validated at
-    construction, cost nothing per call; refusals are not remembered.
-    """
-    key = _frozen(method, options)
-    if key is None:
-        _check_method_now(method, options)
-    else:
-        _check_frozen(key)
-
-
-def _check_method_now(method: Any, options: Mapping[str, Any]) -> None:
-    # The core checks the method, the option names and their values; only the
-    # prior's spec (a field name or a callable) is the adapter's, checked once the
-    # core has accepted a prior for this method.
-    check_options(method, options)
-    check_item_spec(options.get("prior"), "prior", "(Document) -> float")
+    """ValueError for an unknown method, an unknown option, an option out of range or a
+    ``prior`` that is not a metadata field or a callable ``(Document) -> float``; the
+    core's check, remembered there (``vrsd_core.check_options``)."""
+    check_method_options(method, options, "(Document) -> float")
 
 
 def _describe(doc: Document) -> str:
@@ -177,6 +149,13 @@ class SearchPlan:
     """None, a metadata field or (Document) -> label: the source each candidate comes from."""
     max_per_group: int | None = None
     """At most this many picks per ``group_by`` label."""
+    max_tokens: int | None = None
+    """The picks' ``page_content`` token counts sum to at most this (None: no budget)."""
+    token_counter: Any = None
+    """text -> int counting tokens for ``max_tokens``; None: ``approx_token_count``."""
+    reembed: Reembed = "warn"
+    """What to do when the candidates' vectors cannot be read from the store:
+    ``"warn"`` (once per store class), ``"allow"`` or ``"refuse"``."""
 
 
 def make_plan(
@@ -190,20 +169,27 @@ def make_plan(
     relevance: Any = None,
     group_by: Any = None,
     max_per_group: Any = None,
+    max_tokens: Any = None,
+    token_counter: Any = None,
+    reembed: Any = "warn",
 ) -> SearchPlan:
     """Check every setting of a call (counts, method and options, per-candidate inputs,
-    store search arguments)."""
+    token budget, store search arguments, the re-embedding policy: ``"refuse"`` on a
+    store without a fast path is a ValueError here, before any query)."""
     k, fetch_k = check_counts(k, fetch_k)
     check_method(method, options)
     check_per_candidate(method, relevance)
     cap = check_group_options(group_by, max_per_group)
+    budget, counter = check_budget_options(max_tokens, token_counter)
     check_search_kwargs(
         store,
         search_kwargs,
         hint=f", nor an option of {method!r} (its options: {_options_text(method)})",
     )
+    reembed = check_reembed_policy(store, reembed, fetch_k)
     return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs),
-                      relevance, group_by, cap)
+                      relevance, group_by, cap, max_tokens=budget, token_counter=counter,
+                      reembed=reembed)
 
 
 def check_per_candidate(method: str, relevance: Any) -> None:
@@ -219,11 +205,14 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
         return []
     assert candidates.vectors is not None  # filled by fetch_candidates
     docs = candidates.documents
-    # prior, outside relevance (a field, or fn(query, documents)) and group labels
+    # prior, outside relevance (a field, or fn(query, documents)), group labels and
+    # token counts (of the text the LLM reads)
     options = selection_inputs(
         plan.options, len(docs), lambda spec, name: document_values(spec, docs, name),
         relevance=plan.relevance, score=lambda fn: fn(query, docs),
         group_by=plan.group_by, max_per_group=plan.max_per_group,
+        max_tokens=plan.max_tokens, token_counter=plan.token_counter,
+        texts=lambda: [doc.page_content for doc in docs],
     )
     sel = select(query_vector, candidates.vectors, plan.k, method=plan.method, **options)
     return annotate(docs, sel)
@@ -241,7 +230,7 @@ def run(
         return []
     qvec = check_query_vector(embeddings.embed_query(check_query_text(query)))
     cands = fetch_candidates(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
+        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
     )
     return choose(qvec, cands, plan, query)
 
@@ -268,7 +257,8 @@ def run_by_vector(
     if plan.k == 0:
         return []
     qvec = check_query_vector(vector)
-    cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache)
+    cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache,
+                             plan.reembed)
     return choose(qvec, cands, plan)
 
 
@@ -284,6 +274,6 @@ async def arun(
         return []
     qvec = check_query_vector(await embeddings.aembed_query(check_query_text(query)))
     cands = await afetch_candidates(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache
+        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
     )
     return choose(qvec, cands, plan, query)

@@ -14,7 +14,9 @@ from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from vrsd_core import DEFAULT_METHOD, check_count
+from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
+from vrsd_core.contract import resolve_method_fields
+from vrsd_core.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
@@ -39,15 +41,16 @@ class VRSDRetriever(BaseRetriever):
     cosine-aligned with the query (Gao, Deng & Zhang's greedy); any ``vrsd_core``
     method works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``, ...).
 
-    Candidate vectors come from the store when it keeps them (InMemoryVectorStore,
-    FAISS, Chroma, Qdrant, Postgres, Milvus, LanceDB), else the candidates' text is
-    embedded with
-    ``embeddings`` through a bounded cache. Each returned Document is a copy with
+    Candidate vectors come from the store when it keeps them (the stores of
+    ``vrsd_langchain.stores.FAST_PATHS``, the README's store table), else the
+    candidates' text is embedded with ``embeddings`` through a bounded cache, as
+    ``reembed`` allows. Each returned Document is a copy with
     ``metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (see
     ``vrsd_langchain.METADATA_KEY``), in selection order.
 
     Per-call overrides: ``retriever.invoke(q, k=2, fetch_k=40, filter=..., lambda_mult=0.3)``.
-    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group`` replace the fields,
+    ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group``/``max_tokens``/
+    ``token_counter`` replace the fields,
     names of the method's options update ``method_kwargs`` for that call, everything
     else is added to ``search_kwargs``.
     ``method=`` may be given per call too; it then runs with only that call's options.
@@ -82,8 +85,9 @@ class VRSDRetriever(BaseRetriever):
     fetch_k: int = 20
     """How many candidates to fetch from the store and choose from (>= k)."""
     method: str = DEFAULT_METHOD
-    """A ``vrsd_core.METHODS`` name; default ``"complement"``, the project's recommendation
-    (``"vrsd"`` is the paper's greedy)."""
+    """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
+    (``"vrsd"`` is the paper's greedy). The deprecated ``"vrsd_swap"`` is stored as
+    ``"vrsd"`` with ``method_kwargs={"refine": "swap"}``."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
@@ -99,6 +103,14 @@ class VRSDRetriever(BaseRetriever):
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
+    max_tokens: Any = None  # int >= 0 | None, checked by the plan
+    """A token budget for the LLM's context: the returned documents' ``page_content``
+    token counts sum to at most this (at most k documents still; a document that does
+    not fit is skipped for the next best that does). None: no budget."""
+    token_counter: Any = None  # (str) -> int | None, checked by the plan
+    """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
+    ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_core.tokens.approx_token_count``
+    (offline, no dependency; about 5 % mean error on English prose)."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
@@ -108,6 +120,13 @@ class VRSDRetriever(BaseRetriever):
     entries; its ``hits``/``misses`` show what the fallback embedded."""
     cache_size: int = DEFAULT_CACHE_SIZE
     """Entries of the default cache."""
+    reembed: Reembed = "warn"
+    """When the store's vectors cannot be read (no fast path for its class, or one that
+    does not apply to this instance), the candidates' text is embedded again:
+    ``"warn"`` says so once per store class (a ``vrsd_core.stores.ReembeddingWarning``
+    naming the reason), ``"allow"`` is silent, ``"refuse"`` raises a ValueError instead
+    (for embedding APIs paid per token; a store without a fast path is refused when the
+    retriever is built)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -116,6 +135,11 @@ class VRSDRetriever(BaseRetriever):
     def _strict_count(cls, value: Any, info: ValidationInfo) -> int:
         # As strict as a per-call override: no 2.0, "3" or True (pydantic would coerce them).
         return check_count(value, info.field_name or "k")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_alias(cls, data: Any) -> Any:
+        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
     def _check(self) -> VRSDRetriever:
@@ -143,8 +167,8 @@ class VRSDRetriever(BaseRetriever):
         kwargs = dict(kwargs)
         k = kwargs.pop("k", self.k)
         fetch_k = kwargs.pop("fetch_k", self.fetch_k)
-        if "method" in kwargs:
-            method, base_options = kwargs.pop("method"), {}
+        if "method" in kwargs:  # invoke(q, method=...)
+            method, base_options = resolve_method(kwargs.pop("method"))
         else:
             method, base_options = self.method, self.method_kwargs
         inputs = {name: kwargs.pop(name, getattr(self, name)) for name in PER_CANDIDATE}
@@ -156,6 +180,7 @@ class VRSDRetriever(BaseRetriever):
             method=method,
             options={**base_options, **options},
             search_kwargs={**self.search_kwargs, **search},
+            reembed=self.reembed,
             **inputs,
         )
 

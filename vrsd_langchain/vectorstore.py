@@ -1,4 +1,4 @@
-"""``search_type="vrsd"``: the usual ``as_retriever`` call with diverse search types.
+"""``as_retriever(search_type="complement")``: the usual call with diverse search types.
 
 ``DiverseVectorStore(store)`` wraps any vector store and delegates everything
 to it (adding, deleting, searching, its embeddings, store-specific attributes);
@@ -7,12 +7,15 @@ a ``VectorStoreRetriever`` whose search types are
 
 * ``"similarity"``, ``"similarity_score_threshold"``: the store's own search,
   exactly as LangChain's ``VectorStoreRetriever`` runs it (Documents untouched);
-* ``"vrsd"``: this library's recommended selection (``vrsd_core.DEFAULT_METHOD``,
-  ``"complement"``); ``search_kwargs={"method": ...}`` picks any other core
-  method instead, e.g. ``{"method": "vrsd"}`` for the paper's greedy;
-* ``"mmr"``, ``"dpp"``, ``"complement"`` and every other ``vrsd_core`` method by
-  its own name (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``,
-  ``"cluster"``);
+* ``"complement"``: this library's recommended selection (``vrsd_core.DEFAULT_METHOD``);
+* ``"vrsd"``: the paper's greedy VRSD, as ``method="vrsd"`` everywhere
+  (``search_kwargs={"refine": "swap"}`` adds its 1-swap refinement). In vrsd 0.1.0
+  it ran ``"complement"``: building one warns once (``FutureWarning``) that the
+  meaning changed, unless ``search_kwargs`` name a ``"method"`` (still honoured
+  for ``"vrsd"``, for code written against the old meaning);
+* ``"mmr"``, ``"dpp"`` and every other ``vrsd_core`` method by its own name
+  (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``, ``"cluster"``), and
+  the deprecated alias ``"vrsd_swap"`` (``"vrsd"`` with ``refine="swap"``);
 * all of these run the shared pipeline (fetch ``fetch_k`` candidates with their
   vectors, let the core choose ``k``), returning annotated copies in selection order.
 
@@ -30,12 +33,13 @@ native MMR. The store's own MMR stays reachable as
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
 ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
-``max_per_group`` (as in ``VRSDRetriever``), and the store's search arguments
-(e.g. ``filter``).
+``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
+``VRSDRetriever``), and the store's search arguments (e.g. ``filter``).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -49,7 +53,9 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import model_validator
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO
+from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
+from vrsd_core.registry import user_stacklevel
+from vrsd_core.stores import Reembed, check_reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import (
@@ -65,9 +71,17 @@ from .pipeline import (
 
 STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
 """Search types run by the store itself, as in LangChain's ``VectorStoreRetriever``."""
-CORE_SEARCH_TYPES = ("mmr", *(m for m in METHOD_INFO if m not in ("similarity", "mmr")))
+CORE_SEARCH_TYPES = (
+    "mmr", *(m for m in METHOD_INFO if m not in ("similarity", "mmr")), *METHOD_ALIASES
+)
 """Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
-method but ``"similarity"``."""
+method but ``"similarity"``, and the deprecated aliases."""
+_VRSD_MEANING_CHANGED = (
+    'search_type="vrsd" now runs the paper\'s VRSD (method="vrsd", as everywhere in '
+    'vrsd); until this release it ran the recommended "complement". For the '
+    'recommendation use search_type="complement"; to keep the paper\'s algorithm '
+    "and silence this, pass search_kwargs={\"method\": \"vrsd\"}."
+)
 DEFAULT_K = 4
 DEFAULT_FETCH_K = 20
 
@@ -90,12 +104,24 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     cache: EmbeddingCache | None = None
     """Re-embedding cache for stores without a fast path; default: the
     ``DiverseVectorStore``'s, else a new one."""
+    reembed: Reembed | None = None
+    """For stores whose vectors cannot be read: ``"warn"``, ``"allow"`` or ``"refuse"``
+    (see ``VRSDRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
 
     @model_validator(mode="after")
     def _check_core_settings(self) -> DiverseVectorStoreRetriever:
+        if self.search_type in METHOD_ALIASES:  # "vrsd_swap": warns, stored as its method
+            self.search_type, self.search_kwargs = resolve_method(
+                self.search_type, self.search_kwargs
+            )
+        elif self.search_type == "vrsd" and "method" not in self.search_kwargs:
+            # a FutureWarning (shown by default, unlike DeprecationWarning): results change
+            warnings.warn(_VRSD_MEANING_CHANGED, FutureWarning, stacklevel=user_stacklevel())
         if self.cache is None:
             shared = getattr(self.vectorstore, "cache", None)
             self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
+        if self.reembed is None:
+            self.reembed = getattr(self.vectorstore, "reembed", "warn")
         if self.search_type in CORE_SEARCH_TYPES:
             self._embedder()
             self._plan({})
@@ -109,9 +135,13 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         k = merged.pop("k", DEFAULT_K)
         fetch_k = merged.pop("fetch_k", DEFAULT_FETCH_K)
         inputs = {name: merged.pop(name) for name in PER_CANDIDATE if name in merged}
-        # "vrsd" is the library's recommendation unless search_kwargs name a method
-        method = merged.pop("method", DEFAULT_METHOD) if self.search_type == "vrsd" else (
-            self.search_type)
+        # "vrsd" (the paper's) unless search_kwargs name a method, as they could when
+        # "vrsd" meant the recommendation
+        if self.search_type == "vrsd" and "method" in merged:
+            method, implied = resolve_method(merged.pop("method"))
+            merged = {**implied, **merged}
+        else:
+            method = self.search_type
         options, search = split_options(method, merged)
         return make_plan(
             self.vectorstore,
@@ -120,6 +150,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             method=method,
             options=options,
             search_kwargs=search,
+            reembed=self.reembed,
             **inputs,
         )
 
@@ -156,13 +187,15 @@ class DiverseVectorStore(VectorStore):
             (needed when the store exposes none).
         cache: re-embedding cache shared by the retrievers made here
             (default: a new ``EmbeddingCache(cache_size)``).
+        reembed: ``"warn"``, ``"allow"`` or ``"refuse"``: what its retrievers do when
+            the wrapped store's vectors cannot be read (see ``VRSDRetriever.reembed``).
 
     Example:
         .. code-block:: python
 
             store = DiverseVectorStore(FAISS.from_texts(texts, embeddings))
             retriever = store.as_retriever(
-                search_type="vrsd", search_kwargs={"k": 4, "fetch_k": 20}
+                search_type="complement", search_kwargs={"k": 4, "fetch_k": 20}
             )
     """
 
@@ -173,6 +206,7 @@ class DiverseVectorStore(VectorStore):
         embeddings: Embeddings | None = None,
         cache: EmbeddingCache | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE,
+        reembed: Reembed = "warn",
     ) -> None:
         if not isinstance(vectorstore, VectorStore):
             raise ValueError(
@@ -185,6 +219,7 @@ class DiverseVectorStore(VectorStore):
         self.wrapped_vectorstore = vectorstore
         self._embeddings = embeddings
         self.cache = cache if cache is not None else EmbeddingCache(cache_size)
+        self.reembed = check_reembed(reembed)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: store-specific attributes.

@@ -3,15 +3,21 @@
 Most LlamaIndex stores hand nodes back without their vectors (the
 ``VectorStoreIndex`` docstore strips them, Chroma rebuilds nodes from text and
 metadata). Reading the vectors back from the store is much cheaper than
-re-embedding the text, so each store that can return them gets a small lookup
-here, keyed by ``class_name()``; any other store is tried through the generic
-``get_nodes``. Whatever no lookup finds is embedded by the caller.
+re-embedding the text, so each store that can return them gets a ``StorePath``
+record in ``STORE_PATHS`` (recognised by class, as the LangChain fast paths
+are): a lookup by node id, and for some a query that returns the vectors with
+the nodes. Any other store is tried through the generic ``get_nodes``.
+Whatever no lookup finds is embedded by the caller, under its ``reembed``
+policy (``vrsd_core.stores.check_reembedding``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from vrsd_core.stores import StoreRecord
 
 Vector = Sequence[float]
 StoreLookup = Callable[[Any, list[str]], dict[str, Vector]]
@@ -58,13 +64,6 @@ def _postgres_store(store: Any, node_ids: list[str]) -> dict[str, Vector]:
     with store._session() as session, session.begin():
         rows = session.execute(stmt).all()
     return {r.node_id: list(r.embedding) for r in rows if r.embedding is not None}
-
-
-STORE_LOOKUPS: dict[str, StoreLookup] = {
-    "SimpleVectorStore": _simple_store,
-    "ChromaVectorStore": _chroma_store,
-    "PGVectorStore": _postgres_store,
-}
 
 
 # --- Stores whose own query can return the vectors with the nodes ----------------
@@ -171,10 +170,96 @@ def _qdrant_applies(store: Any) -> bool:
     )
 
 
-STORE_QUERIES: dict[str, tuple[Callable[[Any], bool], StoreQuery, Any]] = {
-    "PGVectorStore": (_postgres_applies, _postgres_query, _apostgres_query),
-    "QdrantVectorStore": (_qdrant_applies, _qdrant_query, _aqdrant_query),
-}
+AsyncStoreQuery = Callable[[Any, Any, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StorePath(StoreRecord):
+    """How to read stored vectors from one kind of LlamaIndex vector store.
+
+    Attributes (beside ``StoreRecord``'s):
+        lookup: ``(store, node ids) -> {node id: vector}``; None: the store's ``get_nodes``.
+        query, aquery: the store's query, returning the nodes with their vectors
+            (``VRSDRetriever`` queries through them); None: the store's own query.
+        query_applies: the instance has what ``query`` reads.
+    """
+
+    lookup: StoreLookup | None = None
+    query: StoreQuery | None = None
+    aquery: AsyncStoreQuery | None = None
+    query_applies: Callable[[Any], bool] = lambda store: True
+
+
+STORE_PATHS: tuple[StorePath, ...] = (
+    StorePath(
+        name="simple", family="in memory",
+        module="llama_index.core.vector_stores.simple", class_name="SimpleVectorStore",
+        client="llama-index-core", tested="==0.14.25",
+        vectors="stored, by node id (and `node.embedding`)",
+        lookup=_simple_store,
+    ),
+    StorePath(
+        name="chroma", family="Chroma",
+        module="llama_index.vector_stores.chroma.base", class_name="ChromaVectorStore",
+        client="llama-index-vector-stores-chroma", tested="==0.6.0",
+        vectors="`collection.get(ids, include=[\"embeddings\"])`",
+        lookup=_chroma_store,
+    ),
+    StorePath(
+        name="postgres", family="Postgres + pgvector",
+        module="llama_index.vector_stores.postgres.base", class_name="PGVectorStore",
+        client="llama-index-vector-stores-postgres", tested="==0.9.0",
+        vectors="its own query with the embedding column (`_query_with_embedding`)",
+        limits="hybrid and sparse query modes",
+        private=("PGVectorStore._query_with_embedding",
+                 "PGVectorStore._async_query_with_embedding",
+                 "PGVectorStore._db_rows_to_query_result", "PGVectorStore._table_class",
+                 "PGVectorStore._session", "PGVectorStore._initialize"),
+        tested_on="a real Postgres 16 + pgvector server (PyPI `pgserver`, unix socket), "
+                  "started by the tests",
+        lookup=_postgres_store, query=_postgres_query, aquery=_apostgres_query,
+        query_applies=_postgres_applies,
+    ),
+    StorePath(
+        name="qdrant", family="Qdrant",
+        module="llama_index.vector_stores.qdrant.base", class_name="QdrantVectorStore",
+        client="llama-index-vector-stores-qdrant", tested="==0.10.4",
+        vectors="`query_points(with_vectors=...)` through `vrsd_llamaindex.VRSDRetriever`; "
+                "else `get_nodes` by id",
+        limits="hybrid mode",
+        private=("QdrantVectorStore._client", "QdrantVectorStore._build_query_filter",
+                 "QdrantVectorStore._generate_shard_key_selector"),
+        tested_on="local mode",
+        query=_qdrant_query, aquery=_aqdrant_query, query_applies=_qdrant_applies,
+    ),
+    StorePath(
+        name="milvus", family="Milvus",
+        module="llama_index.vector_stores.milvus.base", class_name="MilvusVectorStore",
+        client="llama-index-vector-stores-milvus", tested="==1.2.0",
+        vectors="`get_nodes` by id", tested_on="Milvus Lite (the same client API as a cluster)",
+    ),
+    StorePath(
+        name="lancedb", family="LanceDB",
+        module="llama_index.vector_stores.lancedb.base", class_name="LanceDBVectorStore",
+        client="llama-index-vector-stores-lancedb", tested="==0.6.0",
+        vectors="its query sets `node.embedding`",
+    ),
+)
+
+
+def path_for(store: Any) -> StorePath | None:
+    """The record for ``store``'s class, or None."""
+    return next((path for path in STORE_PATHS if path.is_for(store)), None)
+
+
+def reembedding_reason(store: Any) -> str:
+    """Why nodes from ``store`` (None: no store given) have to be embedded again."""
+    if store is None:
+        return "the nodes came without embeddings and no vector_store was given to read them"
+    if path_for(store) is None:
+        return ("the nodes came without embeddings and no vector lookup is registered for its "
+                "class (vrsd_llamaindex._stores.STORE_PATHS); its get_nodes gave none")
+    return "the nodes came without embeddings and the store did not return them"
 
 
 class VectorsAlongside:
@@ -183,7 +268,7 @@ class VectorsAlongside:
     Every other attribute is the store's own. The store itself is not changed.
     """
 
-    def __init__(self, store: Any, query: StoreQuery, aquery: Any) -> None:
+    def __init__(self, store: Any, query: StoreQuery, aquery: AsyncStoreQuery) -> None:
         self._store = store
         self._query = query
         self._aquery = aquery
@@ -198,23 +283,19 @@ class VectorsAlongside:
         return await self._aquery(self._store, query, kwargs)
 
 
-def _store_name(store: Any) -> str:
-    class_name = getattr(store, "class_name", None)
-    return class_name() if callable(class_name) else type(store).__name__
-
-
 def with_vectors(store: Any) -> Any:
     """``store`` as a ``VectorsAlongside`` view when its query can return vectors, else
     ``store`` itself."""
-    entry = STORE_QUERIES.get(_store_name(store))
-    if entry is None or not entry[0](store):
+    path = path_for(store)
+    if path is None or path.query is None or path.aquery is None or not path.query_applies(store):
         return store
-    return VectorsAlongside(store, entry[1], entry[2])
+    return VectorsAlongside(store, path.query, path.aquery)
 
 
 def vectors_from_store(store: Any, node_ids: list[str]) -> dict[str, Vector]:
     """The vectors ``store`` holds for ``node_ids`` (ids it lacks are left out)."""
     if not node_ids:
         return {}
-    lookup = STORE_LOOKUPS.get(_store_name(store), _generic_store)
+    path = path_for(store)
+    lookup = path.lookup if path is not None and path.lookup is not None else _generic_store
     return lookup(store, node_ids)

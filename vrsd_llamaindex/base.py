@@ -34,12 +34,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import threading
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.bridge.pydantic import Field, field_validator, model_validator
+from llama_index.core.bridge.pydantic import (
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
@@ -47,33 +54,29 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from vrsd_core import DEFAULT_METHOD, Selection, check_count, check_options, select
+from vrsd_core import DEFAULT_METHOD, Selection, check_count, select
 from vrsd_core.contract import (
     METADATA_KEY,
+    check_budget_options,
     check_group_options,
-    check_item_spec,
+    check_method_options,
     check_query_text,
     check_relevance_spec,
     item_values,
+    resolve_method_fields,
     selection_inputs,
     selection_metadata_all,
 )
+from vrsd_core.registry import user_stacklevel
+from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
-from ._stores import vectors_from_store
+from ._stores import reembedding_reason, vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
 
 # METADATA_KEY (re-exported): the entry every returned node gets, as in vrsd_langchain:
 # ``{"rank", "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
 # ``vrsd_core.contract.selection_metadata``. The node's score is its relevance too.
-
-def check_method_options(method: str, method_kwargs: dict[str, Any]) -> None:
-    """Raise ValueError now, at construction, for anything ``select`` would refuse
-    later (``vrsd_core.check_options``); a ``prior`` must be a metadata field name
-    or a callable ``(node) -> float``, read from each candidate at query time."""
-    check_options(method, method_kwargs)
-    check_item_spec(method_kwargs.get("prior"), "prior", "(BaseNode) -> float")
-
 
 def _with_key(keys: Sequence[str]) -> list[str]:
     return list(keys) if METADATA_KEY in keys else [*keys, METADATA_KEY]
@@ -105,6 +108,9 @@ def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
         raise ValueError(
             "query_bundle: VRSDPostprocessor needs the query; pass query_bundle= or query_str="
         )
+    if not any(text.strip() for text in [query_bundle.query_str, *query_bundle.embedding_strs]):
+        # as the LangChain adapter and the CLI: the store returned arbitrary nodes
+        raise ValueError("query_bundle: the query is empty or only whitespace; ask a question")
     if query_bundle.embedding is None and not query_bundle.embedding_strs:
         raise ValueError("query_bundle: has neither an embedding nor a query string to embed")
     if query_bundle.embedding is None:
@@ -136,7 +142,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
 
     See the module docstring for where vectors come from and what the output
-    nodes carry. Methods are those of ``vrsd_core.METHODS``: ``"complement"``
+    nodes carry. Methods are those of ``vrsd_core.METHOD_INFO``: ``"complement"``
     (the default and the project's recommendation: the most relevant node, the one
     that best complements it, then relevance order, restatements skipped),
     ``"vrsd"`` (the paper's greedy sum-vector selection;
@@ -144,7 +150,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     ``"mmr"`` (``lambda_mult``), ``"dpp"`` (``theta``), ``"similarity"``. The
     per-candidate inputs ``relevance``, ``group_by``/``max_per_group`` and the
     quality prior (``method_kwargs["prior"]``) read each node's metadata or call a
-    function, as in the LangChain adapter.
+    function, as in the LangChain adapter. ``max_tokens`` fills the LLM's context
+    up to a token budget, counted on each node's LLM text with ``token_counter``.
 
     ``embed_model`` left as None means ``Settings.embed_model``, looked up only
     when a vector must actually be computed. If Settings has no model either,
@@ -156,7 +163,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     top_n: int = Field(default=4, gt=0, description="How many nodes to keep.")
     method: str = Field(
         default=DEFAULT_METHOD,
-        description="A method of vrsd_core.METHODS; default 'complement', the recommendation.",
+        description="A method of vrsd_core.METHOD_INFO; default 'complement', the recommendation.",
     )
     method_kwargs: dict[str, Any] = Field(
         default_factory=dict, description="The method's options, e.g. {'lambda_mult': 0.5}."
@@ -185,17 +192,46 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     max_per_group: Any = Field(  # int >= 1 | None, checked below
         default=None, description="At most this many nodes per group_by label."
     )
+    max_tokens: Any = Field(  # int >= 0 | None, checked below
+        default=None,
+        description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
+        "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
+    )
+    token_counter: Any = Field(  # (str) -> int | None, checked below
+        default=None,
+        description="text -> int counting tokens for max_tokens (the LLM's tokenizer); "
+        "None = vrsd_core.tokens.approx_token_count (offline).",
+        exclude=True,
+    )
+    reembed: Reembed = Field(
+        default="warn",
+        description="Nodes whose vectors neither they nor vector_store hold are embedded "
+        "again: 'warn' (once per store class, naming the reason), 'allow' (silently) or "
+        "'refuse' (a ValueError, for embedding APIs paid per token).",
+    )
+
+    # set once this instance has warned that it had nothing to choose from
+    _warned_few: bool = PrivateAttr(default=False)
+    _warn_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @field_validator("top_n", mode="before")
     @classmethod
     def _strict_top_n(cls, value: Any) -> int:
         return check_count(value, "top_n", minimum=1)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_alias(cls, data: Any) -> Any:
+        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:
-        check_method_options(self.method, self.method_kwargs)
+        check_method_options(self.method, self.method_kwargs, "(BaseNode) -> float")
         check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
+        self.max_tokens, self.token_counter = check_budget_options(
+            self.max_tokens, self.token_counter)
+        check_reembed(self.reembed)
         return self
 
     @classmethod
@@ -248,10 +284,13 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                        for n, v in zip(nodes, vectors, strict=True)]
         return [v if _has_vector(v) else None for v in vectors]
 
-    @staticmethod
-    def _texts_to_embed(nodes: Sequence[NodeWithScore],
+    def _texts_to_embed(self, nodes: Sequence[NodeWithScore],
                         vectors: list[Sequence[float] | None]) -> tuple[list[int], list[str]]:
+        """Positions and texts of the nodes without a vector, once ``reembed`` allows it."""
         positions = [i for i, v in enumerate(vectors) if v is None]
+        store = self.vector_store
+        name = type(store).__name__ if store is not None else "no vector_store"
+        check_reembedding(self.reembed, name, reembedding_reason(store), len(positions))
         texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in positions]
         return positions, texts
 
@@ -284,12 +323,16 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                      vectors: Sequence[Sequence[float]], query_str: str = ""
                      ) -> list[NodeWithScore]:
         """Run the core on the vectors and return annotated copies in selection order
-        (the quality prior, outside relevance and group labels read from the nodes)."""
-        # prior, outside relevance (a field, or fn(query, nodes)) and group labels
+        (the quality prior, outside relevance, group labels and token counts read from
+        the nodes)."""
+        # prior, outside relevance (a field, or fn(query, nodes)), group labels and
+        # token counts of the text the LLM reads
         options = selection_inputs(
             self.method_kwargs, len(nodes), lambda spec, name: node_values(spec, nodes, name),
             relevance=self.relevance, score=lambda fn: fn(query_str, [n.node for n in nodes]),
             group_by=self.group_by, max_per_group=self.max_per_group,
+            max_tokens=self.max_tokens, token_counter=self.token_counter,
+            texts=lambda: [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes],
         )
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
                                 **options)
@@ -318,12 +361,33 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             event.on_end(payload={EventPayload.NODES: result})
         dispatcher.event(ReRankEndEvent(nodes=result))
 
+    def _warn_if_nothing_to_choose(self, count: int) -> None:
+        """Warn (once per instance) when the candidates are no more than ``top_n``: the
+        selection then returns them all, which is plain top-k, and nothing else says so.
+        The usual cause is LlamaIndex's ``similarity_top_k`` default of 2."""
+        if count > self.top_n or self._warned_few:
+            return
+        with self._warn_lock:
+            if self._warned_few:
+                return
+            self._warned_few = True
+        warnings.warn(
+            f"VRSDPostprocessor(top_n={self.top_n}) received {count} candidate node(s): "
+            "nothing to choose from, so they come back as retrieved (plain top-k). Fetch "
+            "more candidates than top_n: similarity_top_k on the index's retriever or query "
+            f"engine (LlamaIndex's default is 2), e.g. similarity_top_k={4 * self.top_n}; "
+            "for vrsd_llamaindex.VRSDRetriever, its fetch_k. (Warned once per postprocessor.)",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+
     @dispatcher.span
     def _postprocess_nodes(self, nodes: list[NodeWithScore],
                            query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
         query_bundle = _require_query(query_bundle)
         if not nodes:
             return []
+        self._warn_if_nothing_to_choose(len(nodes))
         with self._rerank_event(nodes, query_bundle) as result:
             query_vector = self.query_vector(query_bundle)
             vectors = self.candidate_vectors(nodes)
@@ -338,6 +402,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         query_bundle = _require_query(query_bundle)
         if not nodes:
             return []
+        self._warn_if_nothing_to_choose(len(nodes))
         with self._rerank_event(nodes, query_bundle) as result:
             query_vector = await self.aquery_vector(query_bundle)
             vectors = await self.acandidate_vectors(nodes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vrsd_core.bundled_model import bundled_model_path
+from vrsd_core.bundled_model import bundled_model_path, quiet_model_loading
 
 if TYPE_CHECKING:  # the import loads sentence-transformers and torch
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
@@ -23,4 +23,6 @@ def default_embed_model(**kwargs: Any) -> HuggingFaceEmbedding:
             "default_embed_model needs llama-index-embeddings-huggingface: "
             "pip install 'vrsd[llamaindex-embeddings]' (torch first: see the README)"
         ) from exc
-    return HuggingFaceEmbedding(model_name=bundled_model_path(), **kwargs)
+    path = bundled_model_path()
+    with quiet_model_loading():
+        return HuggingFaceEmbedding(model_name=path, **kwargs)

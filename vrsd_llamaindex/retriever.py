@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -29,6 +30,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_core.contract import check_counts
+from vrsd_core.stores import Reembed
 
 from ._stores import with_vectors
 from .base import VRSDPostprocessor
@@ -48,13 +50,15 @@ class VRSDRetriever(BaseRetriever):
             then has no effect.
         top_n: how many nodes to return.
         fetch_k: how many candidates to fetch from a vector index retriever.
-        method, method_kwargs, relevance, group_by, max_per_group: as for
-            ``VRSDPostprocessor``.
+        method, method_kwargs, relevance, group_by, max_per_group, max_tokens,
+            token_counter: as for ``VRSDPostprocessor``.
         embed_model: embeds the query and candidates without vectors. Default:
             the vector index retriever's own model (the one the index used),
             else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
         vector_store: where candidate vectors can be read back. Default: the
             vector index retriever's store.
+        reembed: ``"warn"``, ``"allow"`` or ``"refuse"``, for nodes whose vectors cannot
+            be read (see ``VRSDPostprocessor``).
     """
 
     def __init__(
@@ -67,8 +71,11 @@ class VRSDRetriever(BaseRetriever):
         relevance: Any = None,
         group_by: Any = None,
         max_per_group: int | None = None,
+        max_tokens: int | None = None,
+        token_counter: Callable[[str], int] | None = None,
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
+        reembed: Reembed = "warn",
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -91,8 +98,11 @@ class VRSDRetriever(BaseRetriever):
             relevance=relevance,
             group_by=group_by,
             max_per_group=max_per_group,
+            max_tokens=max_tokens,
+            token_counter=token_counter,
             embed_model=embed_model,
             vector_store=vector_store,
+            reembed=reembed,
             callback_manager=callback_manager or CallbackManager(),
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)

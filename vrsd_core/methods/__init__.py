@@ -1,6 +1,32 @@
 """One module per selection method, one function per module.
 
-Every method has the same shape: ``fn(prep, k, **options) -> list[Picked]``,
-one ``Picked`` per query of the prepared batch. ``vrsd_core.api`` turns them
-into ``Selection`` objects.
+The contract a method author writes against (``tests/unit_tests/core/
+test_method_contract.py`` checks every registered method against it):
+
+- **Shape.** ``fn(prep, k, **options) -> list[Picked]``: one ``Picked`` per query
+  of the prepared batch ``prep`` (``vrsd_core._prepare.Prepared``), indices in
+  selection order, one gain per pick. Options are keyword-only with defaults
+  (``vrsd_core.method_defaults`` reads them from the signature) and are checked
+  in the function with ``vrsd_core._checks`` (a ValueError naming the option).
+  ``vrsd_core.api`` turns the ``Picked`` into ``Selection`` objects.
+- **Register** the function with one keyword-built ``MethodInfo`` row in
+  ``vrsd_core/registry.py`` (its flags: outside relevance, prior, seed,
+  determinism, enumeration); the adapters, the CLI and the tests read the table.
+- **Only real candidates.** Never pick where ``prep.valid`` is False (padding of
+  a batch), never pick a candidate twice.
+- **Count.** At most ``pick_counts(prep, k)`` picks (min(k, real candidates),
+  also bounded by the per-group cap); a deterministic greedy method returns
+  exactly that many unless a token budget runs out first.
+- **Ties** go to the lower candidate index (the store's rank): score with
+  ``_kernels.argmax_first`` at ``prep.tie_rtol``, never a plain sort.
+- **Cap and budget.** Start the run's tracker with ``_common.start_constraints``
+  (None without a cap or budget); mask out what it says is closed at the start
+  (``cons.open``) and after each pick (``cons.add(picks, step_active(...))`` or
+  ``cons.add_one(b, pick)``), and count picks with ``taken_counts``. A method
+  that stops early under a budget skips what does not fit and takes the next
+  best candidate that does.
+- **One query equals the batch.** ``select_batch`` must give what B ``select``
+  calls give. A 1-D fast path for ``prep.single`` (one query, no padding, no
+  budget) must give the batched path's picks and gains.
+- **Read only.** ``prep`` holds the caller's arrays: compute into new arrays.
 """

@@ -1,4 +1,5 @@
-"""What every fast path shares: the ``Candidates`` it returns and its ``FastPath`` record.
+"""What every fast path shares: the ``Candidates`` it returns, its ``FastPath`` record,
+and the errors a store's refusal is translated into.
 
 A fast path reads the candidates of a query *and their stored vectors* from one
 kind of store, in the store's own order, so that only the query is embedded.
@@ -9,13 +10,14 @@ there, so a changed store version falls back to re-embedding instead of breaking
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from langchain_core.documents import Document
+
+from vrsd_core.stores import StoreRecord
 
 
 @dataclass(frozen=True)
@@ -41,14 +43,25 @@ def empty() -> Candidates:
     return Candidates([], np.zeros((0, 0)))
 
 
+def refused_dimension(query: Sequence[float], store: str, detail: str) -> ValueError:
+    """The ValueError (naming ``embeddings``) for a query vector the store's dimension
+    check refused; ``detail`` is the store's own words or the stored dimension."""
+    return ValueError(
+        f"embeddings: embed_query returned a {len(query)}-d vector that {store} refuses "
+        f"({detail}); use the model the store was built with"
+    )
+
+
+def refused_filter(name: str, store: str, value: Any, detail: Any) -> ValueError:
+    """The ValueError (naming the search argument ``name``) for a filter the store refused."""
+    return ValueError(f"{name}: {store} refused the filter {value!r}: {detail}")
+
+
 def dimension_error(query: Sequence[float], stored: int, store: str) -> ValueError | None:
-    """A ValueError naming ``embeddings`` if the query vector's length is not ``stored``."""
+    """``refused_dimension`` if the query vector's length is not ``stored``, else None."""
     if len(query) == stored:
         return None
-    return ValueError(
-        f"embeddings: embed_query returned a {len(query)}-d vector but {store}'s "
-        f"vectors are {stored}-d; use the model the store was built with"
-    )
+    return refused_dimension(query, store, f"its vectors are {stored}-d")
 
 
 def check_dimension(query: Sequence[float], stored: int, store: str) -> None:
@@ -62,19 +75,27 @@ def has(store: Any, *names: str) -> bool:
     return all(hasattr(store, name) for name in names)
 
 
-@dataclass(frozen=True)
-class FastPath:
-    """How to read candidates and their stored vectors from one kind of store."""
+def _always(store: Any) -> bool:
+    return True
 
-    name: str
-    module: str
-    class_name: str
+
+def _nothing_to_check(kwargs: Mapping[str, Any]) -> None:
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FastPath(StoreRecord):
+    """How to read candidates and their stored vectors from one kind of store.
+
+    Attributes (beside ``StoreRecord``'s):
+        search_kwargs: the search arguments it understands; any other is a ValueError.
+        fetch: ``(store, query vector, n, search kwargs) -> Candidates``.
+        applies: the instance has what ``fetch`` reads (else the fallback, with
+            ``limits`` as the reason given).
+        check: raises ValueError for search argument values the store would reject.
+    """
+
     search_kwargs: tuple[str, ...]
     fetch: Callable[[Any, list[float], int, dict[str, Any]], Candidates]
-    applies: Callable[[Any], bool] = lambda store: True
-    check: Callable[[Mapping[str, Any]], None] = lambda kwargs: None
-    """Raises ValueError for search argument values the store would reject."""
-
-    def store_class(self) -> type | None:
-        mod = sys.modules.get(self.module)
-        return getattr(mod, self.class_name, None) if mod is not None else None
+    applies: Callable[[Any], bool] = _always
+    check: Callable[[Mapping[str, Any]], None] = _nothing_to_check

@@ -56,11 +56,18 @@ def _fetch_faiss(store: Any, query: list[float], n: int, kwargs: dict[str, Any])
 
 
 FAST_PATH = FastPath(
-    "faiss",
-    "langchain_community.vectorstores.faiss",
-    "FAISS",
-    ("filter",),
-    _fetch_faiss,
+    name="faiss",
+    family="FAISS",
+    module="langchain_community.vectorstores.faiss",
+    class_name="FAISS",
+    client="langchain-community",
+    tested="==0.4.2",
+    vectors="`index.reconstruct_batch`; an index that cannot reconstruct (IVF without a "
+            "direct map) is re-embedded",
+    private=("FAISS._create_filter_func", "FAISS._normalize_L2"),
+    filters="a metadata dict or a callable",
+    search_kwargs=("filter",),
+    fetch=_fetch_faiss,
     applies=lambda s: has(
         s, "index", "docstore", "index_to_docstore_id", "_create_filter_func", "_normalize_L2"
     ),

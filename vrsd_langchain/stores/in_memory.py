@@ -35,11 +35,17 @@ def _fetch_in_memory(
 
 
 FAST_PATH = FastPath(
-    "in_memory",
-    "langchain_core.vectorstores.in_memory",
-    "InMemoryVectorStore",
-    ("filter",),
-    _fetch_in_memory,
+    name="in_memory",
+    family="in memory",
+    module="langchain_core.vectorstores.in_memory",
+    class_name="InMemoryVectorStore",
+    client="langchain-core",
+    tested="==1.7.2",
+    vectors="its own search returns the stored vectors",
+    private=("InMemoryVectorStore._similarity_search_with_score_by_vector",),
+    filters="a callable `(Document) -> bool`",
+    search_kwargs=("filter",),
+    fetch=_fetch_in_memory,
     check=_check_in_memory,
     applies=lambda s: has(s, "_similarity_search_with_score_by_vector"),
 )

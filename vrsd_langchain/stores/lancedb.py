@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Candidates, FastPath, empty, has
+from ._base import Candidates, FastPath, empty, has, refused_dimension, refused_filter
 
 _VECTOR_QUERY_KWARGS = ("prefilter", "metrics")
 
@@ -43,12 +43,9 @@ def _fetch(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Ca
     except ValueError as exc:  # lancedb: bad where clause, wrong dimension, ...
         text = str(exc)
         if "dim" in text.lower():
-            raise ValueError(
-                f"embeddings: embed_query returned a {len(query)}-d vector that the LanceDB "
-                f"table refuses ({text}); use the model the store was built with"
-            ) from exc
+            raise refused_dimension(query, "the LanceDB table", text) from exc
         if flt is not None:
-            raise ValueError(f"filter: LanceDB refused the filter {flt!r}: {text}") from exc
+            raise refused_filter("filter", "LanceDB", flt, text) from exc
         raise
     if len(table) == 0:
         return empty()
@@ -58,11 +55,17 @@ def _fetch(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Ca
 
 
 FAST_PATH = FastPath(
-    "lancedb",
-    "langchain_community.vectorstores.lancedb",
-    "LanceDB",
-    ("filter", "name", *_VECTOR_QUERY_KWARGS),
-    _fetch,
+    name="lancedb",
+    family="LanceDB",
+    module="langchain_community.vectorstores.lancedb",
+    class_name="LanceDB",
+    client="langchain-community",
+    tested="==0.4.2",
+    vectors="its query's vector column",
+    private=("LanceDB._query", "LanceDB._vector_key"),
+    filters="a SQL where string or a dict",
+    search_kwargs=("filter", "name", *_VECTOR_QUERY_KWARGS),
+    fetch=_fetch,
     check=_check,
     applies=_applies,
 )

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Candidates, FastPath, empty, has
+from ._base import Candidates, FastPath, empty, has, refused_dimension, refused_filter
 
 
 def _applies(store: Any) -> bool:
@@ -48,12 +48,9 @@ def _rejection(exc: Exception, query: list[float], kwargs: Mapping[str, Any]
     text = str(exc)
     low = text.lower()
     if "dimension" in low or "dim" in low.split():
-        return ValueError(
-            f"embeddings: embed_query returned a {len(query)}-d vector that the Milvus "
-            f"collection refuses ({text}); use the model the store was built with"
-        )
+        return refused_dimension(query, "the Milvus collection", text)
     if kwargs.get("expr") and ("expr" in low or "parse" in low or "plan" in low):
-        return ValueError(f"expr: Milvus refused the expression {kwargs['expr']!r}: {text}")
+        return refused_filter("expr", "Milvus", kwargs["expr"], text)
     return None
 
 
@@ -84,11 +81,20 @@ def _fetch(store: Any, query: list[float], n: int, kwargs: dict[str, Any]) -> Ca
 
 
 FAST_PATH = FastPath(
-    "milvus",
-    "langchain_milvus.vectorstores.milvus",
-    "Milvus",
-    ("expr", "param", "timeout"),
-    _fetch,
+    name="milvus",
+    family="Milvus",
+    module="langchain_milvus.vectorstores.milvus",
+    class_name="Milvus",
+    client="langchain-milvus",
+    tested="==0.3.3",
+    vectors="the search returns the vector field",
+    limits="several or sparse vector fields",
+    private=("Milvus._collection_search", "Milvus._parse_document", "Milvus._vector_field",
+             "Milvus._is_multi_vector", "Milvus._is_sparse"),
+    filters="a boolean expression string (`expr`)",
+    tested_on="Milvus Lite (the same client API as a cluster)",
+    search_kwargs=("expr", "param", "timeout"),
+    fetch=_fetch,
     check=_check,
     applies=_applies,
 )

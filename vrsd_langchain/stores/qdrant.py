@@ -68,10 +68,18 @@ def _query_qdrant(store: Any, query: list[float], n: int, kwargs: dict[str, Any]
 
 
 FAST_PATH = FastPath(
-    "qdrant",
-    "langchain_qdrant.qdrant",
-    "QdrantVectorStore",
-    ("filter", "search_params", "score_threshold", "consistency"),
-    _fetch_qdrant,
+    name="qdrant",
+    family="Qdrant",
+    module="langchain_qdrant.qdrant",
+    class_name="QdrantVectorStore",
+    client="langchain-qdrant",
+    tested="==1.1.0",
+    vectors="`query_points(with_vectors=...)`",
+    limits="sparse and hybrid retrieval modes",
+    private=("QdrantVectorStore._document_from_point",),
+    filters="a `qdrant_client.models.Filter`",
+    tested_on="local mode",
+    search_kwargs=("filter", "search_params", "score_threshold", "consistency"),
+    fetch=_fetch_qdrant,
     applies=_qdrant_dense,
 )

@@ -15,18 +15,33 @@ HEADER = re.compile(
 )
 
 
+NAME = re.compile(r"^(default: \w+|similarity|vrsd|mmr|dpp) \(")
+PICK = re.compile(r"^(\s+\d+\. \S+\s+-?\d\.\d{3}  )(.*)$")
+
+
 def blocks(out: str) -> dict[str, dict]:
-    """Per method: Sim., Div., facts and the listed passage ids."""
+    """Per method: Sim., Div., facts, the listed passage ids and their (unwrapped) texts."""
     found: dict[str, dict] = {}
     current = None
-    for line in out.splitlines():
+    indent = 0
+    lines = out.splitlines()
+    for i, line in enumerate(lines[:-1]):  # a narrow terminal puts the figures below
+        if NAME.match(line) and "Sim. " not in line and lines[i + 1].lstrip().startswith("Sim."):
+            lines[i], lines[i + 1] = f"{line}  {lines[i + 1].strip()}", ""
+    for line in lines:
         m = HEADER.match(line)
+        pick = PICK.match(line)
         if m:
             current = found.setdefault(m[1], {
                 "sim": float(m[2]), "div": float(m[3]), "facts": int(m[4]),
-                "repeats": int(m[6]), "ids": []})
-        elif current is not None and re.match(r"^\s+\d+\. ", line):
+                "repeats": int(m[6]), "ids": [], "texts": []})
+        elif current is not None and pick:
             current["ids"].append(line.split()[1])
+            current["texts"].append(pick[2])
+            indent = len(pick[1])
+        elif current is not None and current["ids"] and line.startswith(" " * indent) and (
+                line.strip()):
+            current["texts"][-1] += " " + line.strip()  # a wrapped passage continues
         else:
             current = None
     return found
@@ -45,6 +60,67 @@ def test_built_in_corpus_has_topics_and_near_duplicates():
     facts = [fact_of(p.id) for p in passages]
     assert len(facts) - len(set(facts)) >= 10  # paraphrases of an already listed fact
     assert all(len(p.text) < 140 for p in passages)
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "200"])
+def test_demo_shows_whole_passages_wrapped_to_the_terminal(vrsd, monkeypatch, columns):
+    """A reader judges the picks by their text: every passage whole, never cut, wrapped
+    to the terminal (at most 100 wide), and no model-loading progress bar."""
+    monkeypatch.setenv("COLUMNS", columns)
+    run = vrsd("demo")
+    assert run.code == 0, run.err
+    width = min(int(columns), 100)
+    assert max(len(line) for line in run.out.splitlines()) <= width
+    text_of = {p.id: p.text for p in load_corpus()}
+    found = blocks(run.out)
+    assert len(found) == 5
+    for block in found.values():
+        assert block["texts"] == [text_of[i] for i in block["ids"]]
+    assert "..." not in run.out
+    assert "Loading weights" not in run.err + run.out and "it/s" not in run.err
+
+
+def test_default_embeddings_load_without_a_progress_bar(capfd, monkeypatch):
+    from transformers.utils import logging as hf_logging
+
+    from vrsd_langchain import default_embeddings
+
+    was = hf_logging.is_progress_bar_enabled()
+    # a user's process, where transformers' bars are on (the CLI tests turned them off)
+    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
+    hf_logging.enable_progress_bar()
+    try:
+        capfd.readouterr()
+        assert len(default_embeddings().embed_query("quiet, please")) == 384
+        captured = capfd.readouterr()
+        assert "Loading weights" not in captured.err + captured.out
+        assert hf_logging.is_progress_bar_enabled()  # the user's setting is put back
+    finally:
+        if not was:
+            hf_logging.disable_progress_bar()
+
+
+@pytest.mark.parametrize("question", [
+    "why do I wake up at night?",
+    "What is the capital of Australia?",  # nothing on it in the corpus: still an answer
+    "ocean",
+    "Почему я просыпаюсь ночью? 🌙",
+    "k=5 | --fetch-k 3?",
+])
+def test_demo_answers_any_question(vrsd, question):
+    run = vrsd("demo", question)
+    assert run.code == 0, run.err
+    assert run.out.startswith(f"Query: {question}")
+    found = blocks(run.out)
+    assert len(found) == 5 and all(len(b["ids"]) == 5 for b in found.values())
+
+
+def test_demo_takes_the_question_as_an_option_too(vrsd):
+    by_option = vrsd("demo", "--question", "why do I wake up at night?", "--k", "2")
+    assert by_option.code == 0, by_option.err
+    assert by_option.out == vrsd("demo", "why do I wake up at night?", "--k", "2").out
+    both = vrsd("demo", "one", "--question", "two")
+    assert both.code == 2 and "--question" in both.err and len(both.err.splitlines()) == 1
 
 
 def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
@@ -95,6 +171,7 @@ def test_demo_with_own_corpus_file(vrsd, tmp_path):
     ("args", "message"),
     [
         (["  "], "query: empty"),
+        (["--question", " "], "query: empty"),
         (["q", "--lambda-mult", "1.5"], "--lambda-mult: must be in [0, 1], got 1.5"),
         (["q", "--lambda-mult", "3"], "--lambda-mult: must be in [0, 1], got 3"),
         (["q", "--theta", "1"], "--theta:"),

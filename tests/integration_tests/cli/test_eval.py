@@ -12,7 +12,7 @@ from vrsd_cli.methods import MMR_LAMBDAS, parse_method, parse_methods
 from vrsd_core import metrics, select
 
 LIMIT, CORPUS, K, FETCH = 5, 150, 6, 20
-METHODS = ["similarity", "vrsd", "vrsd_swap", "mmr:lambda_mult=0.5", "dpp"]
+METHODS = ["similarity", "vrsd", "vrsd:refine=swap", "mmr:lambda_mult=0.5", "dpp"]
 
 
 @pytest.fixture(scope="module")

@@ -27,9 +27,22 @@ def run_example(name: str, *args: str) -> str:
 
 def test_every_example_is_covered():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == [
-        "compare_methods.py", "langchain_rag.py", "llamaindex_query_engine.py",
+        "compare_methods.py", "haystack_pipeline.py", "langchain_rag.py",
+        "llamaindex_query_engine.py",
         "ray_batch_rerank.py",  # run by tests/integration_tests/batch/test_ray_batch.py
     ]
+
+
+def test_haystack_pipeline_ranks_prompts_and_round_trips_yaml():
+    out = run_example("haystack_pipeline.py")
+    ranks = re.findall(r"^  rank (\d)  relevance (0\.\d{3})  \[([a-z]+-\d+[a-z]?)\]", out,
+                       flags=re.M)
+    assert [r for r, _, _ in ranks] == ["0", "1", "2", "3"]
+    assert len({i for _, _, i in ranks}) == 4
+    # the picks reached the prompt, in selection order
+    prompt = out.split("Prompt:\n", 1)[1]
+    assert re.findall(r"^\[([a-z]+-\d+[a-z]?)\] ", prompt, flags=re.M) == [i for _, _, i in ranks]
+    assert "Saved as YAML and loaded back: same picks" in out
 
 
 def test_langchain_rag_prints_the_grounded_prompt_without_a_model():
@@ -52,9 +65,9 @@ def test_compare_methods_prints_a_row_per_search():
     out = run_example("compare_methods.py")
     rows = re.findall(r"^(\S+(?: \S+=\S+)?)\s+(\d\.\d{3})\s+(-?\d\.\d{3})  (.+)$", out, flags=re.M)
     assert [r[0] for r in rows] == [
-        "similarity", "vrsd", "vrsd method=vrsd", "vrsd method=vrsd,refine=swap",
+        "similarity", "complement", "vrsd", "vrsd refine=swap",
         "mmr lambda_mult=0.3", "mmr lambda_mult=0.5", "mmr lambda_mult=0.7", "dpp theta=0.5"]
     sims = {r[0]: float(r[1]) for r in rows}
     assert all(len(r[3].split(", ")) == 5 for r in rows)
     # swap never lowers the paper's objective
-    assert sims["vrsd method=vrsd,refine=swap"] >= sims["vrsd method=vrsd"]
+    assert sims["vrsd refine=swap"] >= sims["vrsd"]

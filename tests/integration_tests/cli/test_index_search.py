@@ -80,7 +80,7 @@ def test_search_returns_k_annotated_chunks(vrsd, tmp_path):
     assert run.code == 0, run.err
     assert run.out.startswith("3 results for 'does coffee keep me awake?'")
     assert "1. coffee.txt" in run.out and "relevance" in run.out
-    for method in ("similarity", "mmr", "dpp:theta=0.7", "vrsd_swap"):
+    for method in ("similarity", "mmr", "dpp:theta=0.7", "vrsd:refine=swap"):
         again = vrsd("search", "sleep", "--index-dir", index_dir, "--method", method, "--k", "2")
         assert again.code == 0, again.err
         assert again.out.startswith("2 results")

@@ -31,9 +31,10 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from tests.helpers.corpus import arc_documents
 from tests.helpers.spies import SpyEmbeddings, cached_embeddings
+from tests.helpers.store_cases import LANGCHAIN, cases_in
 
 CORPUS_SIZE = 200
-STORE_KINDS = ("in_memory", "faiss", "chroma", "qdrant")
+STORE_KINDS = tuple(cases_in(LANGCHAIN, "langchain"))
 
 
 class HiddenStore(VectorStore):

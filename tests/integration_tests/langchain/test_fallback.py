@@ -114,7 +114,7 @@ def test_concurrent_batch_is_consistent(hidden, queries):
 def test_wrapper_retrievers_share_the_wrappers_cache(hidden, queries):
     store, spy = hidden
     wrapped = DiverseVectorStore(store)
-    vrsd = wrapped.as_retriever(search_type="vrsd", search_kwargs={"k": K})
+    vrsd = wrapped.as_retriever(search_type="complement", search_kwargs={"k": K})
     dpp = wrapped.as_retriever(search_type="dpp", search_kwargs={"k": K})
     assert vrsd.cache is dpp.cache is wrapped.cache
     spy.reset()

@@ -52,7 +52,7 @@ class TestVRSDRetrieverStandard(RetrieversIntegrationTests):
 def search_type_retriever(vectorstore, k: int = 4, **kwargs) -> DiverseVectorStoreRetriever:
     """The suite builds retrievers as ``constructor(k=...)``; ``k`` lives in search_kwargs."""
     return DiverseVectorStore(vectorstore).as_retriever(
-        search_type="vrsd", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
+        search_type="complement", search_kwargs={"k": k, "fetch_k": 20}, **kwargs
     )
 
 
@@ -75,7 +75,7 @@ class TestSearchTypeRetrieverStandard(RetrieversIntegrationTests):
 
     def test_constructor_gives_the_subclass(self, retriever):
         assert type(retriever) is DiverseVectorStoreRetriever
-        assert retriever.search_type == "vrsd"
+        assert retriever.search_type == "complement"
 
 
 # --- chains, async, batch -------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_store_without_embeddings_says_how_to_pass_them(hidden_store_cls, embedd
                                          r"VRSDRetriever\(vectorstore=store, embeddings="):
         VRSDRetriever(vectorstore=store)
     with pytest.raises(ValueError, match="embeddings: .*DiverseVectorStoreRetriever"):
-        DiverseVectorStore(store).as_retriever(search_type="vrsd")
+        DiverseVectorStore(store).as_retriever(search_type="complement")
     given = VRSDRetriever(vectorstore=store, embeddings=embeddings, k=1)
     assert given.invoke("a")[0].page_content == "a text"
     assert len(DiverseVectorStore(store, embeddings=embeddings).as_retriever(
@@ -220,7 +220,7 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
         retriever.invoke(QUERY, k=11)
     with pytest.raises(ValueError, match="fetch_k: must be >= k"):
         DiverseVectorStore(in_memory_store).as_retriever(
-            search_type="vrsd", search_kwargs={"k": 8, "fetch_k": 3}
+            search_type="complement", search_kwargs={"k": 8, "fetch_k": 3}
         )
 
 
@@ -291,18 +291,18 @@ def test_bad_per_call_values_fail(in_memory_store):
 def test_settings_are_validated_once_not_on_every_call(in_memory_store):
     """The method and options are checked at construction (a trial run of the core);
     calls with the same settings reuse that check, per-call options are checked."""
-    from vrsd_langchain.pipeline import _check_frozen
+    from vrsd_core.api import _check_cached
 
     retriever = VRSDRetriever(vectorstore=in_memory_store, k=2, fetch_k=6, method="mmr",
                               method_kwargs={"lambda_mult": 0.37})
-    before = _check_frozen.cache_info()
+    before = _check_cached.cache_info()
     for _ in range(3):
         retriever.invoke(QUERY)
-    after = _check_frozen.cache_info()
+    after = _check_cached.cache_info()
     assert after.misses == before.misses and after.hits >= before.hits + 3
     retriever.invoke(QUERY, lambda_mult=0.61)  # new options: checked once ...
     retriever.invoke(QUERY, lambda_mult=0.61)  # ... then remembered
-    assert _check_frozen.cache_info().misses == after.misses + 1
+    assert _check_cached.cache_info().misses == after.misses + 1
     for _ in range(2):  # a refusal is not remembered as a pass
         with pytest.raises(ValueError, match="lambda_mult: must be in"):
             retriever.invoke(QUERY, lambda_mult=1.5)

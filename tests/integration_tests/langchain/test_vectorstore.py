@@ -79,13 +79,13 @@ async def test_async_searches_are_the_wrapped_stores(small):
 
 def test_as_retriever_gives_the_subclass_with_diverse_types(small):
     inner, wrapped = small
-    retriever = wrapped.as_retriever(search_type="vrsd", search_kwargs={"k": 3})
+    retriever = wrapped.as_retriever(search_type=DEFAULT_METHOD, search_kwargs={"k": 3})
     assert isinstance(retriever, DiverseVectorStoreRetriever)
     assert isinstance(retriever, VectorStoreRetriever)
     assert retriever.tags == ["InMemoryVectorStore", "SpyEmbeddings"]
     got = retriever.invoke(QUERY)
     assert [d.metadata[METADATA_KEY]["method"] for d in got] == [DEFAULT_METHOD] * 3
-    assert wrapped.search(QUERY, "vrsd", k=3) == got
+    assert wrapped.search(QUERY, DEFAULT_METHOD, k=3) == got
     assert wrapped.search(QUERY, "similarity", k=3) == inner.similarity_search(QUERY, k=3)
     # Any core method is a search type, e.g. the exact VRSD optimum over a small pool.
     exact = wrapped.as_retriever(search_type="vrsd_exact", search_kwargs={"k": 3, "fetch_k": 8})
@@ -102,7 +102,7 @@ async def test_async_search_type(small):
 def test_from_texts_builds_and_wraps(make_spy):
     wrapped = DiverseVectorStore.from_texts(["one", "two"], make_spy(), [{"row": 0}, {"row": 1}])
     assert isinstance(wrapped.wrapped_vectorstore, InMemoryVectorStore)
-    assert sorted(rows(wrapped.as_retriever(search_type="vrsd").invoke("one"))) == [0, 1]
+    assert sorted(rows(wrapped.as_retriever(search_type="complement").invoke("one"))) == [0, 1]
 
 
 def test_wrapping_something_else_is_an_error():

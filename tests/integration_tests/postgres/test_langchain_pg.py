@@ -84,7 +84,7 @@ def test_vrsd_differs_from_similarity_somewhere(lc_case, sql, queries):
 
 def test_filter_in_the_store_syntax(lc_case, sql, queries):
     retriever = DiverseVectorStore(lc_case.store).as_retriever(
-        search_type="vrsd",
+        search_type="complement",
         search_kwargs={"k": K, "fetch_k": FETCH_K, "filter": lc_case.filter_a},
     )
     for query in queries[:3]:

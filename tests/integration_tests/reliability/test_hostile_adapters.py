@@ -33,6 +33,7 @@ HOSTILE_TEXTS = [
     "energy " * 15_000,  # ~100k characters
 ]
 QUERY_NAMES = ("query", "input", "k", "fetch_k", "embeddings", "query_vector", "embedding")
+BLANK_QUERIES = ("empty", "whitespace")  # refused by both adapters, as by the CLI
 SPECIAL_QUERIES = {
     "empty": "",
     "whitespace": " \n\t ",
@@ -147,9 +148,12 @@ def test_lc_any_query_text(hostile_memory_store, query):
     before = store_snapshot(hostile_memory_store)
     retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=3, fetch_k=6)
     docs, err = call_checked(lambda: retriever.invoke(query), QUERY_NAMES)
+    assert_unchanged(before, store_snapshot(hostile_memory_store), "store")
+    if not query.strip():  # nothing to be relevant to: refused, naming query
+        assert err is not None and "the query is empty or only whitespace" in str(err), err
+        return
     assert err is None, err
     check_documents(docs, 3, set(_ids(len(HOSTILE_TEXTS))))
-    assert_unchanged(before, store_snapshot(hostile_memory_store), "store")
 
 
 @pytest.mark.parametrize("name", sorted(SPECIAL_QUERIES))
@@ -159,9 +163,13 @@ def test_lc_special_queries(hostile_store, name, method):
 
     before = store_snapshot(hostile_store)
     retriever = VRSDRetriever(vectorstore=hostile_store, k=4, fetch_k=9, method=method)
-    docs = retriever.invoke(SPECIAL_QUERIES[name])
-    check_documents(docs, 4, set(_ids(len(HOSTILE_TEXTS))))
-    assert len(docs) == 4
+    if name in BLANK_QUERIES:
+        with pytest.raises(ValueError, match="^query: the query is empty or only whitespace"):
+            retriever.invoke(SPECIAL_QUERIES[name])
+    else:
+        docs = retriever.invoke(SPECIAL_QUERIES[name])
+        check_documents(docs, 4, set(_ids(len(HOSTILE_TEXTS))))
+        assert len(docs) == 4
     assert_unchanged(before, store_snapshot(hostile_store), "store")
 
 
@@ -417,18 +425,22 @@ def test_li_any_query_text(li_nodes, li_embed_model, query):
         check_nodes(out, 3, {n.node.node_id for n in li_nodes})
         assert len(out) == 3
     else:
-        assert query == "", err  # an empty query string is refused, naming query_bundle
+        assert not query.strip(), err  # a blank query is refused, naming query_bundle
 
 
-@pytest.mark.parametrize("name", sorted(set(SPECIAL_QUERIES) - {"empty"}))
+@pytest.mark.parametrize("name", sorted(SPECIAL_QUERIES))
 def test_li_special_queries(li_nodes, li_embed_model, name):
     from vrsd_llamaindex import VRSDPostprocessor
 
     before = node_snapshot(li_nodes)
     post = VRSDPostprocessor(top_n=4, embed_model=li_embed_model)
-    out = post.postprocess_nodes(li_nodes, query_str=SPECIAL_QUERIES[name])
-    check_nodes(out, 4, {n.node.node_id for n in li_nodes})
-    assert len(out) == 4
+    if name in BLANK_QUERIES:
+        with pytest.raises(ValueError, match="^query_bundle: the query is empty or only white"):
+            post.postprocess_nodes(li_nodes, query_str=SPECIAL_QUERIES[name])
+    else:
+        out = post.postprocess_nodes(li_nodes, query_str=SPECIAL_QUERIES[name])
+        check_nodes(out, 4, {n.node.node_id for n in li_nodes})
+        assert len(out) == 4
     assert_unchanged(before, node_snapshot(li_nodes), "nodes")
 
 

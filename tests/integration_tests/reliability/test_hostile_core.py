@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from reliability_checks import assert_unchanged, call_checked, snapshot
 
-from vrsd_core import METHODS, Selection, method_defaults, select, select_batch
+from vrsd_core import METHOD_INFO, Selection, method_defaults, select, select_batch
 
 CORE_ARGS = ("query", "queries", "candidates", "k", "method", "relevance", "mask")
 OPTION_ARGS = ("lambda_mult", "theta", "refine", "max_swaps", "max_subsets")
@@ -32,7 +32,7 @@ sane_float = st.one_of(
     st.floats(min_value=-1e150, max_value=-1e-150),
 )
 dtypes = st.sampled_from([np.float64, np.float32, np.float16, np.int64, np.bool_])
-methods = st.sampled_from(sorted(METHODS))
+methods = st.sampled_from(sorted(METHOD_INFO))
 
 
 def true_cosines(query: np.ndarray, cands: np.ndarray) -> np.ndarray:
@@ -120,7 +120,7 @@ def test_select_nan_inf_extremes_never_deep(data, k, method):
         check_selection(sel, query, cands, k)
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(METHOD_INFO))
 @pytest.mark.parametrize("scale", [1e200, 1e-200], ids=["huge", "tiny"])
 def test_select_extreme_but_finite_magnitudes(method, scale):
     """Finite vectors whose squares overflow/underflow float64: cosine is still defined."""
@@ -245,7 +245,7 @@ def test_select_batch_masks_and_shapes(b, n, d, mask_kind, k, method, seed):
         np.testing.assert_array_equal(sel.indices, keep[single.indices])
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(METHOD_INFO))
 @pytest.mark.parametrize("k", [1, 3, 6, 50])
 def test_duplicate_candidates(method, k):
     """All candidates identical, or the same vector repeated among others."""
@@ -261,7 +261,7 @@ def test_duplicate_candidates(method, k):
             np.testing.assert_array_equal(sel.indices, np.arange(min(k, len(cands))))
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(METHOD_INFO))
 def test_readonly_strided_and_fortran_inputs(method):
     """Read-only, non-contiguous, Fortran-ordered and float32 views give the same picks."""
     rng = np.random.default_rng(4)
@@ -280,7 +280,7 @@ def test_readonly_strided_and_fortran_inputs(method):
     assert not ro.flags.writeable and not q_ro.flags.writeable
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(METHOD_INFO))
 def test_ragged_and_non_numeric_candidates(method):
     query = [1.0, 0.0, 0.0]
     for bad in ([[1.0, 0.0, 0.0], [1.0, 0.0]], [["a", "b", "c"]], [[None, 1.0, 0.0]],

@@ -1,6 +1,6 @@
 """No writes: 1,000 mixed queries leave the store exactly as it was.
 
-Every method of ``vrsd_core.METHODS`` runs (with mixed k, fetch_k, options and
+Every method of ``vrsd_core.METHOD_INFO`` runs (with mixed k, fetch_k, options and
 filters) through the LangChain retriever and the LlamaIndex postprocessor over
 the Chroma server; full snapshots of the collections (ids, count, documents,
 metadatas, vectors) are compared before and after. The same holds for an
@@ -15,7 +15,7 @@ import random
 import numpy as np
 import pytest
 
-from vrsd_core import METHODS, method_defaults
+from vrsd_core import METHOD_INFO, method_defaults
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def assert_same_snapshot(before: dict, after: dict) -> None:
 
 def mixed_calls(rng: random.Random, count: int):
     """(method, k, fetch_k, options) for ``count`` calls, every method represented."""
-    methods = sorted(METHODS)
+    methods = sorted(METHOD_INFO)
     for i in range(count):
         method = methods[i % len(methods)]
         k = rng.randint(1, 8)

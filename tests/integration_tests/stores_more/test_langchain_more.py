@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers.store_cases import LANGCHAIN, cases_in
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
@@ -16,10 +17,11 @@ from .conftest import stored_vectors
 pytestmark = pytest.mark.slow
 
 K, FETCH_K = 4, 20
+LC_KINDS = cases_in(LANGCHAIN, "stores_more")
 FILTERS = {"milvus": ("expr", 'split == "A"'), "lancedb": ("filter", "metadata.split = 'A'")}
 
 
-@pytest.fixture(params=["milvus", "lancedb"])
+@pytest.fixture(params=LC_KINDS)
 def lc_case(request):
     store = request.getfixturevalue(f"lc_{request.param}")
     store.embeddings.reset()
@@ -68,7 +70,7 @@ def test_filter_in_the_store_syntax(lc_case, queries):
         assert store.embeddings.counts == (1, 0)
 
 
-@pytest.mark.parametrize("kind", ["milvus", "lancedb"])
+@pytest.mark.parametrize("kind", LC_KINDS)
 def test_bad_filter_type_names_the_argument(request, kind):
     store = request.getfixturevalue(f"lc_{kind}")
     name, _ = FILTERS[kind]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vrsd_core import METHODS, method_defaults, select, select_batch
+from vrsd_core import METHOD_INFO, method_defaults, select, select_batch
 
 CORE_METHODS = ("similarity", "vrsd", "vrsd_exact", "mmr", "dpp")
 Q = np.array([1.0, 0.5, 0.0])
@@ -175,7 +175,7 @@ def test_empty_and_oversized_requests():
 
 def test_every_registered_method_refuses_bad_input_too():
     """Methods added later share the same checks (they live in prepare and _run)."""
-    for method in METHODS:
+    for method in METHOD_INFO:
         with raises("candidates"):
             select(Q, nan_at(C, (0, 0)), 2, method=method)
         with raises("k"):

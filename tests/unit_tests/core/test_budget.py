@@ -6,13 +6,10 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 from vrsd_core import METHOD_INFO, method_defaults, select, select_batch
 
-from .test_groups import VARIANTS, assert_no_better_swap, capped_problems, counts_ok, same_info
+from .test_groups import VARIANTS, assert_no_better_swap, counts_ok, same_info
 
 GREEDY = ["similarity", "vrsd", "vrsd_exact", "mmr", "dpp"]
 
@@ -160,60 +157,8 @@ def test_budgeted_swap_is_a_feasible_local_optimum(cases_for, ref):
 # --------------------------------------------------------------------------- properties
 
 
-@st.composite
-def budgeted_problems(draw, max_n: int = 12):
-    """``test_groups``' capped problems (the cap dropped half the time), with
-    token counts and a budget."""
-    Q, X, groups, cap, k = draw(capped_problems(max_n))
-    tokens = draw(hnp.arrays(np.int64, X.shape[:2], elements=st.integers(0, 30)))
-    budget = draw(st.integers(0, 90))
-    if not draw(st.booleans()):
-        groups = cap = None
-    return Q, X, tokens, budget, groups, cap, k
-
-
-@pytest.mark.parametrize(("method", "opts"), VARIANTS + [("complement", {})])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problem=budgeted_problems(), padding=st.data())
-def test_every_method_respects_the_budget(method, opts, problem, padding):
-    Q, X, tokens, budget, groups, cap, k = problem
-    B, n = X.shape[:2]
-    if method == "vrsd_exact":
-        k = min(k, 4)
-    kw = {"max_tokens": budget}
-    if groups is not None:
-        kw.update(max_per_group=cap)
-    saved = [a.copy() for a in (Q, X, tokens)]
-    singles = []
-    for b in range(B):
-        extra = {} if groups is None else {"groups": groups[b]}
-        sel = select(Q[b], X[b], k, method=method, token_counts=tokens[b], **kw, **extra, **opts)
-        idx = sel.indices.tolist()
-        assert len(set(idx)) == len(idx) <= max(k, 0)
-        assert sel.info["tokens_used"] == int(tokens[b, idx].sum()) <= budget
-        if groups is not None:
-            assert counts_ok(idx, groups[b], cap)
-        singles.append(sel)
-    extra = {} if groups is None else {"groups": groups}
-    batch = select_batch(Q, X, k, method=method, token_counts=tokens, **kw, **extra, **opts)
-    for one, many in zip(singles, batch, strict=True):
-        assert many.indices.tolist() == one.indices.tolist()
-        np.testing.assert_allclose(many.gains, one.gains, rtol=1e-9, atol=1e-12)
-        assert same_info(many.info, one.info)
-    for before, after in zip(saved, (Q, X, tokens), strict=True):
-        np.testing.assert_array_equal(before, after)
-    # padding: extra masked rows (with junk counts) change nothing
-    if n:
-        pad = padding.draw(st.integers(1, 3))
-        Xp = np.concatenate([X, np.ones((B, pad, X.shape[2]))], axis=1)
-        tp = np.concatenate([tokens.astype(float), np.full((B, pad), np.nan)], axis=1)
-        mask = np.concatenate([np.ones((B, n), bool), np.zeros((B, pad), bool)], axis=1)
-        if groups is not None:
-            extra = {"groups": np.concatenate([groups, np.zeros((B, pad), np.int64)], axis=1)}
-        padded = select_batch(Q, Xp, k, method=method, mask=mask, token_counts=tp, **kw,
-                              **extra, **opts)
-        for one, many in zip(singles, padded, strict=True):
-            assert many.indices.tolist() == one.indices.tolist()
+# Every method keeping the budget on random problems (with caps, padding, batches):
+# test_method_contract.
 
 
 # --------------------------------------------------------------------------- bad input

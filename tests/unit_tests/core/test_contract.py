@@ -50,7 +50,9 @@ def test_payload_position_is_checked():
 
 def test_check_query_text():
     assert contract.check_query_text("what is vrsd?") == "what is vrsd?"
-    assert contract.check_query_text("") == ""
+    for blank in ("", "   ", "\n\t"):  # nothing to be relevant to: refused, as by the CLI
+        with pytest.raises(ValueError, match="^query: the query is empty or only whitespace"):
+            contract.check_query_text(blank)
     for bad, kind in ((None, "NoneType"), (b"q", "bytes"), (3, "int")):
         with pytest.raises(ValueError, match=f"^query: expected a string, got {kind}"):
             contract.check_query_text(bad)

@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) for every method registered in ``vrsd_core.METHODS``.
+"""Property tests (hypothesis) for every method registered in ``vrsd_core.METHOD_INFO``.
 
 For any finite input with non-zero rows: size == min(k, n) (the core methods;
 sampling methods may stop short, never over), indices valid and distinct,
@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from vrsd_core import METHODS, method_defaults, select, select_batch
+from vrsd_core import METHOD_INFO, method_defaults, select, select_batch
 
-# The methods of issue 2, with the option sets to exercise. Methods registered
-# later are covered below with their defaults (plus seed=0 when they sample).
+# The greedy methods with the option sets to exercise; every other registered
+# method is covered below with its defaults (plus seed=0 when it samples).
 CORE_VARIANTS = [
     ("similarity", {}),
     ("vrsd", {}),
@@ -29,7 +29,7 @@ CORE_VARIANTS = [
     ("dpp", {"theta": 0.7}),
 ]
 CORE_METHODS = {m for m, _ in CORE_VARIANTS}
-OTHER_METHODS = sorted(set(METHODS) - CORE_METHODS)
+OTHER_METHODS = sorted(set(METHOD_INFO) - CORE_METHODS)
 
 # Small integers give exact ties and duplicates; floats give general position.
 # Magnitudes stay within float32's comfortable range (tiny rows are refused for
@@ -115,8 +115,8 @@ def _options_for(method):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=problems())
 def test_other_registered_method_properties(data):
-    """Methods added after issue 2 (sampling, clustering): the same guarantees except
-    that they may return fewer than k (e.g. threshold rejection)."""
+    """The other methods (sampling, clustering): the same guarantees except that they
+    may return fewer than k (e.g. threshold rejection)."""
     Q, X, k = data
     for method in OTHER_METHODS:
         check_properties(method, _options_for(method), Q, X, k, exact_size=False)

@@ -9,26 +9,26 @@ import pytest
 
 from vrsd_core import (
     METHOD_INFO,
-    METHODS,
     MethodInfo,
     method_defaults,
     method_info,
     methods_where,
     select,
 )
+from vrsd_core.registry import FLAGS
 
 rng = np.random.default_rng(3)
 Q = rng.standard_normal(8)
 C = rng.standard_normal((12, 8))
 
 
-def test_methods_is_derived_from_the_table():
-    assert list(METHODS) == list(METHOD_INFO)
+def test_the_table_is_keyed_by_name():
     for name, info in METHOD_INFO.items():
         assert isinstance(info, MethodInfo)
-        assert info.name == name
-        assert METHODS[name] is info.fn
+        assert info.name == name and callable(info.fn)
         assert info.summary and "\n" not in info.summary
+    with pytest.raises(TypeError):  # rows are built with keywords only
+        MethodInfo("x", METHOD_INFO["vrsd"].fn, "summary")  # type: ignore[misc]
 
 
 def test_the_table_is_read_only():
@@ -69,13 +69,24 @@ def test_nondeterministic_methods_are_seeded_with_a_fresh_default():
         assert method_defaults(name)["seed"] is None
 
 
-def test_methods_where_and_method_info():
-    assert methods_where(takes_prior=True) == ("similarity", "mmr", "dpp")
-    assert methods_where(takes_relevance=False) == ("complement", "vrsd", "vrsd_exact")
-    assert methods_where(seeded=True) == ("threshold", "top_m", "top_p", "cluster")
-    assert methods_where(exhaustive=True) == ("vrsd_exact",)
+def test_methods_where_reads_the_flags():
+    assert {"takes_relevance", "seeded", "exhaustive"} <= FLAGS
+    for flag in FLAGS:
+        for value in (True, False):
+            want = tuple(n for n, info in METHOD_INFO.items() if getattr(info, flag) == value)
+            assert methods_where(**{flag: value}) == want
+    both = methods_where(takes_relevance=True, seeded=True)
+    assert both == tuple(n for n in methods_where(seeded=True)
+                         if METHOD_INFO[n].takes_relevance)
     assert method_info("mmr") is METHOD_INFO["mmr"]
     with pytest.raises(ValueError, match="method"):
         method_info("nope")
     with pytest.raises(ValueError, match="colour"):
         methods_where(colour=True)
+
+
+@pytest.mark.parametrize("name", methods_where(exhaustive=True))
+def test_exhaustive_methods_refuse_large_problems(name):
+    big = np.random.default_rng(0).standard_normal((60, 4))
+    with pytest.raises(ValueError, match="^k: "):
+        select(Q[:4], big, 30, method=name)

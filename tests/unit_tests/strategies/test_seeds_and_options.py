@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vrsd_core import METHODS, method_defaults, select, select_batch
+from vrsd_core import METHOD_INFO, method_defaults, select, select_batch
 
 SEEDED = ["threshold", "top_m", "top_p", "cluster"]
 # Options that make each method non-degenerate on random data (real randomness).
@@ -29,7 +29,7 @@ def _same(a, b) -> None:
 
 
 def test_registered_with_documented_defaults():
-    assert set(SEEDED) <= set(METHODS)
+    assert set(SEEDED) <= set(METHOD_INFO)
     assert method_defaults("threshold") == {
         "m": None, "threshold": 0.9, "weighted": False, "seed": None}
     assert method_defaults("top_m") == {"m": None, "temperature": 0.1, "noise": 0.0, "seed": None}

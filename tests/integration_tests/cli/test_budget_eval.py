@@ -1,0 +1,72 @@
+"""The evidence protocol at equal token budgets on a 10-question slice: every row keeps
+its budget, the ranked-list baselines are what they say, the outputs are written."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vrsd_cli import budget_eval as be
+from vrsd_cli.evidence import evidence_specs, load_evidence_corpora
+from vrsd_core.tokens import approx_token_count
+
+LIMIT = 10
+ROWS = ["default", "similarity", "mmr:lambda_mult=0.7", "top_m"]
+
+
+def test_budget_helpers():
+    assert be.cut_at_budget([3, 0, 1, 2], [10, 20, 30, 40], 75) == [3, 0, 1]  # 40 + 10 + 20
+    assert be.cut_at_budget([2, 0], [5, 5, 9], 8) == []
+    assert be.parse_budgets("200,400, 800") == [200, 400, 800]
+    assert be.parse_budgets(None) is None
+    for bad in ("200,-1", "two", ""):
+        with pytest.raises(ValueError, match="^budget: "):
+            be.parse_budgets(bad)
+
+
+@pytest.fixture(scope="module")
+def budget_run(tmp_path_factory, data_dir):
+    from vrsd_cli.disk_embeddings import cached_embeddings
+
+    corpora = load_evidence_corpora(data_dir, limit=LIMIT)
+    out = tmp_path_factory.mktemp("budget_out")
+    results = be.run_budget_protocol(
+        corpora[:2], cached_embeddings(None), evidence_specs(ROWS), None, 30,
+        out=out, model="all-MiniLM-L6-v2", progress=False, log=lambda line: None)
+    return corpora, results, out
+
+
+def test_default_budgets_are_typical_passages(budget_run):
+    corpora, results, _ = budget_run
+    median = float(np.median([approx_token_count(t) for t in corpora[0].texts]))
+    assert results[0].budgets == [round(m * median) for m in be.BUDGET_PASSAGES]
+
+
+def test_every_row_keeps_its_budget_and_the_baselines_order(budget_run):
+    _, results, _ = budget_run
+    for res in results:
+        assert {"default", "similarity", "mmr(0.7)", "top_m", be.RANKED_CUT} <= set(res.labels)
+        for b in res.budgets:
+            for label in res.labels:
+                if label != be.LOST_IN_THE_MIDDLE:  # it keeps the passage that crosses
+                    assert res.tokens[b][label].max() <= b, (res.variant, b, label)
+            # filling while items fit keeps the cut list's passages and maybe more
+            assert (res.recall[b]["similarity"] >= res.recall[b][be.RANKED_CUT]).all()
+            assert (res.tokens[b]["similarity"] >= res.tokens[b][be.RANKED_CUT]).all()
+        # a larger budget never finds less with the ranked list
+        cut = [res.recall[b][be.RANKED_CUT] for b in res.budgets]
+        assert all((a <= c).all() for a, c in zip(cut, cut[1:], strict=False))
+
+
+def test_outputs(budget_run):
+    _, results, out = budget_run
+    table = (out / "budget.md").read_text()
+    assert "**plain** corpus" in table and "**redundant** corpus" in table
+    assert "default against the ranked list filled to the budget" in table
+    report = json.loads((out / "budget.json").read_text())
+    b = str(results[0].budgets[0])
+    assert set(report["plain"]["budget"][b]["default"]) == {"recall", "all_evidence",
+                                                            "tokens_used"}
+    assert (out / "budget.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,79 @@
+"""The Haystack peer rows of the evidence protocol pick what the Haystack components
+pick when run directly on the same candidates (and ``VRSDRanker``'s row what the core
+picks): the memoised, prefix-sharing pickers change nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vrsd_cli.demo import load_corpus
+from vrsd_cli.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
+from vrsd_core import DEFAULT_METHOD, select
+
+QUERIES = ["Will an afternoon coffee keep me awake at night?", "How do plants make sugar?"]
+N = 24
+
+
+@pytest.fixture(scope="module")
+def problem(model_path):
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(model_path)
+    texts = [p.text for p in load_corpus()]
+    vectors = model.encode(texts)
+    out = []
+    for query in QUERIES:
+        q = model.encode(query).astype(np.float64)
+        order = np.argsort(-(vectors @ q))[:N]  # a retriever's top N
+        out.append((q, vectors[order].astype(np.float64), [texts[i] for i in order], query))
+    return out
+
+
+@pytest.fixture(scope="module")
+def rows(model_path):
+    return haystack_peer_rows(model_path, max_k=10)
+
+
+def _direct(model_path, strategy, texts, query, k):
+    from haystack import Document
+    from haystack_integrations.components.rankers.sentence_transformers import (
+        SentenceTransformersDiversityRanker,
+    )
+
+    ranker = SentenceTransformersDiversityRanker(model=model_path, strategy=strategy,
+                                                 lambda_threshold=ST_MMR_LAMBDA)
+    docs = [Document(id=str(i), content=t) for i, t in enumerate(texts)]
+    return [int(d.id) for d in ranker.run(query=query, documents=docs, top_k=k)["documents"]]
+
+
+def test_rows(rows):
+    assert list(rows) == ["haystack diversity greedy_diversity_order",
+                          f"haystack diversity mmr({ST_MMR_LAMBDA})",
+                          "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"]
+
+
+@pytest.mark.parametrize(("label", "strategy"), [
+    ("haystack diversity greedy_diversity_order", "greedy_diversity_order"),
+    (f"haystack diversity mmr({ST_MMR_LAMBDA})", "maximum_margin_relevance"),
+])
+def test_diversity_rows_equal_the_component_run_directly(rows, problem, model_path, label,
+                                                         strategy):
+    for q, cands, texts, query in problem:
+        for k in (2, 5, 10, 14):  # 14 > max_k: the picker runs further
+            got = rows[label](q, cands, k, texts, query)
+            assert got == _direct(model_path, strategy, texts, query, k)
+            assert len(set(got)) == k
+
+
+def test_pyversity_and_vrsd_rows_equal_their_references(rows, problem):
+    from pyversity import diversify
+
+    for q, cands, texts, query in problem:
+        unit = cands / np.linalg.norm(cands, axis=1, keepdims=True)
+        scores = unit @ (q / np.linalg.norm(q))
+        for k in (3, 8):
+            want = diversify(cands, scores, k, strategy="dpp", diversity=0.5).indices.tolist()
+            assert rows["haystack PyversityRanker (dpp, 0.5)"](q, cands, k, texts, query) == want
+            want = select(q, cands, k, method=DEFAULT_METHOD).indices.tolist()
+            assert rows["haystack VRSDRanker (default)"](q, cands, k, texts, query) == want

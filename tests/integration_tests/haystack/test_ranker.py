@@ -1,0 +1,283 @@
+"""``VRSDRanker`` in real Haystack pipelines: retriever (``return_embedding=True``) ->
+ranker, on Haystack's InMemoryDocumentStore and on Qdrant in local mode.
+
+The expected picks are computed on their own: the retriever alone gives the
+candidates with their vectors, ``vrsd_core.select`` picks from them. The ranker
+must agree for every registered method, leave the store and its inputs unchanged,
+survive a YAML round trip, and refuse bad input with a ValueError naming it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+from haystack import Document, Pipeline
+from haystack.core.errors import DeserializationError
+
+from tests.helpers.store_cases import HAYSTACK, cases_in
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
+from vrsd_core.contract import selection_metadata_all
+from vrsd_haystack import METADATA_KEY, VRSDRanker
+
+from .conftest import snapshot
+
+K, FETCH_K = 5, 20
+
+
+def retriever_for(store, top_k: int = FETCH_K):
+    kind = type(store).__name__
+    if kind == "InMemoryDocumentStore":
+        from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+
+        return InMemoryEmbeddingRetriever(store, top_k=top_k, return_embedding=True)
+    if kind == "ChromaDocumentStore":  # returns the embeddings with every query
+        from haystack_integrations.components.retrievers.chroma import ChromaEmbeddingRetriever
+
+        return ChromaEmbeddingRetriever(store, top_k=top_k)
+    from haystack_integrations.components.retrievers.qdrant import QdrantEmbeddingRetriever
+
+    return QdrantEmbeddingRetriever(store, top_k=top_k, return_embedding=True)
+
+
+def pipeline(store, ranker: VRSDRanker) -> Pipeline:
+    pipe = Pipeline()
+    pipe.add_component("retriever", retriever_for(store))
+    pipe.add_component("ranker", ranker)
+    pipe.connect("retriever.documents", "ranker.documents")
+    return pipe
+
+
+def run(pipe: Pipeline, query: list[float], **ranker: object) -> list[Document]:
+    out = pipe.run({"retriever": {"query_embedding": query},
+                    "ranker": {"query_embedding": query, **ranker}})
+    return out["ranker"]["documents"]
+
+
+def candidates(store, query: list[float]) -> list[Document]:
+    return retriever_for(store).run(query_embedding=query)["documents"]
+
+
+@pytest.fixture(params=cases_in(HAYSTACK, "haystack"))
+def store(request):
+    return request.getfixturevalue(f"{request.param}_store")
+
+
+@pytest.mark.parametrize("method", list(METHOD_INFO))
+def test_equals_core_select_on_the_same_candidates_for_every_method(store, query_vectors,
+                                                                    method):
+    # the sampling methods draw at random: the same seed on both sides
+    options = {"seed": 7} if "seed" in method_defaults(method) else {}
+    pipe = pipeline(store, VRSDRanker(top_k=K, method=method, method_kwargs=options))
+    for query in query_vectors[:2]:
+        cands = candidates(store, query)
+        assert len(cands) == FETCH_K and all(d.embedding is not None for d in cands)
+        sel = select(query, [d.embedding for d in cands], K, method=method, **options)
+        got = run(pipe, query)
+        assert [d.id for d in got] == [cands[i].id for i in sel.indices]
+        assert [d.meta[METADATA_KEY] for d in got] == selection_metadata_all(sel)
+        assert [d.score for d in got] == [m["relevance"] for m in selection_metadata_all(sel)]
+
+
+def test_default_differs_from_plain_similarity_somewhere(store, query_vectors):
+    """Guard against a test that cannot fail: the default reorders or replaces picks."""
+    pipe = pipeline(store, VRSDRanker(top_k=K))
+    assert VRSDRanker(top_k=K).method == DEFAULT_METHOD
+    assert any([d.id for d in run(pipe, q)] != [d.id for d in candidates(store, q)[:K]]
+               for q in query_vectors)
+
+
+def test_store_and_inputs_are_not_changed(store, query_vectors):
+    before = snapshot(store)
+    cands = candidates(store, query_vectors[0])
+    kept = copy.deepcopy(cands)
+    ranker = VRSDRanker(top_k=K, group_by="source", max_per_group=1)
+    out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
+    assert cands == kept  # the documents, their meta, scores and embeddings
+    out[0].meta["row"] = -1
+    out[0].embedding[0] = 99.0
+    assert cands == kept  # the outputs are copies, not views
+    run(pipeline(store, VRSDRanker(top_k=K)), query_vectors[1])
+    assert snapshot(store) == before
+
+
+def test_group_cap_budget_and_per_run_top_k(in_memory_store, query_vectors):
+    from vrsd_core.tokens import approx_token_count
+
+    query = query_vectors[0]
+    cands = candidates(in_memory_store, query)
+    vectors = [d.embedding for d in cands]
+    capped = VRSDRanker(top_k=K, method="mmr", group_by="source", max_per_group=1)
+    got = capped.run(documents=cands, query_embedding=query)["documents"]
+    sel = select(query, vectors, K, method="mmr", groups=[d.meta["source"] for d in cands],
+                 max_per_group=1)
+    assert [d.id for d in got] == [cands[i].id for i in sel.indices]
+    assert len({d.meta["source"] for d in got}) == len(got)
+    budget = VRSDRanker(top_k=FETCH_K, max_tokens=120)
+    got = budget.run(documents=cands, query_embedding=query)["documents"]
+    assert 0 < sum(approx_token_count(d.content) for d in got) <= 120
+    counts = [approx_token_count(d.content) for d in cands]
+    sel = select(query, vectors, FETCH_K, method=DEFAULT_METHOD, max_tokens=120,
+                 token_counts=counts)
+    assert [d.id for d in got] == [cands[i].id for i in sel.indices]
+    assert len(VRSDRanker(top_k=K).run(documents=cands, query_embedding=query,
+                                       top_k=2)["documents"]) == 2
+
+
+def test_outside_relevance_reads_the_documents_score(in_memory_store, query_vectors):
+    query = query_vectors[1]
+    cands = candidates(in_memory_store, query)
+    got = VRSDRanker(top_k=K, method="mmr", relevance="score").run(
+        documents=cands, query_embedding=query)["documents"]
+    sel = select(query, [d.embedding for d in cands], K, method="mmr",
+                 relevance=[d.score for d in cands])
+    assert [d.id for d in got] == [cands[i].id for i in sel.indices]
+
+
+def test_yaml_round_trip_gives_the_same_picks(hs_documents, query_vectors):
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    # A named index: the loaded pipeline's store (same name) shares the stored documents.
+    store = InMemoryDocumentStore(embedding_similarity_function="cosine", index="vrsd-yaml")
+    store.write_documents(copy.deepcopy(hs_documents[:80]))
+    ranker = VRSDRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.4},
+                        group_by="source", max_per_group=2, relevance="score",
+                        max_tokens=400, token_counter=len, reembed="allow")
+    pipe = pipeline(store, ranker)
+    text = pipe.dumps()
+    assert "VRSDRanker" in text and "lambda_mult" in text
+    # Haystack 3.4 loads classes only from allowed modules; the user names ours.
+    with pytest.raises(DeserializationError, match="vrsd_haystack"):
+        Pipeline.loads(text)
+    loaded = Pipeline.loads(text, allowed_modules=["vrsd_haystack"])
+    again = loaded.get_component("ranker")
+    assert again.to_dict() == ranker.to_dict()
+    assert again.token_counter is len
+    for query in query_vectors[:2]:
+        assert run(loaded, query) == run(pipe, query)
+
+
+def test_a_quality_prior_from_meta_or_a_callable_survives_a_round_trip(in_memory_store,
+                                                                       query_vectors,
+                                                                       monkeypatch):
+    with pytest.raises(DeserializationError):  # Haystack loads only callables it may
+        VRSDRanker.from_dict(VRSDRanker(method="mmr",
+                                        method_kwargs={"prior": meta_quality}).to_dict())
+    monkeypatch.setenv("HAYSTACK_DESERIALIZATION_ALLOWLIST", meta_quality.__module__)
+    query = query_vectors[3]
+    cands = [dataclasses.replace(d, meta={**d.meta, "quality": (int(d.meta["row"]) % 5) / 4})
+             for d in candidates(in_memory_store, query)]
+    want = select(query, [d.embedding for d in cands], K, method="mmr",
+                  prior=[d.meta["quality"] for d in cands], prior_weight=0.5)
+    for prior in ("quality", meta_quality):
+        ranker = VRSDRanker(top_k=K, method="mmr",
+                            method_kwargs={"prior": prior, "prior_weight": 0.5})
+        again = VRSDRanker.from_dict(ranker.to_dict())
+        for r in (ranker, again):
+            got = r.run(documents=cands, query_embedding=query)["documents"]
+            assert [d.id for d in got] == [cands[i].id for i in want.indices]
+            assert [d.meta[METADATA_KEY]["prior"] for d in got] == [
+                cands[i].meta["quality"] for i in want.indices]
+
+
+def meta_quality(doc: Document) -> float:
+    return doc.meta["quality"]
+
+
+def test_documents_without_embeddings_use_the_embedder(in_memory_store, hs_documents,
+                                                       query_vectors, model_path):
+    from haystack_integrations.components.embedders.sentence_transformers import (
+        SentenceTransformersDocumentEmbedder,
+    )
+
+    query = query_vectors[2]
+    cands = candidates(in_memory_store, query)
+    bare = [Document(id=d.id, content=d.content, meta=dict(d.meta), score=d.score)
+            for d in cands]
+    with pytest.raises(ValueError, match="documents: 20 of 20 have no embedding"):
+        VRSDRanker(top_k=K).run(documents=bare, query_embedding=query)
+    embedder = SentenceTransformersDocumentEmbedder(model=model_path, progress_bar=False)
+    embedded: list[str] = []
+    original_run = embedder.run
+
+    def spy_run(documents):
+        embedded.extend(d.content for d in documents)
+        return original_run(documents=documents)
+
+    embedder.run = spy_run
+    ranker = VRSDRanker(top_k=K, document_embedder=embedder, reembed="allow")
+    ranker.warm_up()
+    half = [bare[i] if i % 2 else cands[i] for i in range(len(cands))]
+    got = ranker.run(documents=half, query_embedding=query)["documents"]
+    assert embedded == [bare[i].content for i in range(1, len(cands), 2)]  # only the bare
+    sel = select(query, [d.embedding for d in cands], K, method=DEFAULT_METHOD)
+    assert [d.id for d in got] == [cands[i].id for i in sel.indices]
+    assert all(d.embedding is None for d in bare)  # inputs untouched
+    strict = VRSDRanker(top_k=K, document_embedder=embedder, reembed="refuse")
+    embedded.clear()
+    with pytest.raises(ValueError, match="reembed: VRSDRanker: documents came without"):
+        strict.run(documents=half, query_embedding=query)
+    assert embedded == []
+
+
+async def test_run_async_equals_run(store, query_vectors):
+    pipe = pipeline(store, VRSDRanker(top_k=K))
+    ranker = VRSDRanker(top_k=K, method="dpp")
+    for query in query_vectors[:2]:
+        cands = candidates(store, query)
+        sync = ranker.run(documents=cands, query_embedding=query)
+        assert await ranker.run_async(documents=cands, query_embedding=query) == sync
+    # embedded Qdrant and Chroma have no async client: the async pipeline on InMemory only
+    if type(store).__name__ == "InMemoryDocumentStore":
+        out = await pipe.run_async({"retriever": {"query_embedding": query_vectors[0]},
+                                    "ranker": {"query_embedding": query_vectors[0]}})
+        assert out["ranker"]["documents"] == run(pipe, query_vectors[0])
+
+
+def test_a_deprecated_method_alias_is_resolved_once():
+    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
+        ranker = VRSDRanker(method="vrsd_swap")
+    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+
+
+def test_empty_candidates_give_no_documents(query_vectors):
+    assert VRSDRanker().run(documents=[], query_embedding=query_vectors[0]) == {"documents": []}
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"top_k": 0}, "top_k"), ({"top_k": "3"}, "top_k"), ({"top_k": 2.0}, "top_k"),
+    ({"method": "nope"}, "method"), ({"method": "mmr", "method_kwargs": {"lambda_mult": 2}},
+                                     "lambda_mult"),
+    ({"method_kwargs": {"unknown": 1}}, "unknown"),
+    ({"method": "vrsd", "relevance": "score"}, "relevance"),
+    ({"group_by": "source"}, "max_per_group"), ({"max_per_group": 2}, "group_by"),
+    ({"max_tokens": -1}, "max_tokens"), ({"token_counter": 3}, "token_counter"),
+    ({"document_embedder": 3}, "document_embedder"), ({"reembed": "never"}, "reembed"),
+])
+def test_bad_settings_name_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        VRSDRanker(**kwargs)
+
+
+def test_bad_run_inputs_name_the_argument(in_memory_store, query_vectors):
+    query = query_vectors[0]
+    cands = candidates(in_memory_store, query)
+    ranker = VRSDRanker(top_k=K)
+    for bad in ([0.0] * 384, [float("nan")] * 384, [[1.0] * 384], query[:10], "text"):
+        with pytest.raises(ValueError, match="query_embedding"):
+            ranker.run(documents=cands, query_embedding=bad)
+    for bad_docs in ("doc", [{"content": "x"}]):
+        with pytest.raises(ValueError, match="documents"):
+            ranker.run(documents=bad_docs, query_embedding=query)
+    ragged = [copy.deepcopy(cands[0]), Document(content="y", embedding=[1.0, 2.0])]
+    with pytest.raises(ValueError, match="documents"):
+        ranker.run(documents=ragged, query_embedding=query)
+    with pytest.raises(ValueError, match="top_k"):
+        ranker.run(documents=cands, query_embedding=query, top_k=0)
+    no_source = [Document(id=d.id, content=d.content, embedding=d.embedding) for d in cands]
+    with pytest.raises(ValueError, match="group_by"):
+        VRSDRanker(group_by="source", max_per_group=1).run(documents=no_source,
+                                                           query_embedding=query)
+    np.testing.assert_equal(len(cands), FETCH_K)

@@ -1,0 +1,88 @@
+"""The store registries against everything that lists stores: the docs' store table,
+the store tests' cases, the installed client versions, the private members recorded,
+and the module/class each record names."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import re
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from tests.helpers import store_cases
+from vrsd_cli.store_table import adapter_registries, store_table
+from vrsd_core.stores import StoreRecord
+from vrsd_haystack.stores import RETRIEVERS
+from vrsd_langchain.stores import FAST_PATHS
+from vrsd_llamaindex._stores import STORE_PATHS
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS: list[tuple[str, StoreRecord]] = [
+    *(("langchain", r) for r in FAST_PATHS), *(("llamaindex", r) for r in STORE_PATHS),
+    *(("haystack", r) for r in RETRIEVERS)]
+IDS = [f"{adapter}-{r.name}" for adapter, r in RECORDS]
+STORE_MODULES = {"langchain": ROOT / "vrsd_langchain" / "stores",
+                 "llamaindex": ROOT / "vrsd_llamaindex" / "_stores.py",
+                 "haystack": ROOT / "vrsd_haystack" / "stores.py"}
+
+
+def test_docs_store_table_is_the_generated_one():
+    page = (ROOT / "docs" / "stores.md").read_text()
+    assert store_table() in page, "regenerate it: python -m vrsd_cli.store_table"
+
+
+def test_every_record_has_a_real_store_test():
+    assert set(store_cases.LANGCHAIN) == {r.name for r in FAST_PATHS}
+    assert set(store_cases.LLAMAINDEX) == {r.name for r in STORE_PATHS}
+    assert set(store_cases.HAYSTACK) == {r.name for r in RETRIEVERS}
+
+
+def test_names_are_unique_per_adapter():
+    for records in adapter_registries().values():
+        names = [r.name for r in records]
+        assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize(("adapter", "record"), RECORDS, ids=IDS)
+def test_record_names_a_real_store_class(adapter, record):
+    cls = getattr(importlib.import_module(record.module), record.class_name)
+    assert isinstance(cls, type)
+    assert record.store_class() is cls
+
+
+@pytest.mark.parametrize(("adapter", "record"), RECORDS, ids=IDS)
+def test_installed_client_is_in_the_tested_range(adapter, record):
+    installed = importlib.metadata.version(record.client)
+    assert installed in SpecifierSet(record.tested), (
+        f"{record.client} {installed} is outside {record.tested}: run the store tests on it "
+        "and widen the record's range"
+    )
+
+
+def _package_sources() -> dict[Path, str]:
+    return {path: path.read_text() for pkg in ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex",
+                                                 "vrsd_haystack", "vrsd_cli")
+            for path in (ROOT / pkg).rglob("*.py")}
+
+
+def _is_store_module(path: Path) -> bool:
+    return path in (STORE_MODULES["llamaindex"], STORE_MODULES["haystack"]) or path.is_relative_to(
+        STORE_MODULES["langchain"])
+
+
+@pytest.mark.parametrize(("adapter", "record"), RECORDS, ids=IDS)
+def test_private_members_are_read_in_the_store_modules_only(adapter, record):
+    # by attribute name; ``self.<name>`` is an object's own attribute, not another library's
+    sources = _package_sources()
+    mine = STORE_MODULES[adapter]
+    own = "".join(text for path, text in sources.items()
+                  if path == mine or path.is_relative_to(mine))
+    for member in record.private:
+        attr = member.split()[0].split(".")[-1]
+        assert attr in own, f"{member} is recorded but read in no {adapter} store module"
+        elsewhere = [path for path, text in sources.items() if not _is_store_module(path)
+                     and re.search(rf"(?<!self\.)\b{re.escape(attr)}\b", text)]
+        assert not elsewhere, f"{member} is read outside the store modules: {elsewhere}"

@@ -1,0 +1,261 @@
+"""One vocabulary across select, the retrievers, the compressor, ``search_type``, the
+postprocessor, the Haystack ranker and the command line: ``"vrsd"`` is the paper's
+algorithm everywhere, no method named means the recommendation (``complement``), the
+deprecated ``"vrsd_swap"`` is accepted everywhere as ``"vrsd"`` with ``refine="swap"``
+(and says so), and both text-query adapters refuse a blank query as the command line
+does (the Haystack ranker takes only a query vector).
+
+Hand-built geometry with an obvious answer (the README's): the query is +x; t1
+duplicates t0; t2 is as relevant from the other side; t3 is off-topic. Plain top-2
+is [t0, t1]; the paper's VRSD takes [t0, t2].
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import InMemoryVectorStore
+from llama_index.core import Document as LIDocument
+from llama_index.core import VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from vrsd_cli.methods import parse_method
+from vrsd_core import DEFAULT_METHOD, select
+from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+from vrsd_llamaindex import VRSDPostprocessor
+from vrsd_llamaindex import VRSDRetriever as LIRetriever
+
+VECTORS = {
+    "t0": [0.90, 0.40, 0.10],
+    "t1": [0.88, 0.42, 0.12],
+    "t2": [0.85, -0.45, 0.05],
+    "t3": [0.30, 0.10, 0.90],
+}
+QUERY_VECTOR = [1.0, 0.0, 0.0]
+TEXTS = list(VECTORS)
+
+
+def picks(method: str, k: int = 2, **options) -> list[str]:
+    sel = select(QUERY_VECTOR, [VECTORS[t] for t in TEXTS], k, method=method, **options)
+    return [TEXTS[i] for i in sel.indices]
+
+
+class TableEmbeddings(Embeddings):
+    """Each text's vector from VECTORS; every query is +x."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [VECTORS[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return QUERY_VECTOR
+
+
+class TableEmbedModel(BaseEmbedding):
+    """The same table as a LlamaIndex embed model."""
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return QUERY_VECTOR
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return QUERY_VECTOR
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return VECTORS[text]
+
+
+@pytest.fixture
+def store() -> InMemoryVectorStore:
+    s = InMemoryVectorStore(TableEmbeddings())
+    s.add_texts(TEXTS, ids=TEXTS)
+    return s
+
+
+def contents(docs) -> list[str]:
+    return [d.page_content for d in docs]
+
+
+def li_texts(nodes) -> list[str]:
+    return [n.node.get_content() for n in nodes]
+
+
+def li_nodes() -> list[NodeWithScore]:
+    return [NodeWithScore(node=TextNode(text=t, id_=t, embedding=VECTORS[t]), score=0.5)
+            for t in TEXTS]
+
+
+def test_the_geometry_separates_the_names():
+    assert picks("similarity") == ["t0", "t1"]
+    assert picks("vrsd") == ["t0", "t2"]
+    assert picks("vrsd", refine="swap") == ["t0", "t2"]
+
+
+def test_vrsd_means_the_papers_algorithm_in_every_layer(store):
+    want = picks("vrsd")
+    assert contents(VRSDRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd")
+                    .invoke("q")) == want
+    assert contents(VRSDCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd")
+                    .compress_documents([Document(page_content=t) for t in TEXTS], "q")) == want
+    retriever = DiverseVectorStore(store).as_retriever(
+        search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4, "method": "vrsd"})
+    docs = retriever.invoke("q")
+    assert contents(docs) == want and {d.metadata["vrsd"]["method"] for d in docs} == {"vrsd"}
+    post = VRSDPostprocessor(top_n=2, method="vrsd", embed_model=TableEmbedModel())
+    assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
+    assert parse_method("vrsd", name_of_argument="method")[0].method == "vrsd"
+
+
+def test_search_type_vrsd_changed_meaning_and_says_so_once_per_call_site(store):
+    wrapped = DiverseVectorStore(store)
+
+    def build():
+        return wrapped.as_retriever(search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4})
+
+    with pytest.warns(FutureWarning, match=r'search_type="vrsd" now runs the paper\'s VRSD.*'
+                                           r'search_type="complement"') as caught:
+        retriever = build()
+    assert caught[0].filename == __file__
+    assert contents(retriever.invoke("q")) == picks("vrsd")
+    with warnings.catch_warnings(record=True) as again:
+        warnings.simplefilter("default")  # Python's default action: once per call site
+        build()
+        build()
+    assert len([w for w in again if issubclass(w.category, FutureWarning)]) == 1
+    # refine="swap" is an option of what it runs now (it was refused with complement)
+    with pytest.warns(FutureWarning):
+        swap = wrapped.as_retriever(search_type="vrsd",
+                                    search_kwargs={"k": 2, "fetch_k": 4, "refine": "swap"})
+    assert contents(swap.invoke("q")) == picks("vrsd", refine="swap")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the recommendation by its own name: silent
+        rec = wrapped.as_retriever(search_type="complement", search_kwargs={"k": 2, "fetch_k": 4})
+        assert contents(rec.invoke("q")) == picks("complement")
+
+
+def test_no_method_named_is_the_recommendation_everywhere(store):
+    want = picks(DEFAULT_METHOD)
+    assert contents(VRSDRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q")) == want
+    assert VRSDCompressor(embeddings=TableEmbeddings()).method == DEFAULT_METHOD
+    post = VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel())
+    assert post.method == DEFAULT_METHOD
+    assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
+
+
+def test_vrsd_swap_is_accepted_everywhere_as_vrsd_with_refine_swap(store):
+    want = picks("vrsd", refine="swap")
+    with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
+        retriever = VRSDRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd_swap")
+        compressor = VRSDCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd_swap")
+        by_type = DiverseVectorStore(store).as_retriever(
+            search_type="vrsd_swap", search_kwargs={"k": 2, "fetch_k": 4})
+        post = VRSDPostprocessor(top_n=2, method="vrsd_swap", embed_model=TableEmbedModel())
+        per_call = VRSDRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q", method="vrsd_swap")
+    assert len(caught) == 5 and {w.filename for w in caught} == {__file__}
+    with pytest.warns(DeprecationWarning):  # the CLI prints it as one line (test_cli_errors)
+        cli = parse_method("vrsd_swap", name_of_argument="method")[0]
+    # stored and reported under the registered name, with the option it stands for
+    for holder in (retriever, compressor, post):
+        assert (holder.method, holder.method_kwargs) == ("vrsd", {"refine": "swap"})
+    assert (by_type.search_type, by_type.search_kwargs["refine"]) == ("vrsd", "swap")
+    assert (cli.label, cli.method, cli.options) == ("vrsd_swap", "vrsd", {"refine": "swap"})
+    assert contents(retriever.invoke("q")) == contents(per_call) == want
+    assert contents(by_type.invoke("q")) == want
+    docs = [Document(page_content=t) for t in TEXTS]
+    assert contents(compressor.compress_documents(docs, "q")) == want
+    assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
+    assert {d.metadata["vrsd"]["method"] for d in retriever.invoke("q")} == {"vrsd"}
+
+
+def test_an_alias_contradicted_by_its_options_is_refused(store):
+    with pytest.raises(ValueError, match="refine: method 'vrsd_swap' means method='vrsd' with "
+                                         "refine='swap', got refine=None"):
+        VRSDRetriever(vectorstore=store, method="vrsd_swap", method_kwargs={"refine": None})
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\n\t"])
+async def test_a_blank_query_is_refused_by_both_adapters(store, blank):
+    """As by the CLI: otherwise the store returns documents anyway, an off-topic one first."""
+    match = "query(_bundle)?: the query is empty or only whitespace"
+    calls = [
+        lambda: VRSDRetriever(vectorstore=store, k=2, fetch_k=4).invoke(blank),
+        lambda: DiverseVectorStore(store).as_retriever(search_type="mmr").invoke(blank),
+        lambda: VRSDCompressor(embeddings=TableEmbeddings(), k=2).compress_documents(
+            [Document(page_content=t) for t in TEXTS], blank),
+        lambda: VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel()).postprocess_nodes(
+            li_nodes(), query_bundle=QueryBundle(blank, embedding=QUERY_VECTOR)),
+        lambda: VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel()).postprocess_nodes(
+            li_nodes(), query_str=blank),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=match):
+            call()
+    with pytest.raises(ValueError, match=match):
+        await VRSDRetriever(vectorstore=store, k=2, fetch_k=4).ainvoke(blank)
+    with pytest.raises(ValueError, match=match):
+        await VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel()).apostprocess_nodes(
+            li_nodes(), query_str=blank)
+
+
+def _index() -> VectorStoreIndex:
+    return VectorStoreIndex.from_documents([LIDocument(text=t, id_=t) for t in TEXTS],
+                                           embed_model=TableEmbedModel())
+
+
+def test_the_postprocessor_warns_once_when_it_has_nothing_to_choose_from():
+    """LlamaIndex's default similarity_top_k=2 behind top_n=3: plain top-k, now said."""
+    post = VRSDPostprocessor(top_n=3, embed_model=TableEmbedModel())
+    retriever = _index().as_retriever()  # similarity_top_k left at LlamaIndex's 2
+    with pytest.warns(UserWarning, match=r"top_n=3\) received 2 candidate.*plain top-k.*"
+                                         r"similarity_top_k") as caught:
+        first = post.postprocess_nodes(retriever.retrieve("q"), query_str="q")
+    assert caught[0].filename == __file__ and len(first) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per postprocessor, not per query
+        post.postprocess_nodes(retriever.retrieve("q"), query_str="q")
+        # enough candidates: silent
+        roomy = VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel())
+        roomy.postprocess_nodes(_index().as_retriever(similarity_top_k=4).retrieve("q"),
+                                query_str="q")
+    with pytest.warns(UserWarning, match="top_n=4"):  # exactly top_n: still nothing to choose
+        VRSDPostprocessor(top_n=4, embed_model=TableEmbedModel()).postprocess_nodes(
+            li_nodes(), query_str="q")
+
+
+async def test_the_postprocessor_warns_on_the_async_path_too():
+    post = VRSDPostprocessor(top_n=3, embed_model=TableEmbedModel())
+    with pytest.warns(UserWarning, match="similarity_top_k"):
+        await post.apostprocess_nodes(li_nodes()[:2], query_str="q")
+
+
+def test_the_llamaindex_retriever_takes_the_same_names():
+    index = _index()
+    with pytest.warns(DeprecationWarning):
+        swap = LIRetriever(retriever=index.as_retriever(), top_n=2, fetch_k=4, method="vrsd_swap")
+    assert (swap.method, swap.postprocessor.method_kwargs) == ("vrsd", {"refine": "swap"})
+    assert li_texts(swap.retrieve("q")) == picks("vrsd", refine="swap")
+    plain = LIRetriever(retriever=index.as_retriever(), top_n=2, fetch_k=4)
+    assert plain.method == DEFAULT_METHOD
+    assert li_texts(plain.retrieve("q")) == picks(DEFAULT_METHOD)
+
+
+def test_the_haystack_ranker_takes_the_same_names():
+    from haystack import Document as HSDocument
+
+    from vrsd_haystack import VRSDRanker
+
+    docs = [HSDocument(content=t, id=t, embedding=VECTORS[t]) for t in TEXTS]
+
+    def ranked(ranker) -> list[str]:
+        return [d.content for d in ranker.run(documents=docs, query_embedding=QUERY_VECTOR,
+                                              top_k=2)["documents"]]
+
+    with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
+        swap = VRSDRanker(method="vrsd_swap")
+    assert caught[0].filename == __file__
+    assert (swap.method, swap.method_kwargs) == ("vrsd", {"refine": "swap"})
+    assert ranked(swap) == picks("vrsd", refine="swap")
+    assert ranked(VRSDRanker(method="vrsd")) == picks("vrsd")
+    assert VRSDRanker().method == DEFAULT_METHOD and ranked(VRSDRanker()) == picks(DEFAULT_METHOD)
