@@ -59,7 +59,7 @@ PYVERSITY_STRATEGIES = ("mmr", "msd", "cover", "dpp", "ssd")
 # The project's rows (method tokens, see methods.parse_method); "default" is
 # VRSDRetriever() with no method given: the recommendation users get.
 DEFAULT_ROWS = (
-    "default", "similarity", "vrsd", "vrsd_swap", "mmr:lambda_mult=0.5",
+    "default", "similarity", "vrsd", "vrsd:refine=swap", "mmr:lambda_mult=0.5",
     "mmr:lambda_mult=0.7", "mmr:lambda_mult=0.9", "dpp", "threshold", "top_m", "top_p",
     "cluster",
 )
