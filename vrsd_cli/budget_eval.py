@@ -134,9 +134,6 @@ def evaluate_budgets(
     from tqdm.auto import tqdm
 
     from vrsd_langchain import VRSDRetriever
-    from vrsd_langchain.cache import EmbeddingCache
-    from vrsd_langchain.candidates import fetch_candidates
-    from vrsd_langchain.pipeline import check_query_vector
 
     from .evaluation import build_store
 
@@ -151,6 +148,9 @@ def evaluate_budgets(
     words = np.array([len(t.split()) for t in corpus.texts])
     words_per_token = float(words.sum()) / max(1, int(counts.sum()))
     retrievers = {s.label: _retriever(VRSDRetriever, store, s, fetch_k, counter) for s in specs}
+    # the store's ranked list of fetch_k candidates (similarity keeps the store's order)
+    ranked = VRSDRetriever(vectorstore=store, k=fetch_k, fetch_k=fetch_k, method="similarity")
+    matrix = np.asarray(vectors, dtype=np.float64)
     pickers = peer_rows() if peers else {}
     litm = _lost_in_the_middle() if peers else None
     baselines = [RANKED_CUT] + ([LOST_IN_THE_MIDDLE] if litm is not None else [])
@@ -159,7 +159,6 @@ def evaluate_budgets(
     recall = {b: {lab: np.zeros(nq) for lab in labels} for b in budgets}
     complete = {b: {lab: np.zeros(nq, dtype=bool) for lab in labels} for b in budgets}
     used = {b: {lab: np.zeros(nq) for lab in labels} for b in budgets}
-    cache = EmbeddingCache()
     for qi, question in enumerate(tqdm(corpus.questions, desc=f"budget/{corpus.name}",
                                        disable=not progress, unit="question")):
         gold = set(corpus.gold[qi])
@@ -175,16 +174,15 @@ def evaluate_budgets(
             for b in budgets:
                 docs = retriever.invoke(question, max_tokens=b)
                 score(b, label, [int(d.metadata["row"]) for d in docs])
-        qvec = check_query_vector(embeddings.embed_query(question))
-        cands = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)
-        rows = [int(d.metadata["row"]) for d in cands.documents]  # the ranked list
+        rows = [int(d.metadata["row"]) for d in ranked.invoke(question)]
         for b in budgets:
             score(b, RANKED_CUT, cut_at_budget(rows, counts, b))
             if litm is not None:
                 kept = litm([corpus.texts[r] for r in rows], int(b * words_per_token))
                 score(b, LOST_IN_THE_MIDDLE, [rows[i] for i in kept])
         if pickers:
-            cvecs = np.asarray(cands.vectors, dtype=np.float64)
+            qvec = np.asarray(embeddings.embed_query(question), dtype=np.float64)
+            cvecs = matrix[rows]
             for label, pick in pickers.items():
                 order = [rows[i] for i in pick(qvec, cvecs, len(rows))]
                 for b in budgets:

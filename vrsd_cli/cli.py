@@ -142,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--protocol", choices=("paper", "evidence"), default="paper",
                     help="paper (Sim./Div., default) or evidence (multi-hop evidence coverage)")
+    ev.add_argument("--budget", nargs="?", const="typical", default=None, metavar="B1,B2,...",
+                    help="evidence at equal token budgets instead of k (--protocol evidence): "
+                    "token budgets such as 228,456,912, or none for 2, 4 and 8 typical "
+                    "passages; writes budget.md, budget.json, budget.png")
     ev.add_argument("--data-dir", default=None,
                     help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
                     "else the data vendored with vrsd)")
@@ -282,6 +286,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_evidence(args: argparse.Namespace) -> int:
+    from . import budget_eval as be
     from . import evidence as evd
     from .disk_embeddings import cached_embeddings, model_label
 
@@ -293,6 +298,7 @@ def _run_evidence(args: argparse.Namespace) -> int:
         raise CLIError(f"--fetch-k: {fetch_k} is smaller than the largest --k ({max(ks)})")
     try:
         specs = evd.evidence_specs(args.methods)
+        budgets = None if args.budget in (None, "typical") else be.parse_budgets(args.budget)
     except ValueError as exc:
         raise CLIError(f"--{exc}") from None
     try:
@@ -300,6 +306,12 @@ def _run_evidence(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
     embeddings = cached_embeddings(args.model, args.cache_dir)
+    if args.budget is not None:  # equal token budgets instead of equal k (budget_eval)
+        be.run_budget_protocol(
+            corpora, embeddings, specs, budgets, args.fetch_k or be.BUDGET_FETCH_K,
+            out=args.out, model=model_label(args.model), progress=not args.no_progress,
+            log=lambda line: print(line, file=sys.stderr))
+        return 0
     results = []
     for corpus in corpora:
         res = evd.evaluate_evidence(

@@ -70,3 +70,15 @@ def test_outputs(budget_run):
     assert set(report["plain"]["budget"][b]["default"]) == {"recall", "all_evidence",
                                                             "tokens_used"}
     assert (out / "budget.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_command_line_flag(vrsd, data_dir, tmp_path):
+    run = vrsd("eval", "--protocol", "evidence", "--budget", "120,240", "--data-dir", data_dir,
+               "--limit", 4, "--fetch-k", 20, "--methods", "default", "similarity",
+               "--out", tmp_path, "--no-progress")
+    assert run.code == 0, run.err
+    assert "| 120 tokens | 240 tokens |" in run.out
+    assert json.loads((tmp_path / "budget.json").read_text())["plain"]["budget"].keys() == {
+        "120", "240"}
+    bad = vrsd("eval", "--protocol", "evidence", "--budget", "lots", "--out", tmp_path)
+    assert bad.code != 0 and "--budget: " in bad.err

@@ -30,9 +30,9 @@ def problem(model_path):
     return out
 
 
-@pytest.fixture(scope="module")
-def rows(model_path):
-    return haystack_peer_rows(model_path, max_k=10)
+@pytest.fixture(scope="module", params=[False, True], ids=["given-vectors", "reembed"])
+def rows(model_path, request):
+    return haystack_peer_rows(model_path, max_k=10, reembed=request.param)
 
 
 def _direct(model_path, strategy, texts, query, k):
@@ -59,6 +59,8 @@ def test_rows(rows):
 ])
 def test_diversity_rows_equal_the_component_run_directly(rows, problem, model_path, label,
                                                          strategy):
+    """The candidates' vectors are the bundled model's: given or embedded again, the
+    ranker sees the same geometry and must pick what it picks on its own."""
     for q, cands, texts, query in problem:
         for k in (2, 5, 10, 14):  # 14 > max_k: the picker runs further
             got = rows[label](q, cands, k, texts, query)
@@ -77,3 +79,21 @@ def test_pyversity_and_vrsd_rows_equal_their_references(rows, problem):
             assert rows["haystack PyversityRanker (dpp, 0.5)"](q, cands, k, texts, query) == want
             want = select(q, cands, k, method=DEFAULT_METHOD).indices.tolist()
             assert rows["haystack VRSDRanker (default)"](q, cands, k, texts, query) == want
+
+
+def test_given_vectors_embed_nothing(problem, model_path, monkeypatch):
+    from sentence_transformers import SentenceTransformer
+
+    rows = haystack_peer_rows(model_path, max_k=10)
+    calls = []
+    encode = SentenceTransformer.encode
+    monkeypatch.setattr(SentenceTransformer, "encode",
+                        lambda self, *a, **kw: calls.append(a) or encode(self, *a, **kw))
+    q, cands, texts, query = problem[0]
+    for label in ("haystack diversity greedy_diversity_order",
+                  f"haystack diversity mmr({ST_MMR_LAMBDA})"):
+        assert len(rows[label](q, cands, 5, texts, query)) == 5
+    assert calls == []
+    again = haystack_peer_rows(model_path, max_k=10, reembed=True)
+    again["haystack diversity greedy_diversity_order"](q, cands, 5, texts, query)
+    assert len(calls) == 2  # the texts, then the query: the spy can see an encode
