@@ -26,6 +26,26 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_QUERY = "Will an afternoon coffee keep me awake at night?"
+# Ordinary questions a new user might type about the built-in corpus (the demo tests
+# and benchmarks/demo_restatements.py count facts and repeats on them).
+ORDINARY_QUESTIONS = (
+    "How much sleep do adults need?",
+    "Why is Mars red?",
+    "How long does light from the Sun take to reach Earth?",
+    "Why does bread dough rise?",
+    "Who was the first Roman emperor?",
+    "Is appending to a Python list fast?",
+    "How much carbon dioxide do the oceans absorb?",
+    "Does exercise help you sleep better?",
+    "How is espresso made?",
+    "What do list comprehensions do in Python?",
+    "Does alcohol help you sleep?",
+    "How long does caffeine stay in your body?",
+    "How does caffeine keep you awake?",
+    "What is sourdough?",
+    "Why are coral reefs in trouble?",
+    "Is coffee good for you?",
+)
 WIDTH = 100  # the widest report; a narrower terminal gets its own width
 MIN_WIDTH = 60
 DEFAULT_FETCH_K = 20

@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from vrsd_cli.demo import DEFAULT_QUERY, fact_of, load_corpus, paraphrase_pairs, read_corpus
+from vrsd_cli.demo import (
+    DEFAULT_QUERY,
+    ORDINARY_QUESTIONS,
+    fact_of,
+    load_corpus,
+    paraphrase_pairs,
+    read_corpus,
+)
 from vrsd_core import DEFAULT_METHOD
 
 HEADER = re.compile(
@@ -153,24 +160,6 @@ def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
 # repeat no more facts than it does. (It does not drop every paraphrase: pairs at
 # cosine 0.73 to 0.85 with the bundled model sit where distinct passages of real corpora
 # sit too; docs/evaluation.md has the measurements and the trade-off.)
-ORDINARY_QUESTIONS = [
-    "How much sleep do adults need?",
-    "Why is Mars red?",
-    "How long does light from the Sun take to reach Earth?",
-    "Why does bread dough rise?",
-    "Who was the first Roman emperor?",
-    "Is appending to a Python list fast?",
-    "How much carbon dioxide do the oceans absorb?",
-    "Does exercise help you sleep better?",
-    "How is espresso made?",
-    "What do list comprehensions do in Python?",
-    "Does alcohol help you sleep?",
-    "How long does caffeine stay in your body?",
-    "How does caffeine keep you awake?",
-    "What is sourdough?",
-    "Why are coral reefs in trouble?",
-    "Is coffee good for you?",
-]
 
 
 @pytest.mark.parametrize("question", ORDINARY_QUESTIONS)
