@@ -97,3 +97,24 @@ def test_given_vectors_embed_nothing(problem, model_path, monkeypatch):
     again = haystack_peer_rows(model_path, max_k=10, reembed=True)
     again["haystack diversity greedy_diversity_order"](q, cands, 5, texts, query)
     assert len(calls) == 2  # the texts, then the query: the spy can see an encode
+
+
+def test_eval_haystack_writes_the_table_and_vrsd_ranker_matches_the_default(
+        vrsd, data_dir, tmp_path):
+    import json
+
+    run = vrsd("eval", "--protocol", "evidence", "--haystack", "--data-dir", data_dir,
+               "--limit", "12", "--fetch-k", "20", "--k", "2", "4", "--out", tmp_path,
+               "--no-progress")
+    assert run.code == 0, run.err
+    table = (tmp_path / "haystack.md").read_text()
+    assert run.out.strip() == table.strip()
+    for label in ("similarity", "default", "haystack diversity greedy_diversity_order",
+                  f"haystack diversity mmr({ST_MMR_LAMBDA})",
+                  "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"):
+        assert f"| {label} |" in table
+    report = json.loads((tmp_path / "haystack.json").read_text())
+    assert set(report) == {"plain", "redundant"}
+    for variant in report.values():  # the Haystack component picks what the core picks
+        for cells in variant["k"].values():
+            assert cells["haystack VRSDRanker (default)"] == cells["default"]
