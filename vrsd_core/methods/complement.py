@@ -1,27 +1,43 @@
 """``complement``: the project's recommended selection for retrieval-augmented generation.
 
 1. **Anchor**: the most relevant candidate.
-2. **Complement**: the candidate j whose sum with the anchor points most nearly at
-   the query, max cos(c_anchor + c_j, q): VRSD's own second step (Gao, Deng &
-   Zhang). It covers the part of the query the anchor leaves out, which is
-   what a multi-hop question's second passage does. It is taken only if the
-   pair is closer to the query than the anchor alone (the sum's cosine rises);
-   otherwise the step falls back to relevance.
+2. **Complement**: VRSD's own second step (Gao, Deng & Zhang), max cos(c_anchor +
+   c_j, q), the candidate whose sum with the anchor points most nearly at the
+   query: it covers the part of the query the anchor leaves out, which is what a
+   multi-hop question's second passage does. The step is taken in the pool's
+   **centred** geometry: the mean of the candidates is subtracted from every
+   candidate and from the query, and the centred vectors are scaled to unit
+   length. Embedding models with a compressed cosine range (e5, BGE, GTE, OpenAI:
+   every pair of texts at 0.7 to 0.9) share one large common direction; in raw
+   cosines it dominates the sum and the step trades relevance for distance from
+   the anchor. Centred, the step weighs what distinguishes the candidates, so it
+   behaves alike on every model. It is taken only if it raises the (centred) sum's
+   cosine with the query; otherwise the step falls back to relevance.
 3. **Then relevance order.** Beyond one complement, VRSD keeps raising cos(sum, q)
    with weakly related passages that balance the sum; relevance order is what
    keeps the evidence when k grows.
 
-Throughout, a candidate that is a restatement of an earlier pick is skipped:
-one whose cosine to a pick exceeds cos^2(theta_1 / 2) = (1 + r_1) / 2, where r_1 =
-cos(theta_1) is the best candidate's cosine to the query. Two passages that much
-closer to each other than the query is to its best match say the same thing
-(overlapping chunks, copies, paraphrases). The threshold is measured in the
-query's own angle, so it means the same for embedding models whose cosines sit
-in different ranges. When only restatements are left, they are taken (k results
-whenever there are k candidates).
+**Restatements.** A candidate whose cosine to a pick exceeds cos^2(theta_1 / 2) =
+(1 + r_1) / 2, r_1 = cos(theta_1) the best candidate's cosine to the query, is a
+restatement of that pick: two passages that much closer to each other than the
+query is to its best match say the same thing (overlapping chunks, copies,
+paraphrases). The threshold is measured in the query's own angle, so it means the
+same on models whose cosines sit in different ranges.
 
-Cost: one matrix-vector product per pick (the pick against every candidate), and
-O(n) arithmetic for the scores; ties go to the lower index (the store's order).
+* In the first ``strict_head`` picks (5), restatements are skipped while other
+  candidates remain: the head of the context, which a reader (and an LLM) weighs
+  most, holds no two passages that say the same thing.
+* After the head they are demoted, not dropped: a restatement competes with
+  relevance lowered by sigma, the spread (standard deviation) of the pool's
+  relevance. Corpora hold distinct passages as close as restatements (one
+  article's yearly pages, a list and its entries); at depth, a demoted near-copy
+  is still worth more than a candidate far down the pool, and measured on
+  multi-hop questions this keeps recall at top-k's level at every k (the
+  documentation's evaluation page has the tables).
+
+Cost: one matrix-vector product per pick (the pick against every candidate), one
+more at the start (the candidates against their mean) and O(n) arithmetic per pick;
+ties go to the lower index (the store's order).
 """
 
 from __future__ import annotations
@@ -29,17 +45,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_int, check_real
-from .._kernels import argmax_first, argmax_first_1d, cosine_from_parts
+from .._kernels import TINY, argmax_first
 from .._prepare import Prepared
-from ._common import (
-    Picked,
-    pick_counts,
-    single_count,
-    split_rows,
-    start_constraints,
-    step_active,
-    taken_counts,
-)
+from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 
 def complement(
@@ -48,62 +56,72 @@ def complement(
     *,
     duplicate_cos: float | None = None,
     complement_steps: int = 1,
+    strict_head: int = 5,
+    centred: bool = True,
 ) -> list[Picked]:
-    """Anchor, gated sum-vector complement(s), then relevance; restatements skipped.
+    """Anchor, gated sum-vector complement(s), then relevance; restatements held back.
 
     Args:
         duplicate_cos: a candidate whose cosine to an earlier pick is above this is
-            a restatement, skipped while others remain. None (default): (1 + r_1)/2
-            per query, r_1 the best candidate's cosine to the query; a number in
-            (-1, 1] fixes it (1: no candidate is ever a restatement).
+            a restatement. None (default): (1 + r_1)/2 per query, r_1 the best
+            candidate's cosine to the query; a number in (-1, 1] fixes it (1: no
+            candidate is ever a restatement).
         complement_steps: how many picks after the anchor may be complement steps
             (default 1; 0 = relevance order with the restatement guard).
+        strict_head: restatements are skipped in the first this many picks while
+            other candidates remain, then demoted by the spread of the pool's
+            relevance (default 5; 0 = demoted from the start).
+        centred: the complement step in the pool's centred geometry (default True;
+            False: raw cosines, VRSD's step as the paper writes it).
 
-    ``gains``: the anchor's and relevance picks' relevance; a taken complement
-    step's cos(sum of the set so far, query). ``info``: ``duplicate_cos`` (the
-    threshold used; None for a query without candidates) and ``complement_at``
-    (positions where a complement was taken).
+    ``gains``: the relevance of the anchor and of relevance picks; a taken
+    complement step's cos(sum of the set so far, query) in the step's geometry.
+    ``info``: ``duplicate_cos`` (the threshold; None for a query without
+    candidates), ``complement_at`` (positions where a complement was taken) and
+    ``demotion`` (sigma, the relevance a restatement gives up after the head).
     """
     fixed = None if duplicate_cos is None else check_real(
         duplicate_cos, "duplicate_cos", low=-1.0, high=1.0, low_open=True)
     steps = check_int(complement_steps, "complement_steps", low=0)
-    assert steps is not None
-    if prep.single and prep.cap is None:
-        return [_complement_single(prep, single_count(prep, k), fixed, steps)]
+    head = check_int(strict_head, "strict_head", low=0)
+    if not isinstance(centred, (bool, np.bool_)):
+        raise ValueError(f"centred: must be True or False, got {centred!r}")
+    assert steps is not None and head is not None
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
     rows = np.arange(B)
-    rel = np.where(prep.valid, prep.rel, -np.inf)
+    valid = prep.valid
+    has_candidates = valid.any(axis=1)
+    rel = np.where(valid, prep.rel, -np.inf)
     best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
     threshold = np.full(B, fixed) if fixed is not None else (1.0 + best) / 2.0
+    live = np.where(valid, prep.rel, 0.0)
+    size = np.maximum(valid.sum(axis=1), 1)
+    mean_rel = live.sum(axis=1) / size
+    sigma = np.sqrt(np.maximum(
+        np.where(valid, (prep.rel - mean_rel[:, None]) ** 2, 0.0).sum(axis=1) / size, 0.0))
+    step = _StepGeometry(prep, centred) if steps and K > 1 else None
     cons = start_constraints(prep)
-    avail = prep.valid.copy() if cons is None else cons.open.copy()
+    avail = valid.copy() if cons is None else cons.open.copy()
     restated = np.zeros((B, n), dtype=bool)
-    # The sum s of the picks, kept as in vrsd: s.q, |s|^2 and D_j = |c_j|^2 + 2 s.c_j.
-    D = prep.sq_norm.copy()
-    s_dot_q = np.zeros(B)
-    s_sq = np.zeros(B)
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     taken = np.zeros((B, K), dtype=bool)
-    # the working query is unit length when normalising; else divide by its length
-    q_len = np.ones(B) if prep.normalize else prep.q_norm
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
-            eligible = avail & ~restated
-            eligible |= avail & ~eligible.any(axis=1, keepdims=True)  # only restatements left
-            by_rel = np.where(eligible, rel, -np.inf)
-            p = argmax_first(by_rel, prep.tie_rtol)
-            gain = by_rel[rows, p]
-            if 1 <= t <= steps:
-                # cos(s + c_j, q) for every candidate: VRSD's step score
-                # (a sum of (near) zero length scores 0, as in vrsd: cosine_from_parts)
-                pair = cosine_from_parts(
-                    s_dot_q[:, None] + prep.qsim, D + s_sq[:, None], q_len[:, None])
-                pair = np.where(eligible, pair, -np.inf)
+            if t < head:
+                eligible = avail & ~restated
+                eligible |= avail & ~eligible.any(axis=1, keepdims=True)  # only restatements
+                score = np.where(eligible, rel, -np.inf)
+            else:
+                eligible = avail
+                score = np.where(avail, rel - sigma[:, None] * restated, -np.inf)
+            p = argmax_first(score, prep.tie_rtol)
+            gain = rel[rows, p]
+            if step is not None and 1 <= t <= steps:
+                pair, now = step.pair_scores(eligible)
                 v = argmax_first(pair, prep.tie_rtol)
-                now = cosine_from_parts(s_dot_q, s_sq, q_len)  # cos(s, q) before this pick
                 take = pair[rows, v] > now
                 p = np.where(take, v, p)
                 gain = np.where(take, pair[rows, v], gain)
@@ -111,75 +129,81 @@ def complement(
             active = step_active(t, counts, cons)
             picks[:, t] = p
             gains[:, t] = gain
-            s_sq += np.where(active, D[rows, p], 0.0)
-            s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
             avail[rows, p] = False
             if cons is not None and (blocked := cons.add(p, active)) is not None:
                 avail &= ~blocked  # a full group's, or too long for the tokens left
             if t < K - 1:
                 sims = prep.sims_to(p)
-                D += 2.0 * sims
                 restated |= sims > threshold[:, None]
+                if step is not None and t < steps:
+                    step.add(p, sims, active)
     counts = taken_counts(counts, cons)
     out = split_rows(picks, gains, counts)
-    has_candidates = (prep.valid.sum(axis=1) > 0).tolist()
     for b, picked in enumerate(out):
-        # None for a query without candidates, as on the single-query path
+        # None for a query without candidates
         picked.info["duplicate_cos"] = float(threshold[b]) if has_candidates[b] else None
         picked.info["complement_at"] = np.flatnonzero(taken[b, : counts[b]]).tolist()
+        picked.info["demotion"] = float(sigma[b]) if has_candidates[b] else None
     return out
 
 
-def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int) -> Picked:
-    """The same selection for one query with every candidate real, on 1-D arrays.
+class _StepGeometry:
+    """The complement step's vectors w_j and query u, and the running sum s of the
+    picks' w, kept as inner products: w_j.u, |w_j|^2, s.w_j, s.u, |s|^2.
 
-    Two score rows replace the masks: ``open_rel`` (relevance, -inf once picked)
-    and ``fresh_rel`` (also -inf once a restatement of a pick); a step takes the
-    best of ``fresh_rel`` while it has a finite entry, else of ``open_rel``.
+    Centred: w_j = (c_j - m) / |c_j - m| and u = (q - m) / |q - m|, m the mean of the
+    query's real candidates; every product comes from the working products the run
+    has anyway (c.q, |c|^2, and a pick's row c_p.c_j) plus c_j.m, one extra
+    matrix-vector product. Raw: w_j = c_j and u = q / |q| (VRSD's own step).
+    A (near) zero-length w or u contributes nothing and never raises a cosine.
     """
-    n = prep.n
-    if n == 0:
-        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
-                      {"duplicate_cos": None, "complement_at": []})
-    open_rel = prep.rel[0].astype(np.float64, copy=True)
-    threshold = fixed if fixed is not None else (1.0 + float(open_rel.max())) / 2.0
-    if K == 0:  # k <= 0: the threshold is reported as on the batch path
-        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
-                      {"duplicate_cos": threshold, "complement_at": []})
-    rtol = prep.tie_rtol
-    qsim = prep.qsim[0]
-    q_len = 1.0 if prep.normalize else float(prep.q_norm[0])
-    fresh_rel = open_rel.copy()
-    fresh = n  # candidates neither picked nor restated
-    D = prep.sq_norm[0].copy()  # |c_j|^2 + 2 s.c_j
-    sims = np.empty(n)
-    scale = prep.scale[0] if prep.normalize else None
-    s_dot_q = s_sq = 0.0
-    picks = np.zeros(K, dtype=np.int64)
-    gains = np.zeros(K)
-    taken: list[int] = []
-    for t in range(K):
-        pool = fresh_rel if fresh else open_rel
-        p = argmax_first_1d(pool, rtol)
-        gain = float(pool[p])
-        if 1 <= t <= steps:
-            # cos(s + c_j, q) over the same pool: VRSD's step score
-            pair = cosine_from_parts(s_dot_q + qsim, D + s_sq, q_len)
-            pair[pool == -np.inf] = -np.inf
-            v = argmax_first_1d(pair, rtol)
-            if pair[v] > cosine_from_parts(s_dot_q, s_sq, q_len):
-                p, gain = v, float(pair[v])
-                taken.append(t)
-        picks[t], gains[t] = p, gain
-        s_sq += float(D[p])
-        s_dot_q += float(qsim[p])
-        if fresh_rel[p] != -np.inf:
-            fresh -= 1
-        open_rel[p] = fresh_rel[p] = -np.inf
-        if t < K - 1:
-            prep.products_into(p, 1.0, sims, scale)
-            D += 2.0 * sims
-            restated = (sims > threshold) & (fresh_rel != -np.inf)
-            fresh -= int(np.count_nonzero(restated))
-            fresh_rel[restated] = -np.inf
-    return Picked(picks, gains, {"duplicate_cos": threshold, "complement_at": taken})
+
+    def __init__(self, prep: Prepared, centred: bool) -> None:
+        B = prep.batch
+        self.valid = prep.valid
+        self.centred = centred
+        if centred:
+            weights = np.where(prep.valid, prep.scale if prep.normalize else 1.0, 0.0)
+            count = np.maximum(prep.valid.sum(axis=1), 1)
+            mean = np.einsum("bn,bnd->bd", weights, prep.X, dtype=np.float64) / count[:, None]
+            cm = np.einsum("bnd,bd->bn", prep.X, mean, dtype=np.float64)  # c_j . m
+            self.cm = cm * prep.scale if prep.normalize else cm
+            mm = np.einsum("bd,bd->b", mean, mean)
+            self.mm = mm
+            qm = np.einsum("bd,bd->b", prep.q.astype(np.float64), mean)
+            wq = prep.qsim - self.cm - qm[:, None] + mm[:, None]  # (c_j - m).(q - m)
+            wsq = prep.sq_norm - 2.0 * self.cm + mm[:, None]  # |c_j - m|^2
+            qsq = prep.q_norm**2 - 2.0 * qm + mm
+            self.len = np.sqrt(np.maximum(wsq, 0.0))
+            self.inv = np.where(self.len > TINY, 1.0 / np.maximum(self.len, TINY), 0.0)
+            q_len = np.sqrt(np.maximum(qsq, 0.0))
+            q_inv = np.where(q_len > TINY, 1.0 / np.maximum(q_len, TINY), 0.0)
+            self.wu = wq * self.inv * q_inv[:, None]
+            self.wsq = (self.len > TINY).astype(np.float64)
+        else:
+            self.wu = prep.qsim / np.maximum(prep.q_norm, TINY)[:, None]
+            self.wsq = prep.sq_norm.astype(np.float64, copy=True)
+        self.s_w = np.zeros((B, prep.n))
+        self.s_u = np.zeros(B)
+        self.s_sq = np.zeros(B)
+
+    def pair_scores(self, eligible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """cos(s + w_j, u) for every eligible j (-inf elsewhere), and cos(s, u) now."""
+        num = self.s_u[:, None] + self.wu
+        den2 = self.s_sq[:, None] + 2.0 * self.s_w + self.wsq
+        pair = np.where(den2 > TINY, num / np.sqrt(np.maximum(den2, TINY)), 0.0)
+        now = np.where(self.s_sq > TINY, self.s_u / np.sqrt(np.maximum(self.s_sq, TINY)), 0.0)
+        return np.where(eligible, pair, -np.inf), now
+
+    def add(self, p: np.ndarray, sims: np.ndarray, active: np.ndarray) -> None:
+        """Add pick p (per query, where active) to the sum; ``sims`` is its row c_p.c_j."""
+        rows = np.arange(len(p))
+        if self.centred:
+            cross = sims - self.cm - self.cm[rows, p][:, None] + self.mm[:, None]
+            w_w = cross * self.inv * self.inv[rows, p][:, None]  # w_p . w_j
+        else:
+            w_w = sims
+        on = active.astype(np.float64)
+        self.s_sq += on * (self.wsq[rows, p] + 2.0 * self.s_w[rows, p])
+        self.s_u += on * self.wu[rows, p]
+        self.s_w += on[:, None] * np.where(self.valid, w_w, 0.0)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vrsd_cli.evidence import (
+    CHUNK_SIZE,
     EVIDENCE_KS,
     drop_first_sentence,
     evidence_specs,
@@ -28,9 +29,9 @@ def test_drop_first_sentence():
 
 
 def test_corpora_pool_the_questions_paragraphs(data_dir):
-    plain, redundant = load_evidence_corpora(data_dir, limit=LIMIT)
-    assert (plain.name, redundant.name) == ("plain", "redundant")
-    assert len(plain.questions) == LIMIT and plain.gold == redundant.gold
+    plain, redundant, chunked = load_evidence_corpora(data_dir, limit=LIMIT)
+    assert (plain.name, redundant.name, chunked.name) == ("plain", "redundant", "chunked")
+    assert len(plain.questions) == LIMIT and plain.gold == redundant.gold == chunked.gold
     # de-duplicated paragraphs; every question has its 2 gold paragraphs from 2 titles
     assert len(set(plain.texts)) == len(plain.texts)
     assert all(len(g) == 2 for g in plain.gold)
@@ -45,6 +46,25 @@ def test_corpora_pool_the_questions_paragraphs(data_dir):
         assert text == f"{title}\n{drop_first_sentence(body)}"
     assert len(redundant.texts) == 2 * n
     assert any(t in plain.texts for t in redundant.texts[n:])  # one-sentence copies
+
+
+def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
+    plain, _, chunked = load_evidence_corpora(data_dir, limit=LIMIT)
+    owners = np.asarray(chunked.passage_of)
+    assert sorted(set(owners.tolist())) == list(range(len(plain.texts)))
+    assert (np.diff(owners) >= 0).all()  # a paragraph's chunks are consecutive, in order
+    counts = np.bincount(owners)
+    assert np.median(counts) >= 2 and counts.max() > 2  # most paragraphs are split
+    for pid, text in enumerate(plain.texts):
+        title, body = text.split("\n", 1)
+        chunks = [t for t, o in zip(chunked.texts, owners, strict=True) if o == pid]
+        assert all(c.startswith(title + "\n") for c in chunks)  # the title heads each chunk
+        pieces = [c.split("\n", 1)[1] for c in chunks]
+        assert all(len(p) <= CHUNK_SIZE for p in pieces) and all(p in body for p in pieces)
+        # overlap: consecutive chunks share text, and together they cover the paragraph
+        for a, b in zip(pieces, pieces[1:]):
+            assert body.index(b) < body.index(a) + len(a)
+        assert body.startswith(pieces[0]) and body.rstrip().endswith(pieces[-1])
 
 
 def test_evidence_specs_default_rows():
@@ -69,13 +89,13 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
     out, code = evidence_run
     assert code == 0
     table = (out / "evidence.md").read_text()
-    for variant in ("**plain** corpus", "**redundant** corpus"):
+    for variant in ("**plain** corpus", "**redundant** corpus", "**chunked** corpus"):
         assert variant in table
     for label in ("default", "similarity", "vrsd", "mmr(0.7)", "dpp", *peer_rows()):
         assert f"| {label} |" in table
     assert "default against top-k (similarity)" in table
     report = json.loads((out / "evidence.json").read_text())
-    assert set(report) == {"plain", "redundant"}
+    assert set(report) == {"plain", "redundant", "chunked"}
     assert set(report["plain"]["k"]) == {str(k) for k in EVIDENCE_KS}
     png = (out / "evidence.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
@@ -113,7 +133,7 @@ def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data
             assert report[corpus.name]["k"][str(k)][label]["recall"] == pytest.approx(
                 np.mean(values), abs=1e-9), (corpus.name, label, k)
     # LangChain's MMR and the core's give the same picks, so the same numbers
-    for variant in ("plain", "redundant"):
+    for variant in ("plain", "redundant", "chunked"):
         for k in EVIDENCE_KS:
             cells = report[variant]["k"][str(k)]
             assert cells["mmr(0.7)"] == cells["langchain mmr(0.7)"]

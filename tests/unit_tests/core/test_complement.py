@@ -9,29 +9,45 @@ import pytest
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, select, select_batch
 
 
-def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_per_group=None):
-    """The method written out with explicit cosines, one candidate at a time."""
+def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_per_group=None,
+              strict_head=5, centred=True):
+    """The method written out with explicit vectors, one candidate at a time."""
     q = np.asarray(q, float) / np.linalg.norm(q)
     C = np.asarray(C, float)
     C = C / np.linalg.norm(C, axis=1, keepdims=True)
     n = len(C)
     rel = C @ q
-    thr = (1 + rel.max()) / 2 if duplicate_cos is None else duplicate_cos
+    thr = (1 + rel.max()) / 2 if n and duplicate_cos is None else duplicate_cos
+    sigma = rel.std() if n else 0.0
+    if centred and n:  # the step's geometry: centred on the pool's mean, unit length
+        m = C.mean(axis=0)
+        W, u = C - m, q - m
+        lengths = np.linalg.norm(W, axis=1)
+        W = np.where(lengths[:, None] > 1e-12, W / np.maximum(lengths, 1e-300)[:, None], 0.0)
+        u = u / np.linalg.norm(u) if np.linalg.norm(u) > 1e-12 else 0 * u
+    else:
+        W, u = C, q
     picks: list[int] = []
     used: dict = {}
 
     def cos_sum(idx):
-        s = C[idx].sum(axis=0)
-        return float(s @ q / np.linalg.norm(s))
+        s = W[idx].sum(axis=0)
+        length = np.linalg.norm(s)
+        return float(s @ u / length) if length > 1e-12 else 0.0
 
     for t in range(k):
         avail = [j for j in range(n) if j not in picks and (
             groups is None or used.get(groups[j], 0) < max_per_group)]
         if not avail:
             break
-        fresh = [j for j in avail if all(C[j] @ C[p] <= thr for p in picks)]
-        pool = fresh or avail
-        best = max(pool, key=lambda j: (rel[j], -j))  # ties: the lower index
+        restated = {j for j in avail if any(C[j] @ C[p] > thr for p in picks)}
+        if t < strict_head:
+            pool = [j for j in avail if j not in restated] or avail
+            score = {j: rel[j] for j in pool}
+        else:
+            pool = avail
+            score = {j: rel[j] - sigma * (j in restated) for j in pool}
+        best = max(pool, key=lambda j: (score[j], -j))  # ties: the lower index
         if 1 <= t <= complement_steps:
             v = max(pool, key=lambda j: (cos_sum([*picks, j]), -j))
             if cos_sum([*picks, v]) > cos_sum(picks):
@@ -59,7 +75,9 @@ def test_is_the_adapters_default():
 
 
 @pytest.mark.parametrize("options", [{}, {"duplicate_cos": 0.8}, {"complement_steps": 0},
-                                     {"complement_steps": 2}, {"duplicate_cos": 1.0}])
+                                     {"complement_steps": 2}, {"duplicate_cos": 1.0},
+                                     {"strict_head": 0}, {"strict_head": 2},
+                                     {"centred": False}, {"centred": False, "complement_steps": 3}])
 def test_matches_the_reference(options):
     for q, C, k in cases(1, 150):
         got = select(q, C, k, method="complement", **options)
@@ -102,9 +120,17 @@ def test_anchor_then_its_complement_not_its_duplicate():
     assert sel.indices.tolist() == [0, 2]
     assert sel.info["complement_at"] == [1]
     assert select(q, C, 2, method="similarity").indices.tolist() == [0, 1]  # top-k: a, a2
-    # the complement's gain is the pair's cosine with the query
+    # the complement's gain is the pair's cosine with the query, in the step's geometry:
+    # centred on the candidates' mean, unit length (raw cosines with centred=False)
+    unit = C / np.linalg.norm(C, axis=1, keepdims=True)
+    mean = unit.mean(axis=0)
+    w = (unit - mean) / np.linalg.norm(unit - mean, axis=1, keepdims=True)
+    u = (q / np.linalg.norm(q) - mean) / np.linalg.norm(q / np.linalg.norm(q) - mean)
+    assert sel.gains[1] == pytest.approx((w[0] + w[2]) @ u / np.linalg.norm(w[0] + w[2]))
+    raw = select(q, C, 2, method="complement", centred=False)
     pair = (a / np.linalg.norm(a) + b / np.linalg.norm(b))
-    assert sel.gains[1] == pytest.approx(pair @ q / (np.linalg.norm(pair) * np.linalg.norm(q)))
+    assert raw.indices.tolist() == [0, 2]
+    assert raw.gains[1] == pytest.approx(pair @ q / (np.linalg.norm(pair) * np.linalg.norm(q)))
     # at k = 3 the copy a2 is skipped for a relevant distinct passage when one exists
     c = np.array([0.6, 0.6, 0.5])  # relevant, distinct, less relevant than a2
     sel3 = select(q, np.array([a, a2, b, c]), 3, method="complement")
@@ -152,7 +178,9 @@ def test_gate_keeps_relevance_when_no_complement_helps():
                                                     "duplicate_cos"),
      ({"complement_steps": -1}, "complement_steps"), ({"complement_steps": 1.5},
                                                       "complement_steps"),
-     ({"complement_steps": True}, "complement_steps")],
+     ({"complement_steps": True}, "complement_steps"), ({"strict_head": -1}, "strict_head"),
+     ({"strict_head": 2.5}, "strict_head"), ({"centred": "yes"}, "centred"),
+     ({"centred": None}, "centred")],
 )
 def test_bad_options_are_named(options, name):
     with pytest.raises(ValueError, match=name):
@@ -206,3 +234,24 @@ def test_a_sum_of_zero_length_scores_zero():
     singles = [select(Q[b], X[b], 2, method="complement") for b in range(3)]
     assert [s.indices.tolist() for s in batch] == [s.indices.tolist() for s in singles]
     assert all(np.isfinite(s.gains).all() for s in batch)
+
+
+def test_restatements_are_held_out_of_the_head_and_demoted_after_it():
+    # a, its near-copy a2, then distinct candidates d1..d4 in falling relevance
+    q = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    a = np.array([0.9, 0.436, 0.0, 0.0, 0.0, 0.0])
+    a2 = a + np.array([0.0, 0.0, 0.02, 0.0, 0.0, 0.0])
+    ds = [np.array([r, 0.0, 0.0, 0.0, 0.0, 0.0]) + np.sqrt(1 - r * r) * np.eye(6)[3 + i % 3]
+          for i, r in enumerate((0.85, 0.84, 0.83, 0.2))]
+    C = np.array([a, a2, *ds])
+    opts = {"complement_steps": 0}
+    # a strict head of 5: the copy waits until only it is left (a weak d4 comes first)
+    assert select(q, C, 6, method="complement", **opts).indices.tolist() == [0, 2, 3, 4, 5, 1]
+    # a head of 2: after it, the copy competes with relevance - sigma: it beats d4 (0.2)
+    # but not the close distinct passages (0.83..0.85)
+    sel = select(q, C, 6, method="complement", strict_head=2, **opts)
+    assert sel.indices.tolist() == [0, 2, 3, 4, 1, 5]
+    rel = (C / np.linalg.norm(C, axis=1, keepdims=True)) @ q
+    assert sel.info["demotion"] == pytest.approx(rel.std())
+    assert rel[1] - rel.std() > rel[5] and rel[1] - rel.std() < rel[4]
+
