@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vrsd_cli.demo import load_corpus
+from vrsd_cli.evidence import VARIANTS
 from vrsd_cli.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 from vrsd_core import DEFAULT_METHOD, select
 
@@ -114,7 +115,7 @@ def test_eval_haystack_writes_the_table_and_vrsd_ranker_matches_the_default(
                   "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"):
         assert f"| {label} |" in table
     report = json.loads((tmp_path / "haystack.json").read_text())
-    assert set(report) == {"plain", "redundant"}
+    assert set(report) == set(VARIANTS)  # every corpus variant of the evidence protocol
     for variant in report.values():  # the Haystack component picks what the core picks
         for cells in variant["k"].values():
             assert cells["haystack VRSDRanker (default)"] == cells["default"]
