@@ -155,6 +155,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "strategies; PyversityRanker; VRSDRanker) beside similarity and the "
                     "default, on the same candidates (--protocol evidence); writes haystack.md, "
                     "haystack.json")
+    ev.add_argument("--corpus", default=None, metavar="JSONL",
+                    help="--protocol evidence on your own data: passages as JSON lines "
+                    '{"id": ..., "text": ..., "doc": ...} (doc optional: evidence counted per '
+                    "document); with --questions")
+    ev.add_argument("--questions", default=None, metavar="JSONL",
+                    help='your labelled questions as JSON lines {"question": ..., "gold": '
+                    "[ids or docs of --corpus]}; with --corpus")
     ev.add_argument("--data-dir", default=None,
                     help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
                     "else the data vendored with vrsd)")
@@ -310,10 +317,15 @@ def _run_evidence(args: argparse.Namespace) -> int:
         budgets = None if args.budget in (None, "typical") else be.parse_budgets(args.budget)
     except ValueError as exc:
         raise CLIError(f"--{exc}") from None
-    try:
-        corpora = evd.load_evidence_corpora(args.data_dir, args.limit)
-    except (ValueError, OSError) as exc:
-        raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
+    if (args.corpus is None) != (args.questions is None):
+        raise CLIError("--corpus and --questions go together")
+    if args.corpus is not None:
+        corpora = [evd.load_user_corpus(args.corpus, args.questions)]  # ValueError names them
+    else:
+        try:
+            corpora = evd.load_evidence_corpora(args.data_dir, args.limit)
+        except (ValueError, OSError) as exc:
+            raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
     embeddings = cached_embeddings(args.model, args.cache_dir)
     if args.haystack:  # Haystack's rankers on the same candidates (haystack_eval)
         from .haystack_eval import run_haystack_protocol

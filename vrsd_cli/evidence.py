@@ -142,6 +142,70 @@ def chunk_corpus(paragraphs: Sequence[tuple[str, str]], questions: list[str],
     return EvidenceCorpus("chunked", texts, owner, questions, gold)
 
 
+def load_user_corpus(corpus_path: str | Path, questions_path: str | Path) -> EvidenceCorpus:
+    """Your own corpus and labelled questions, for ``--corpus`` and ``--questions``.
+
+    ``corpus_path``: JSON lines ``{"id": ..., "text": ..., "doc": ...}``, one per
+    indexed text; ``doc`` (optional) names the document a chunk belongs to, and
+    evidence is counted in documents when it is given (as the chunked corpus counts
+    paragraphs). ``questions_path``: JSON lines ``{"question": ..., "gold": [...]}``,
+    ``gold`` the ids (or docs) that hold the answer's evidence.
+
+    Raises:
+        ValueError: naming ``--corpus`` or ``--questions`` and the line at fault.
+    """
+    texts: list[str] = []
+    owner_key: list[str] = []
+    keys: dict[str, int] = {}  # doc (or id) -> evidence unit
+    ids: dict[str, str] = {}  # id -> its doc (or itself)
+    for line_no, rec in _json_lines(corpus_path, "--corpus"):
+        if not isinstance(rec.get("text"), str) or not rec["text"].strip() or "id" not in rec:
+            raise ValueError(f"--corpus: line {line_no}: needs \"id\" and a non-empty \"text\"")
+        key = str(rec.get("doc", rec["id"]))
+        keys.setdefault(key, len(keys))
+        ids[str(rec["id"])] = key
+        texts.append(rec["text"])
+        owner_key.append(key)
+    if not texts:
+        raise ValueError(f"--corpus: no passages in {corpus_path}")
+    questions: list[str] = []
+    gold: list[tuple[int, ...]] = []
+    for line_no, rec in _json_lines(questions_path, "--questions"):
+        q, g = rec.get("question"), rec.get("gold")
+        if not isinstance(q, str) or not q.strip() or not isinstance(g, list) or not g:
+            raise ValueError(f"--questions: line {line_no}: needs a \"question\" and a "
+                             "non-empty \"gold\" list")
+        unknown = [x for x in g if str(x) not in keys and str(x) not in ids]
+        if unknown:
+            raise ValueError(f"--questions: line {line_no}: gold {unknown[0]!r} is not an id "
+                             "or doc of --corpus")
+        questions.append(q)
+        gold.append(tuple(dict.fromkeys(keys[ids.get(str(x), str(x))] for x in g)))
+    if not questions:
+        raise ValueError(f"--questions: no questions in {questions_path}")
+    owner = [keys[key] for key in owner_key]
+    return EvidenceCorpus(Path(corpus_path).stem, texts, owner, questions, gold)
+
+
+def _json_lines(path: str | Path, flag: str) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{flag}: line {i}: not JSON ({exc.msg})") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{flag}: line {i}: expected a JSON object")
+        out.append((i, rec))
+    return out
+
+
 # --- peers: functions (query vector, candidate vectors, k) -> picked positions ------------
 
 
@@ -378,7 +442,7 @@ def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
                 else dict(lw=1, ls="--" if label in res.peers else "-", alpha=0.8)
             )
             ax.plot(res.ks, ys, marker="o", ms=3, label=label, **style)
-        ax.set_title(f"{res.variant} corpus ({res.n_questions} HotpotQA questions)")
+        ax.set_title(f"{res.variant} corpus ({res.n_questions} questions, {res.model})")
         ax.set_xlabel("k (passages handed to the LLM)")
         ax.set_ylabel("evidence recall")
         ax.set_xticks(res.ks)

@@ -62,7 +62,7 @@ def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
         pieces = [c.split("\n", 1)[1] for c in chunks]
         assert all(len(p) <= CHUNK_SIZE for p in pieces) and all(p in body for p in pieces)
         # overlap: consecutive chunks share text, and together they cover the paragraph
-        for a, b in zip(pieces, pieces[1:]):
+        for a, b in zip(pieces, pieces[1:], strict=False):
             assert body.index(b) < body.index(a) + len(a)
         assert body.startswith(pieces[0]) and body.rstrip().endswith(pieces[-1])
 
@@ -144,3 +144,64 @@ def test_evidence_refuses_datasets_and_small_fetch_k(vrsd):
     assert run.code == 2 and "--datasets" in run.err
     run = vrsd("eval", "--protocol", "evidence", "--k", "10", "--fetch-k", "5")
     assert run.code == 2 and "--fetch-k" in run.err
+
+
+def _write_jsonl(path, records):
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+OWN_CORPUS = [
+    {"id": "p1", "text": "Caffeine has a half-life of about five hours.", "doc": "coffee"},
+    {"id": "p2", "text": "An afternoon coffee is still in your blood at bedtime.", "doc": "coffee"},
+    {"id": "p3", "text": "Adults need seven to nine hours of sleep per night.", "doc": "sleep"},
+    {"id": "p4", "text": "Mars is red because iron oxide covers its surface."},
+    {"id": "p5", "text": "Bread rises because yeast releases carbon dioxide."},
+]
+
+
+def test_evidence_on_your_own_corpus_and_questions(vrsd, tmp_path):
+    corpus = _write_jsonl(tmp_path / "notes.jsonl", OWN_CORPUS)
+    questions = _write_jsonl(tmp_path / "q.jsonl", [
+        {"question": "Will coffee after lunch keep me awake, and how much sleep do I need?",
+         "gold": ["coffee", "p3"]},
+        {"question": "Why is Mars red?", "gold": ["p4"]},
+    ])
+    out = tmp_path / "out"
+    run = vrsd("eval", "--protocol", "evidence", "--corpus", corpus, "--questions", questions,
+               "--methods", "default", "similarity", "--k", "1", "2", "--fetch-k", "5",
+               "--out", out, "--no-progress")
+    assert run.code == 0, run.err
+    report = json.loads((out / "evidence.json").read_text())
+    assert set(report) == {"notes"} and report["notes"]["n_corpus"] == 5
+    cells = report["notes"]["k"]
+    # Mars: p4 is its own evidence unit; at k=2 top-k finds it; the coffee question needs
+    # both the coffee doc (p1 or p2) and p3 (the sleep doc)
+    # at k=1 each question's top passage is one of its evidence units: the coffee
+    # question finds 1 of its 2 (either chunk of the coffee doc, or p3), Mars its 1
+    assert cells["1"]["similarity"]["recall"] == pytest.approx(0.75)
+    assert cells["1"]["similarity"]["all_evidence"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(("corpus_lines", "question_lines", "flag"), [
+    ([{"id": "a"}], [{"question": "x", "gold": ["a"]}], "--corpus"),
+    ([{"id": "a", "text": "t"}], [{"question": "x", "gold": ["zzz"]}], "--questions"),
+    ([{"id": "a", "text": "t"}], [{"question": "", "gold": ["a"]}], "--questions"),
+    ([{"id": "a", "text": "t"}], [{"question": "x", "gold": []}], "--questions"),
+])
+def test_own_data_errors_name_the_flag(vrsd, tmp_path, corpus_lines, question_lines, flag):
+    corpus = _write_jsonl(tmp_path / "c.jsonl", corpus_lines)
+    questions = _write_jsonl(tmp_path / "q.jsonl", question_lines)
+    run = vrsd("eval", "--protocol", "evidence", "--corpus", corpus, "--questions", questions,
+               "--k", "1", "--fetch-k", "1", "--no-progress", "--out", tmp_path / "o")
+    assert run.code == 2 and flag in run.err and len(run.err.strip().splitlines()) == 1
+
+
+def test_own_data_needs_both_flags_and_json(vrsd, tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("not json\n")
+    run = vrsd("eval", "--protocol", "evidence", "--corpus", corpus)
+    assert run.code == 2 and "--corpus and --questions" in run.err
+    run = vrsd("eval", "--protocol", "evidence", "--corpus", corpus, "--questions", corpus,
+               "--k", "1", "--fetch-k", "1")
+    assert run.code == 2 and "--corpus: line 1: not JSON" in run.err
