@@ -47,6 +47,10 @@ NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,
     "eval": {**_EMBEDDINGS, **_EVAL},
     "evidence": {**_EMBEDDINGS, **_EVAL, "pyversity": "pyversity"},
+    "haystack": {**_EMBEDDINGS, **_EVAL, "haystack": "haystack-ai",  # eval ... --haystack
+                 "haystack_integrations.components.rankers.pyversity": "pyversity-haystack",
+                 "haystack_integrations.components.rankers.sentence_transformers":
+                 "sentence-transformers-haystack"},
     "index": {**_EMBEDDINGS, **_INDEX},
     "search": {**_EMBEDDINGS, **_INDEX},
 }
@@ -146,6 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="evidence at equal token budgets instead of k (--protocol evidence): "
                     "token budgets such as 228,456,912, or none for 2, 4 and 8 typical "
                     "passages; writes budget.md, budget.json, budget.png")
+    ev.add_argument("--haystack", action="store_true",
+                    help="Haystack's rankers (SentenceTransformersDiversityRanker, both "
+                    "strategies; PyversityRanker; VRSDRanker) beside similarity and the "
+                    "default, on the same candidates (--protocol evidence); writes haystack.md, "
+                    "haystack.json")
     ev.add_argument("--corpus", default=None, metavar="JSONL",
                     help="--protocol evidence on your own data: passages as JSON lines "
                     '{"id": ..., "text": ..., "doc": ...} (doc optional: evidence counted per '
@@ -243,8 +252,8 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 def _run_eval(args: argparse.Namespace) -> int:
     if args.protocol == "evidence":
-        require("evidence", "eval --protocol evidence", bundled_model=args.model is None,
-                faiss=True)
+        require("haystack" if args.haystack else "evidence", "eval --protocol evidence",
+                bundled_model=args.model is None, faiss=True)
         return _run_evidence(args)
     require("eval", bundled_model=args.model is None, faiss=args.store == "faiss")
     from . import evaluation as ev
@@ -318,6 +327,13 @@ def _run_evidence(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
     embeddings = cached_embeddings(args.model, args.cache_dir)
+    if args.haystack:  # Haystack's rankers on the same candidates (haystack_eval)
+        from .haystack_eval import run_haystack_protocol
+
+        run_haystack_protocol(corpora, embeddings, ks, fetch_k, out=args.out,
+                              model=model_label(args.model), progress=not args.no_progress,
+                              log=lambda line: print(line, file=sys.stderr))
+        return 0
     if args.budget is not None:  # equal token budgets instead of equal k (budget_eval)
         be.run_budget_protocol(
             corpora, embeddings, specs, budgets, args.fetch_k or be.BUDGET_FETCH_K,

