@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_core.tokens import approx_token_count
 from vrsd_llamaindex import VRSDPostprocessor
 
@@ -53,7 +53,9 @@ def test_a_custom_counter_counts_the_llm_text():
 
     out = run(top_n=6, max_tokens=60, token_counter=words)
     assert all(text.startswith("title: Doc") for text in seen)  # metadata included
-    sel = select(QUERY, VECTORS, 6, max_tokens=60, token_counts=llm_counts(words))
+    # the postprocessor's default method, which select() does not share (its default is vrsd)
+    sel = select(QUERY, VECTORS, 6, method=DEFAULT_METHOD, max_tokens=60,
+                 token_counts=llm_counts(words))
     assert ids(out) == [f"n{i}" for i in sel.indices]
 
 
@@ -68,7 +70,7 @@ def test_retriever_passes_the_budget_on():
 
     retriever = VRSDRetriever(Fixed(), top_n=6, max_tokens=150)
     out = retriever.retrieve(QueryBundle("what?", embedding=QUERY.tolist()))
-    sel = select(QUERY, VECTORS, 6, max_tokens=150,
+    sel = select(QUERY, VECTORS, 6, method=DEFAULT_METHOD, max_tokens=150,
                  token_counts=llm_counts(approx_token_count))
     assert ids(out) == [f"n{i}" for i in sel.indices]
 
