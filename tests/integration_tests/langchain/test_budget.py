@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from vrsd_core import select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_core.tokens import approx_token_count
 from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
 
@@ -83,7 +83,7 @@ def test_compressor_budget(scored_store, embeddings, wordpiece):
     got = compressor.compress_documents(docs, QUERY)
     qvec = np.asarray(embeddings.embed_query(QUERY))
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in docs]))
-    sel = select(qvec, vecs, 8, max_tokens=BUDGET,
+    sel = select(qvec, vecs, 8, method=DEFAULT_METHOD, max_tokens=BUDGET,
                  token_counts=[wordpiece(d.page_content) for d in docs])
     assert [row_of(d) for d in got] == [row_of(docs[i]) for i in sel.indices]
 
