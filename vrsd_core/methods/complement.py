@@ -35,9 +35,12 @@ same on models whose cosines sit in different ranges.
   multi-hop questions this keeps recall at top-k's level at every k (the
   documentation's evaluation page has the tables).
 
-Cost: one matrix-vector product per pick (the pick against every candidate), one
-more at the start (the candidates against their mean) and O(n) arithmetic per pick;
-ties go to the lower index (the store's order).
+Cost: one matrix-vector product per pick (the pick against every candidate), two
+more at the start for the complement step (the candidates' mean, and the candidates
+against it) and O(n) arithmetic per pick; ties go to the lower index (the store's
+order). One query whose candidates are all real runs on 1-D rows
+(``_complement_single``); the batched path serves the rest, and the tests hold the
+two equal.
 """
 
 from __future__ import annotations
@@ -45,9 +48,17 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_int, check_real
-from .._kernels import TINY, argmax_first
+from .._kernels import TINY, argmax_first, argmax_first_1d
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 
 def complement(
@@ -87,6 +98,8 @@ def complement(
     if not isinstance(centred, (bool, np.bool_)):
         raise ValueError(f"centred: must be True or False, got {centred!r}")
     assert steps is not None and head is not None
+    if prep.single and prep.cap is None and prep.n:
+        return [_complement_single(prep, single_count(prep, k), fixed, steps, head, bool(centred))]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -96,11 +109,7 @@ def complement(
     rel = np.where(valid, prep.rel, -np.inf)
     best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
     threshold = np.full(B, fixed) if fixed is not None else (1.0 + best) / 2.0
-    live = np.where(valid, prep.rel, 0.0)
-    size = np.maximum(valid.sum(axis=1), 1)
-    mean_rel = live.sum(axis=1) / size
-    sigma = np.sqrt(np.maximum(
-        np.where(valid, (prep.rel - mean_rel[:, None]) ** 2, 0.0).sum(axis=1) / size, 0.0))
+    sigma = _relevance_spread(prep.rel, valid)
     step = _StepGeometry(prep, centred) if steps and K > 1 else None
     cons = start_constraints(prep)
     avail = valid.copy() if cons is None else cons.open.copy()
@@ -147,6 +156,69 @@ def complement(
     return out
 
 
+def _relevance_spread(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """(B,) sigma: the standard deviation of each query's real candidates' relevance."""
+    live = np.where(valid, rel, 0.0)
+    size = np.maximum(valid.sum(axis=1), 1)
+    mean_rel = live.sum(axis=1) / size
+    return np.sqrt(np.maximum(
+        np.where(valid, (rel - mean_rel[:, None]) ** 2, 0.0).sum(axis=1) / size, 0.0))
+
+
+def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int, head: int,
+                       centred: bool) -> Picked:
+    """The same selection for one query whose candidates are all real, on 1-D rows.
+
+    ``open_rel`` is the relevance with picks at -inf; ``fresh_rel`` also has the
+    restatements at -inf. In the head a pick is the best of ``fresh_rel`` while it has
+    a finite entry (else of ``open_rel``); after it, of ``open_rel - sigma * restated``.
+    The method-contract and batch tests hold this path equal to the batched one.
+    """
+    rel = prep.rel[0].astype(np.float64)
+    sigma = float(_relevance_spread(prep.rel[:1], prep.valid[:1])[0])
+    threshold = fixed if fixed is not None else (1.0 + float(rel.max())) / 2.0
+    info: dict = {"duplicate_cos": threshold, "complement_at": [], "demotion": sigma}
+    if K == 0:
+        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), info)
+    n, rtol = prep.n, prep.tie_rtol
+    open_rel = rel.copy()
+    fresh_rel = rel.copy()
+    restated = np.zeros(n, dtype=bool)
+    fresh = n  # candidates neither picked nor restated
+    step = _StepGeometry(prep, centred) if steps and K > 1 else None
+    sims = np.empty(n)
+    scale = prep.scale[0] if prep.normalize else None
+    picks = np.zeros(K, dtype=np.int64)
+    gains = np.zeros(K)
+    for t in range(K):
+        if t < head:
+            pool = fresh_rel if fresh else open_rel
+        else:
+            pool = open_rel - sigma * restated
+        p = argmax_first_1d(pool, rtol)
+        gain = float(rel[p])
+        if step is not None and 1 <= t <= steps:
+            eligible = (pool != -np.inf)[None, :]
+            pair, now = step.pair_scores(eligible)
+            v = argmax_first_1d(pair[0], rtol)
+            if pair[0, v] > now[0]:
+                p, gain = v, float(pair[0, v])
+                info["complement_at"].append(t)
+        picks[t], gains[t] = p, gain
+        if fresh_rel[p] != -np.inf:
+            fresh -= 1
+        open_rel[p] = fresh_rel[p] = -np.inf
+        if t < K - 1:
+            prep.products_into(p, 1.0, sims, scale)
+            new = (sims > threshold) & (fresh_rel != -np.inf)
+            fresh -= int(np.count_nonzero(new))
+            fresh_rel[new] = -np.inf
+            restated |= sims > threshold
+            if step is not None and t < steps:
+                step.add(np.array([p]), sims[None, :], np.array([True]))
+    return Picked(picks, gains, info)
+
+
 class _StepGeometry:
     """The complement step's vectors w_j and query u, and the running sum s of the
     picks' w, kept as inner products: w_j.u, |w_j|^2, s.w_j, s.u, |s|^2.
@@ -165,8 +237,10 @@ class _StepGeometry:
         if centred:
             weights = np.where(prep.valid, prep.scale if prep.normalize else 1.0, 0.0)
             count = np.maximum(prep.valid.sum(axis=1), 1)
-            mean = np.einsum("bn,bnd->bd", weights, prep.X, dtype=np.float64) / count[:, None]
-            cm = np.einsum("bnd,bd->bn", prep.X, mean, dtype=np.float64)  # c_j . m
+            X = prep.X  # two BLAS products in the input's dtype, results in float64
+            w = weights.astype(X.dtype)[:, None, :]
+            mean = (w @ X)[:, 0, :].astype(np.float64) / count[:, None]
+            cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)  # c_j . m
             self.cm = cm * prep.scale if prep.normalize else cm
             mm = np.einsum("bd,bd->b", mean, mean)
             self.mm = mm
