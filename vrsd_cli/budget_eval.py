@@ -40,7 +40,7 @@ import numpy as np
 from vrsd_core import metrics
 from vrsd_core.tokens import TokenCounter, approx_token_count, count_tokens
 
-from .evidence import EvidenceCorpus, peer_rows
+from .evidence import DEFAULT_STYLE, EvidenceCorpus, markdown_table, peer_rows, plot_panels
 from .methods import MethodSpec
 
 BUDGET_PASSAGES = (2, 4, 8)
@@ -197,20 +197,13 @@ def evaluate_budgets(
 
 def format_budget_table(res: BudgetResult) -> str:
     """One markdown table: a row per method or peer, a column per budget."""
-    head = " | ".join(f"{b} tokens" for b in res.budgets)
-    lines = [
+    return markdown_table(
         f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
         f"fetch_k {res.fetch_k}, {res.model}); cells: evidence recall / all-evidence rate "
         "(mean tokens used)",
-        "",
-        f"| row | {head} | mean all-evidence |",
-        "|---|" + "---|" * len(res.budgets) + "---:|",
-    ]
-    for label in res.labels:
-        cells = " | ".join("{:.3f} / {:.3f} ({:.0f})".format(*res.cell(b, label))
-                           for b in res.budgets)
-        lines.append(f"| {label} | {cells} | {res.mean_all_evidence(label):.3f} |")
-    return "\n".join(lines)
+        [f"{b} tokens" for b in res.budgets], res.labels,
+        lambda label, i: "{:.3f} / {:.3f} ({:.0f})".format(*res.cell(res.budgets[i], label)),
+        res.mean_all_evidence)
 
 
 def format_budget_report(results: Sequence[BudgetResult]) -> str:
@@ -235,31 +228,13 @@ def format_budget_report(results: Sequence[BudgetResult]) -> str:
 
 def plot_budgets(results: Sequence[BudgetResult], path: str | Path) -> Path:
     """PNG: all-evidence rate against budget, one panel per corpus, one line per row."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .evaluation import save_figure
-
-    fig, axes = plt.subplots(1, len(results), figsize=(7.5 * len(results), 5.6), squeeze=False)
-    for ax, res in zip(axes[0], results, strict=True):
-        for label in res.labels:
-            ys = [res.cell(b, label)[1] for b in res.budgets]
-            style = (
-                dict(color="black", lw=2.6, zorder=3) if label == "default"
-                else dict(color="tab:red", lw=1.8, zorder=2) if label == RANKED_FILLED
-                else dict(color="tab:orange", lw=1.8, zorder=2) if label == RANKED_CUT
-                else dict(lw=1, ls="--" if label in res.peers else "-", alpha=0.8)
-            )
-            ax.plot(res.budgets, ys, marker="o", ms=3, label=label, **style)
-        ax.set_title(f"{res.variant} corpus ({res.n_questions} HotpotQA questions)")
-        ax.set_xlabel("token budget (approx_token_count)")
-        ax.set_ylabel("all-evidence rate")
-        ax.set_xticks(res.budgets)
-        ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="lower right", ncol=2)
-    return save_figure(fig, path)
+    return plot_panels(
+        results, path, xs=lambda res: res.budgets,
+        y=lambda res, b, label: res.cell(b, label)[1],
+        xlabel="token budget (approx_token_count)", ylabel="all-evidence rate",
+        emphasis={"default": DEFAULT_STYLE,
+                  RANKED_FILLED: dict(color="tab:red", lw=1.8, zorder=2),
+                  RANKED_CUT: dict(color="tab:orange", lw=1.8, zorder=2)})
 
 
 def budget_json(results: Sequence[BudgetResult]) -> dict[str, Any]:

@@ -386,21 +386,27 @@ def evidence_specs(tokens: Sequence[str] | None = None) -> list[MethodSpec]:
     return specs
 
 
+def markdown_table(title: str, columns: Sequence[str], labels: Sequence[str],
+                   cell: Callable[[str, int], str], mean: Callable[[str], float]) -> str:
+    """A title line, then a row per label: a cell per column and the mean all-evidence
+    (the evidence and the budget protocols' tables)."""
+    lines = [title, "", f"| row | {' | '.join(columns)} | mean all-evidence |",
+             "|---|" + "---|" * len(columns) + "---:|"]
+    for label in labels:
+        cells = " | ".join(cell(label, i) for i in range(len(columns)))
+        lines.append(f"| {label} | {cells} | {mean(label):.3f} |")
+    return "\n".join(lines)
+
+
 def format_evidence_table(res: EvidenceResult) -> str:
     """One markdown table: a row per method, a column per k (recall / all-evidence),
     and the mean all-evidence rate over the k."""
-    head = " | ".join(f"k={k}" for k in res.ks)
-    lines = [
+    return markdown_table(
         f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
         f"fetch_k {res.fetch_k}, {res.model}); cells: evidence recall / all-evidence rate",
-        "",
-        f"| row | {head} | mean all-evidence |",
-        "|---|" + "---|" * len(res.ks) + "---:|",
-    ]
-    for label in res.labels:
-        cells = " | ".join("{:.3f} / {:.3f}".format(*res.cell(k, label)) for k in res.ks)
-        lines.append(f"| {label} | {cells} | {res.mean_all_evidence(label):.3f} |")
-    return "\n".join(lines)
+        [f"k={k}" for k in res.ks], res.labels,
+        lambda label, i: "{:.3f} / {:.3f}".format(*res.cell(res.ks[i], label)),
+        res.mean_all_evidence)
 
 
 def format_evidence_report(results: Sequence[EvidenceResult]) -> str:
@@ -425,32 +431,44 @@ def format_evidence_report(results: Sequence[EvidenceResult]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
-    """PNG: evidence recall against k, one panel per variant, one line per row."""
+def plot_panels(results: Sequence[Any], path: str | Path, *, xs: Callable[[Any], list[int]],
+                y: Callable[[Any, int, str], float], xlabel: str, ylabel: str,
+                emphasis: dict[str, dict[str, Any]]) -> Path:
+    """PNG: one panel per corpus result, one line per row (``y(result, x, label)``);
+    ``emphasis`` styles named rows, peers are dashed (both protocols' plots)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .evaluation import save_figure
+
     fig, axes = plt.subplots(1, len(results), figsize=(7.5 * len(results), 5.6), squeeze=False)
     for ax, res in zip(axes[0], results, strict=True):
         for label in res.labels:
-            ys = [res.cell(k, label)[0] for k in res.ks]
-            style = (
-                dict(color="black", lw=2.6, zorder=3) if label == "default"
-                else dict(color="tab:red", lw=1.8, zorder=2) if label == "similarity"
-                else dict(lw=1, ls="--" if label in res.peers else "-", alpha=0.8)
-            )
-            ax.plot(res.ks, ys, marker="o", ms=3, label=label, **style)
+            style = emphasis.get(label) or dict(lw=1, ls="--" if label in res.peers else "-",
+                                                alpha=0.8)
+            ax.plot(xs(res), [y(res, x, label) for x in xs(res)], marker="o", ms=3,
+                    label=label, **style)
         ax.set_title(f"{res.variant} corpus ({res.n_questions} questions, {res.model})")
-        ax.set_xlabel("k (passages handed to the LLM)")
-        ax.set_ylabel("evidence recall")
-        ax.set_xticks(res.ks)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(xs(res))
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=7, loc="lower right", ncol=2)
-    from .evaluation import save_figure
-
     return save_figure(fig, path)
+
+
+DEFAULT_STYLE = dict(color="black", lw=2.6, zorder=3)
+
+
+def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
+    """PNG: evidence recall against k, one panel per variant, one line per row."""
+    return plot_panels(
+        results, path, xs=lambda res: res.ks, y=lambda res, k, label: res.cell(k, label)[0],
+        xlabel="k (passages handed to the LLM)", ylabel="evidence recall",
+        emphasis={"default": DEFAULT_STYLE,
+                  "similarity": dict(color="tab:red", lw=1.8, zorder=2)})
 
 
 def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:

@@ -210,10 +210,12 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int, 
         open_rel[p] = fresh_rel[p] = -np.inf
         if t < K - 1:
             prep.products_into(p, 1.0, sims, scale)
-            new = (sims > threshold) & (fresh_rel != -np.inf)
-            fresh -= int(np.count_nonzero(new))
-            fresh_rel[new] = -np.inf
-            restated |= sims > threshold
+            over = sims > threshold
+            restated |= over
+            if t + 1 < head:  # fresh_rel is read only in the head
+                new = over & (fresh_rel != -np.inf)
+                fresh -= int(np.count_nonzero(new))
+                fresh_rel[new] = -np.inf
             if step is not None and t < steps:
                 step.add(np.array([p]), sims[None, :], np.array([True]))
     return Picked(picks, gains, info)
