@@ -17,12 +17,17 @@
    with weakly related passages that balance the sum; relevance order is what
    keeps the evidence when k grows.
 
-**Restatements.** A candidate whose cosine to a pick exceeds cos^2(theta_1 / 2) =
-(1 + r_1) / 2, r_1 = cos(theta_1) the best candidate's cosine to the query, is a
-restatement of that pick: two passages that much closer to each other than the
-query is to its best match say the same thing (overlapping chunks, copies,
-paraphrases). The threshold is measured in the query's own angle, so it means the
-same on models whose cosines sit in different ranges.
+**Restatements.** A candidate is a restatement of a pick when the two are much
+closer to each other than the pool's candidates are to one another: their squared
+distance is under ``duplicate_share`` (0.3) of the mean squared distance between two
+candidates of the pool. For unit vectors that is cos > 1 - 0.3 (1 - m), m the pool's
+mean pairwise cosine, so the threshold follows each model's own spread: about 0.75 on
+all-MiniLM-L6-v2, whose candidates sit at cosines near 0.2 to 0.4 of one another, and
+about 0.94 on multilingual-e5-small, whose candidates sit near 0.8. A pair is also a
+restatement when its cosine exceeds cos^2(theta_1 / 2) = (1 + r_1) / 2, r_1 =
+cos(theta_1) the best candidate's cosine to the query: two passages that much closer
+to each other than the query is to its best match say the same thing (this is what
+still holds a pool of near-copies, where m itself is close to 1).
 
 * In the first ``strict_head`` picks (5), restatements are skipped while other
   candidates remain: the head of the context, which a reader (and an LLM) weighs
@@ -36,8 +41,8 @@ same on models whose cosines sit in different ranges.
   documentation's evaluation page has the tables).
 
 Cost: one matrix-vector product per pick (the pick against every candidate), two
-more at the start for the complement step (the candidates' mean, and the candidates
-against it) and O(n) arithmetic per pick; ties go to the lower index (the store's
+more at the start (the pool's sum, which gives the restatement threshold and the
+step's mean, and the candidates against that mean) and O(n) arithmetic per pick; ties go to the lower index (the store's
 order). One query whose candidates are all real runs on 1-D rows
 (``_complement_single``); the batched path serves the rest, and the tests hold the
 two equal.
@@ -69,14 +74,16 @@ def complement(
     complement_steps: int = 1,
     strict_head: int = 5,
     centred: bool = True,
+    duplicate_share: float = 0.3,
 ) -> list[Picked]:
     """Anchor, gated sum-vector complement(s), then relevance; restatements held back.
 
     Args:
         duplicate_cos: a candidate whose cosine to an earlier pick is above this is
-            a restatement. None (default): (1 + r_1)/2 per query, r_1 the best
-            candidate's cosine to the query; a number in (-1, 1] fixes it (1: no
-            candidate is ever a restatement).
+            a restatement. None (default): per query, the lower of (1 + r_1)/2, r_1
+            the best candidate's cosine to the query, and the pool threshold of
+            ``duplicate_share``; a number in (-1, 1] fixes it (1: no candidate is
+            ever a restatement).
         complement_steps: how many picks after the anchor may be complement steps
             (default 1; 0 = relevance order with the restatement guard).
         strict_head: restatements are skipped in the first this many picks while
@@ -84,6 +91,9 @@ def complement(
             relevance (default 5; 0 = demoted from the start).
         centred: the complement step in the pool's centred geometry (default True;
             False: raw cosines, VRSD's step as the paper writes it).
+        duplicate_share: a pair whose squared distance is under this share of the
+            pool's mean squared pairwise distance is a restatement (default 0.3, in
+            [0, 1]; 0: only the (1 + r_1)/2 rule). Ignored when ``duplicate_cos`` is set.
 
     ``gains``: the relevance of the anchor and of relevance picks; a taken
     complement step's cos(sum of the set so far, query) in the step's geometry.
@@ -95,11 +105,13 @@ def complement(
         duplicate_cos, "duplicate_cos", low=-1.0, high=1.0, low_open=True)
     steps = check_int(complement_steps, "complement_steps", low=0)
     head = check_int(strict_head, "strict_head", low=0)
+    share = check_real(duplicate_share, "duplicate_share", low=0.0, high=1.0)
     if not isinstance(centred, (bool, np.bool_)):
         raise ValueError(f"centred: must be True or False, got {centred!r}")
-    assert steps is not None and head is not None
+    assert steps is not None and head is not None and share is not None
     if prep.single and prep.cap is None and prep.n:
-        return [_complement_single(prep, single_count(prep, k), fixed, steps, head, bool(centred))]
+        return [_complement_single(prep, single_count(prep, k), fixed, share, steps, head,
+                                   bool(centred))]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -108,9 +120,11 @@ def complement(
     has_candidates: list[bool] = (valid.sum(axis=1) > 0).tolist()
     rel = np.where(valid, prep.rel, -np.inf)
     best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
-    threshold = np.full(B, fixed) if fixed is not None else (1.0 + best) / 2.0
+    pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
+    threshold = np.full(B, fixed) if pool is None or fixed is not None else (
+        pool.restatement_threshold(best, share))
     sigma = _relevance_spread(prep.rel, valid)
-    step = _StepGeometry(prep, centred) if steps and K > 1 else None
+    step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
     cons = start_constraints(prep)
     avail = valid.copy() if cons is None else cons.open.copy()
     restated = np.zeros((B, n), dtype=bool)
@@ -165,8 +179,8 @@ def _relevance_spread(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
         np.where(valid, (rel - mean_rel[:, None]) ** 2, 0.0).sum(axis=1) / size, 0.0))
 
 
-def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int, head: int,
-                       centred: bool) -> Picked:
+def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float, steps: int,
+                       head: int, centred: bool) -> Picked:
     """The same selection for one query whose candidates are all real, on 1-D rows.
 
     ``open_rel`` is the relevance with picks at -inf; ``fresh_rel`` also has the
@@ -176,7 +190,10 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int, 
     """
     rel = prep.rel[0].astype(np.float64)
     sigma = float(_relevance_spread(prep.rel[:1], prep.valid[:1])[0])
-    threshold = fixed if fixed is not None else (1.0 + float(rel.max())) / 2.0
+    best = float(rel.max())
+    pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
+    threshold = fixed if pool is None or fixed is not None else float(
+        pool.restatement_threshold(np.array([best]), share)[0])
     info: dict = {"duplicate_cos": threshold, "complement_at": [], "demotion": sigma}
     if K == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), info)
@@ -185,7 +202,7 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int, 
     fresh_rel = rel.copy()
     restated = np.zeros(n, dtype=bool)
     fresh = n  # candidates neither picked nor restated
-    step = _StepGeometry(prep, centred) if steps and K > 1 else None
+    step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
     sims = np.empty(n)
     scale = prep.scale[0] if prep.normalize else None
     picks = np.zeros(K, dtype=np.int64)
@@ -221,6 +238,33 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, steps: int, 
     return Picked(picks, gains, info)
 
 
+class _PoolSum:
+    """Each query's sum of real working vectors (one BLAS product), their count, and
+    the sum of their squared lengths: enough for the pool's mean vector and for its
+    mean pairwise inner product, sum_{i != j} c_i.c_j = |sum c|^2 - sum |c|^2."""
+
+    def __init__(self, prep: Prepared) -> None:
+        weights = np.where(prep.valid, prep.scale if prep.normalize else 1.0, 0.0)
+        X = prep.X  # the product in the input's dtype, the result in float64
+        self.total = (weights.astype(X.dtype)[:, None, :] @ X)[:, 0, :].astype(np.float64)
+        self.count = prep.valid.sum(axis=1)
+        self.self_sum = np.where(prep.valid, prep.sq_norm, 0.0).sum(axis=1)
+
+    def restatement_threshold(self, best: np.ndarray, share: float) -> np.ndarray:
+        """(B,): the lower of (1 + best)/2 and the pool's own threshold, the inner
+        product at which a pair's squared distance is ``share`` of the pool's mean
+        (the pool's threshold is +inf below two candidates or at ``share`` 0)."""
+        half = (1.0 + best) / 2.0
+        pairs = self.count * (self.count - 1.0)
+        if share == 0.0 or not (pairs > 0).any():
+            return half
+        mean_self = self.self_sum / np.maximum(self.count, 1)
+        mean_pair = (np.einsum("bd,bd->b", self.total, self.total) - self.self_sum) / np.maximum(
+            pairs, 1.0)
+        own = np.where(pairs > 0, mean_self - share * (mean_self - mean_pair), np.inf)
+        return np.minimum(half, own)
+
+
 class _StepGeometry:
     """The complement step's vectors w_j and query u, and the running sum s of the
     picks' w, kept as inner products: w_j.u, |w_j|^2, s.w_j, s.u, |s|^2.
@@ -232,16 +276,13 @@ class _StepGeometry:
     A (near) zero-length w or u contributes nothing and never raises a cosine.
     """
 
-    def __init__(self, prep: Prepared, centred: bool) -> None:
+    def __init__(self, prep: Prepared, centred: bool, pool: _PoolSum) -> None:
         B = prep.batch
         self.valid = prep.valid
         self.centred = centred
         if centred:
-            weights = np.where(prep.valid, prep.scale if prep.normalize else 1.0, 0.0)
-            count = np.maximum(prep.valid.sum(axis=1), 1)
-            X = prep.X  # two BLAS products in the input's dtype, results in float64
-            w = weights.astype(X.dtype)[:, None, :]
-            mean = (w @ X)[:, 0, :].astype(np.float64) / count[:, None]
+            X = prep.X  # the product in the input's dtype, the result in float64
+            mean = pool.total / np.maximum(pool.count, 1)[:, None]
             cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)  # c_j . m
             self.cm = cm * prep.scale if prep.normalize else cm
             mm = np.einsum("bd,bd->b", mean, mean)

@@ -9,15 +9,27 @@ import pytest
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, select, select_batch
 
 
+def pool_threshold(C, share):
+    """The cosine at which a pair's squared distance is ``share`` of the mean squared
+    distance between two of the (unit) candidates, pair by pair."""
+    n = len(C)
+    if n < 2 or share == 0:
+        return np.inf
+    distances = [np.sum((C[i] - C[j]) ** 2) for i in range(n) for j in range(n) if i != j]
+    return 1 - share * np.mean(distances) / 2  # |a - b|^2 = 2 (1 - cos)
+
+
 def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_per_group=None,
-              strict_head=5, centred=True):
+              strict_head=5, centred=True, duplicate_share=0.3):
     """The method written out with explicit vectors, one candidate at a time."""
     q = np.asarray(q, float) / np.linalg.norm(q)
     C = np.asarray(C, float)
     C = C / np.linalg.norm(C, axis=1, keepdims=True)
     n = len(C)
     rel = C @ q
-    thr = (1 + rel.max()) / 2 if n and duplicate_cos is None else duplicate_cos
+    thr = duplicate_cos
+    if n and duplicate_cos is None:
+        thr = min((1 + rel.max()) / 2, pool_threshold(C, duplicate_share))
     sigma = rel.std() if n else 0.0
     if centred and n:  # the step's geometry: centred on the pool's mean, unit length
         m = C.mean(axis=0)
@@ -77,7 +89,9 @@ def test_is_the_adapters_default():
 @pytest.mark.parametrize("options", [{}, {"duplicate_cos": 0.8}, {"complement_steps": 0},
                                      {"complement_steps": 2}, {"duplicate_cos": 1.0},
                                      {"strict_head": 0}, {"strict_head": 2},
-                                     {"centred": False}, {"centred": False, "complement_steps": 3}])
+                                     {"centred": False}, {"centred": False, "complement_steps": 3},
+                                     {"duplicate_share": 0.0}, {"duplicate_share": 0.6},
+                                     {"duplicate_share": 0.5, "duplicate_cos": 0.9}])
 def test_matches_the_reference(options):
     for q, C, k in cases(1, 150):
         got = select(q, C, k, method="complement", **options)
@@ -151,9 +165,34 @@ def test_restatement_threshold_is_half_way_between_the_best_match_and_identity()
     filler = np.array([0.3, -0.5, 0.8]) + rng.normal(scale=0.01, size=3)
     for twin, skipped in ((above, True), (below, False)):
         C = np.array([top, twin, filler])
-        sel = select(q, C, 3, method="complement", complement_steps=0)
+        sel = select(q, C, 3, method="complement", complement_steps=0, duplicate_share=0.0)
         assert sel.info["duplicate_cos"] == pytest.approx(0.8)
         assert (sel.indices.tolist()[1] == 2) is skipped  # the twin waits behind the filler
+
+
+def test_restatement_threshold_follows_the_pool_spread():
+    # four mutually orthogonal candidates and a twin of the first at cosine 0.75: the
+    # pool's mean pairwise cosine is 2 * 0.75 / 20 = 0.075, so a pair is a restatement
+    # above 1 - 0.3 * (1 - 0.075) = 0.7225; the (1 + r_1)/2 rule alone would let the
+    # twin through (r_1 is about 0.84 here, so that threshold is about 0.92)
+    e = np.eye(6)
+    twin = 0.75 * e[0] + np.sqrt(1 - 0.75**2) * e[4]
+    C = np.array([e[0], twin, e[1], e[2], e[3]])
+    q = np.array([0.8, 0.3, 0.29, 0.28, 0.1, 0.0])
+    rel = C @ q / np.linalg.norm(q)
+    assert rel[0] == rel.max() and rel[1] > rel[2:].max()  # relevance order: e1, twin, ...
+    assert (1 + rel[0]) / 2 > 0.75
+    sel = select(q, C, 5, method="complement", complement_steps=0)
+    assert sel.info["duplicate_cos"] == pytest.approx(1 - 0.3 * (1 - 0.075))
+    assert sel.indices.tolist() == [0, 2, 3, 4, 1]  # the twin waits until only it is left
+    alone = select(q, C, 5, method="complement", complement_steps=0, duplicate_share=0.0)
+    assert alone.info["duplicate_cos"] == pytest.approx((1 + rel[0]) / 2)
+    assert alone.indices.tolist() == [0, 1, 2, 3, 4]
+    # the share scales the distance: 1 - 0.28 * 0.925 = 0.741 < 0.75 < 1 - 0.25 * 0.925
+    assert select(q, C, 5, method="complement", complement_steps=0,
+                  duplicate_share=0.28).indices.tolist() == [0, 2, 3, 4, 1]
+    assert select(q, C, 5, method="complement", complement_steps=0,
+                  duplicate_share=0.25).indices.tolist() == [0, 1, 2, 3, 4]
 
 
 def test_only_restatements_left_are_still_returned():
@@ -180,6 +219,9 @@ def test_gate_keeps_relevance_when_no_complement_helps():
                                                       "complement_steps"),
      ({"complement_steps": True}, "complement_steps"), ({"strict_head": -1}, "strict_head"),
      ({"strict_head": 2.5}, "strict_head"), ({"centred": "yes"}, "centred"),
+     ({"duplicate_share": -0.1}, "duplicate_share"), ({"duplicate_share": 1.5},
+                                                      "duplicate_share"),
+     ({"duplicate_share": "half"}, "duplicate_share"),
      ({"centred": None}, "centred")],
 )
 def test_bad_options_are_named(options, name):
@@ -225,13 +267,14 @@ def test_a_sum_of_zero_length_scores_zero():
     # disagreed with the single one. As in vrsd, such a sum now scores 0.
     q = np.array([0.7355106472969055])
     C = np.array([[1.0]] * 10 + [[-3.0]])
-    sel = select(q, C, 2, method="complement")
+    # (share 0: the copies would otherwise be restatements, held out of the head)
+    sel = select(q, C, 2, method="complement", duplicate_share=0.0)
     assert sel.indices.tolist() == [0, 1] and np.isfinite(sel.gains).all()
     Q = np.array([[1.0], [0.7355106472969055], [1.0]])
     X = np.ones((3, 11, 1))
     X[1, 0], X[1, 10] = -3.0, -1.0
-    batch = select_batch(Q, X, 2, method="complement")
-    singles = [select(Q[b], X[b], 2, method="complement") for b in range(3)]
+    batch = select_batch(Q, X, 2, method="complement", duplicate_share=0.0)
+    singles = [select(Q[b], X[b], 2, method="complement", duplicate_share=0.0) for b in range(3)]
     assert [s.indices.tolist() for s in batch] == [s.indices.tolist() for s in singles]
     assert all(np.isfinite(s.gains).all() for s in batch)
 
