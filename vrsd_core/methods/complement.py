@@ -42,10 +42,10 @@ still holds a pool of near-copies, where m itself is close to 1).
 
 Cost: one matrix-vector product per pick (the pick against every candidate), two
 more at the start (the pool's sum, which gives the restatement threshold and the
-step's mean, and the candidates against that mean) and O(n) arithmetic per pick; ties go to the lower index (the store's
-order). One query whose candidates are all real runs on 1-D rows
-(``_complement_single``); the batched path serves the rest, and the tests hold the
-two equal.
+step's mean, and the candidates against that mean) and O(n) arithmetic per pick;
+ties go to the lower index (the store's order). One query whose candidates are all
+real runs on 1-D rows (``_complement_single``); the batched path serves the rest, and
+the tests hold the two equal.
 """
 
 from __future__ import annotations
