@@ -121,8 +121,8 @@ def complement(
     rel = np.where(valid, prep.rel, -np.inf)
     best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
     pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
-    threshold = np.full(B, fixed) if pool is None or fixed is not None else (
-        pool.restatement_threshold(best, share))
+    threshold = np.full(B, fixed) if fixed is not None else (
+        _require(pool).restatement_threshold(best, share))
     sigma = _relevance_spread(prep.rel, valid)
     step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
     cons = start_constraints(prep)
@@ -192,8 +192,8 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
     sigma = float(_relevance_spread(prep.rel[:1], prep.valid[:1])[0])
     best = float(rel.max())
     pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
-    threshold = fixed if pool is None or fixed is not None else float(
-        pool.restatement_threshold(np.array([best]), share)[0])
+    threshold: float = fixed if fixed is not None else float(
+        _require(pool).restatement_threshold(np.array([best]), share)[0])
     info: dict = {"duplicate_cos": threshold, "complement_at": [], "demotion": sigma}
     if K == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), info)
@@ -236,6 +236,11 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
             if step is not None and t < steps:
                 step.add(np.array([p]), sims[None, :], np.array([True]))
     return Picked(picks, gains, info)
+
+
+def _require(pool: _PoolSum | None) -> _PoolSum:
+    assert pool is not None  # built whenever no fixed threshold is given
+    return pool
 
 
 class _PoolSum:
