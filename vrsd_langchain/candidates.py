@@ -122,7 +122,7 @@ def fetch_candidates(
 ) -> Candidates:
     """The store's top-n for ``query_vector`` with their vectors (see the module doc).
 
-    ``query_vector`` is the checked float64 array (``pipeline.check_query_vector``);
+    ``query_vector`` is the checked float64 array (``contract.check_query_vector``);
     stores get it as a list of floats. ``query`` (the text) is used only by stores
     that cannot search by vector.
     """

@@ -24,6 +24,7 @@ from vrsd_core.contract import (
     check_group_options,
     check_method_options,
     check_query_text,
+    check_query_vector,
     check_relevance_spec,
     item_values,
     selection_inputs,
@@ -102,36 +103,6 @@ def resolve_embeddings(
             "or vrsd_langchain.default_embeddings() for the bundled all-MiniLM-L6-v2"
         )
     return found
-
-
-def check_query_vector(vector: Any) -> np.ndarray:
-    """``vector`` (what ``embed_query`` returned) as a float64 array, if it is a usable
-    query vector: the one form the store search and the selection both take it in.
-
-    Checked before it reaches the store, whose own errors for a NaN, empty or
-    non-numeric vector come from deep inside it (a JSON error from a Chroma
-    server, a TypeError, numpy's "NaN values found").
-
-    Raises:
-        ValueError: naming ``embeddings``, for anything but a non-empty 1-D vector
-            of finite numbers that is not all zeros.
-    """
-    try:
-        arr = np.asarray(vector, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"embeddings: embed_query returned {type(vector).__name__}, not a vector of numbers"
-        ) from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(
-            f"embeddings: embed_query returned an array of shape {arr.shape}, "
-            "expected a non-empty 1-D vector"
-        )
-    if not np.isfinite(arr).all():
-        raise ValueError("embeddings: embed_query returned NaN or infinite values")
-    if not arr.any():
-        raise ValueError("embeddings: embed_query returned a zero vector (cosine is undefined)")
-    return arr
 
 
 @dataclass(frozen=True)
