@@ -29,11 +29,12 @@ from vrsd_core.contract import (
     item_values,
     selection_inputs,
 )
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
 
 from .cache import EmbeddingCache
 from .candidates import (
     Candidates,
-    afetch_candidates,
+    candidate_steps,
     check_reembed_policy,
     check_search_kwargs,
     fetch_candidates,
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from vrsd_core.stores import Reembed
 
 __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
-           "check_query_vector", "choose", "make_plan", "run", "arun", "run_by_vector"]
+           "check_query_vector", "choose", "make_plan", "pipeline_steps", "query_vector_steps",
+           "run", "arun", "run_by_vector"]
 
 # Per-candidate inputs besides the method's options: where each comes from (see README).
 PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter")
@@ -189,21 +191,40 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
     return annotate(docs, sel)
 
 
-def run(
+def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[np.ndarray]:
+    """The checked vector of the checked ``query`` text, as steps (``embed_query`` /
+    ``aembed_query``)."""
+    vector = yield call(embeddings.embed_query, embeddings.aembed_query, check_query_text(query))
+    return check_query_vector(vector)
+
+
+def pipeline_steps(
     store: VectorStore,
     embeddings: Embeddings,
     cache: EmbeddingCache,
     query: str,
     plan: SearchPlan,
-) -> list[Document]:
-    """The whole pipeline for one query (the query is embedded exactly once)."""
+) -> Steps[list[Document]]:
+    """The whole pipeline for one query as steps (the query is embedded exactly once):
+    ``run`` makes its calls, ``arun`` awaits ``aembed_query``, the store's async search
+    and ``aembed_documents``."""
     if plan.k == 0:
         return []
-    qvec = check_query_vector(embeddings.embed_query(check_query_text(query)))
-    cands = fetch_candidates(
+    qvec = yield from query_vector_steps(embeddings, query)
+    cands = yield from candidate_steps(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
     )
     return choose(qvec, cands, plan, query)
+
+
+def run(*args: Any) -> list[Document]:
+    """``pipeline_steps(store, embeddings, cache, query, plan)`` run synchronously."""
+    return run_steps(pipeline_steps(*args))
+
+
+async def arun(*args: Any) -> list[Document]:
+    """``pipeline_steps(store, embeddings, cache, query, plan)`` run asynchronously."""
+    return await arun_steps(pipeline_steps(*args))
 
 
 def run_by_vector(
@@ -231,20 +252,3 @@ def run_by_vector(
     cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache,
                              plan.reembed)
     return choose(qvec, cands, plan)
-
-
-async def arun(
-    store: VectorStore,
-    embeddings: Embeddings,
-    cache: EmbeddingCache,
-    query: str,
-    plan: SearchPlan,
-) -> list[Document]:
-    """Async ``run``: ``aembed_query``, the store's async search, ``aembed_documents``."""
-    if plan.k == 0:
-        return []
-    qvec = check_query_vector(await embeddings.aembed_query(check_query_text(query)))
-    cands = await afetch_candidates(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
-    )
-    return choose(qvec, cands, plan, query)

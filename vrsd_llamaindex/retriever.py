@@ -30,6 +30,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_core.contract import check_counts
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
 from vrsd_core.stores import Reembed
 
 from ._stores import with_vectors
@@ -138,15 +139,19 @@ class VRSDRetriever(BaseRetriever):
         same_model = self.postprocessor.embed_model is getattr(self.retriever, "_embed_model", 0)
         return (ranked if same_model else dataclasses.replace(query_bundle)), ranked
 
+    def _retrieve_steps(self, query_bundle: QueryBundle) -> Steps[list[NodeWithScore]]:
+        post = self.postprocessor
+        embedding = yield from post.query_vector_steps(query_bundle)
+        fetch, ranked = self._bundles(query_bundle, embedding)
+        fetcher = self._fetcher()
+        nodes = yield call(fetcher.retrieve, fetcher.aretrieve, fetch)
+        return (yield call(post.postprocess_nodes, post.apostprocess_nodes, nodes,
+                           query_bundle=ranked))
+
     @dispatcher.span
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        fetch, ranked = self._bundles(query_bundle, self.postprocessor.query_vector(query_bundle))
-        nodes = self._fetcher().retrieve(fetch)
-        return self.postprocessor.postprocess_nodes(nodes, query_bundle=ranked)
+        return run_steps(self._retrieve_steps(query_bundle))
 
     @dispatcher.span
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        embedding = await self.postprocessor.aquery_vector(query_bundle)
-        fetch, ranked = self._bundles(query_bundle, embedding)
-        nodes = await self._fetcher().aretrieve(fetch)
-        return await self.postprocessor.apostprocess_nodes(nodes, query_bundle=ranked)
+        return await arun_steps(self._retrieve_steps(query_bundle))
