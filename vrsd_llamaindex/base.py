@@ -71,6 +71,7 @@ from vrsd_core.registry import user_stacklevel
 from vrsd_core.steps import Steps, arun_steps, call, run_steps
 from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
+from ._compat import settings_embed_model_is_set
 from ._stores import reembedding_reason, vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
@@ -247,7 +248,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             return self.embed_model
         # Settings.embed_model would resolve an unset model to OpenAI (a network
         # call, and not the model that embedded the index): only take a set one.
-        if getattr(Settings, "_embed_model", None) is None:
+        if not settings_embed_model_is_set():
             raise ValueError(
                 "embed_model: none given and Settings.embed_model is not set; pass "
                 "embed_model= (the model that built the index, e.g. "

@@ -33,6 +33,7 @@ from vrsd_core.contract import check_counts
 from vrsd_core.steps import Steps, arun_steps, call, run_steps
 from vrsd_core.stores import Reembed
 
+from ._compat import index_embed_model, index_vector_store, replace_index_vector_store
 from ._stores import with_vectors
 from .base import VRSDPostprocessor
 
@@ -85,11 +86,9 @@ class VRSDRetriever(BaseRetriever):
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
         top_n, fetch_k = check_counts(top_n, fetch_k, minimum=1, k_name="top_n")
-        if isinstance(retriever, VectorIndexRetriever):
-            # Private attributes, but the only way to reach the index's model and store.
-            embed_model = embed_model or getattr(retriever, "_embed_model", None)
-            if vector_store is None:
-                vector_store = getattr(retriever, "_vector_store", None)
+        embed_model = embed_model or index_embed_model(retriever)
+        if vector_store is None:
+            vector_store = index_vector_store(retriever)
         self.retriever = retriever
         self.fetch_k = fetch_k
         self.postprocessor = VRSDPostprocessor(
@@ -123,9 +122,9 @@ class VRSDRetriever(BaseRetriever):
             fetcher.similarity_top_k = self.fetch_k
             # A store that can return the candidates' vectors with them (Postgres) is
             # queried through a view that does; the caller's retriever keeps its store.
-            store = getattr(fetcher, "_vector_store", None)
+            store = index_vector_store(fetcher)
             if store is not None:
-                fetcher._vector_store = with_vectors(store)
+                replace_index_vector_store(fetcher, with_vectors(store))
             return fetcher
         return self.retriever
 
@@ -136,7 +135,8 @@ class VRSDRetriever(BaseRetriever):
         caller's bundle is never written. A vector index retriever whose model is
         ours gets the query vector too, instead of embedding the query again."""
         ranked = dataclasses.replace(query_bundle, embedding=list(embedding))
-        same_model = self.postprocessor.embed_model is getattr(self.retriever, "_embed_model", 0)
+        model = index_embed_model(self.retriever)
+        same_model = model is not None and self.postprocessor.embed_model is model
         return (ranked if same_model else dataclasses.replace(query_bundle)), ranked
 
     def _retrieve_steps(self, query_bundle: QueryBundle) -> Steps[list[NodeWithScore]]:
