@@ -140,3 +140,11 @@ def test_the_readme_says_what_every_extra_holds_and_how_to_get_cpu_torch():
         assert f"`{extra}`" in text or (store and f"`{store[2]}`" in text), extra
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in text
     assert not any("torch" in distributions({extra}) for extra in extras())
+
+
+def test_the_methods_page_lists_every_registered_method_in_table_order():
+    from vrsd_core import METHOD_INFO
+
+    page = (ROOT / "docs" / "methods.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\w+)` \|", page, re.M)
+    assert listed == list(METHOD_INFO)

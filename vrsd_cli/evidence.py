@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import metrics
+from vrsd_core import DEFAULT_METHOD, methods_where, metrics
 
 from .datasets import default_data_dir, read_jsonl
 from .methods import MethodSpec, parse_method
@@ -56,13 +56,19 @@ CHUNK_SIZE = 250
 CHUNK_OVERLAP = 50
 PEER_MMR_LAMBDAS = (0.5, 0.7, 0.9)
 PYVERSITY_STRATEGIES = ("mmr", "msd", "cover", "dpp", "ssd")
-# The project's rows (method tokens, see methods.parse_method); "default" is
-# VRSDRetriever() with no method given: the recommendation users get.
-DEFAULT_ROWS = (
-    "default", "similarity", "vrsd", "vrsd:refine=swap", "mmr:lambda_mult=0.5",
-    "mmr:lambda_mult=0.7", "mmr:lambda_mult=0.9", "dpp", "threshold", "top_m", "top_p",
-    "cluster",
-)
+# Methods shown in more than one setting (method tokens, see methods.parse_method).
+ROW_SETTINGS = {
+    "vrsd": ("vrsd", "vrsd:refine=swap"),
+    "mmr": tuple(f"mmr:lambda_mult={lam}" for lam in PEER_MMR_LAMBDAS),
+}
+# The project's rows: "default" is VRSDRetriever() with no method given (the
+# recommendation users get), then every registered method in table order but the
+# default itself and the exhaustive ones (they refuse realistic candidate counts).
+DEFAULT_ROWS = ("default", *(
+    token
+    for name in methods_where(exhaustive=False) if name != DEFAULT_METHOD
+    for token in ROW_SETTINGS.get(name, (name,))
+))
 SENTENCE_SEP = "  "
 
 
@@ -306,9 +312,8 @@ def evaluate_evidence(
     """
     from tqdm.auto import tqdm
 
-    from vrsd_langchain import VRSDRetriever
-    from vrsd_langchain.candidates import fetch_candidates
-    from vrsd_langchain.pipeline import check_query_vector
+    from vrsd_core.contract import check_query_vector
+    from vrsd_langchain import EmbeddingCache, VRSDRetriever, fetch_candidates
 
     from .evaluation import build_store
 
@@ -355,8 +360,6 @@ def evaluate_evidence(
                 docs = retriever.invoke(question, k=k)
                 score(k, label, [int(d.metadata["row"]) for d in docs])
         if pickers:
-            from vrsd_langchain.cache import EmbeddingCache
-
             cache = cache or EmbeddingCache()
             qvec = check_query_vector(embeddings.embed_query(question))
             cands = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)

@@ -39,9 +39,8 @@ def evaluate_haystack(corpus: EvidenceCorpus, embeddings: Any, ks: Sequence[int]
     """Every row at every k for every question of ``corpus`` (see the module doc)."""
     from tqdm.auto import tqdm
 
-    from vrsd_langchain.cache import EmbeddingCache
-    from vrsd_langchain.candidates import fetch_candidates
-    from vrsd_langchain.pipeline import check_query_vector
+    from vrsd_core.contract import check_query_vector
+    from vrsd_langchain import EmbeddingCache, fetch_candidates
 
     from .evaluation import build_store
 

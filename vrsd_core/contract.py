@@ -115,6 +115,36 @@ def check_query_text(query: Any, name: str = "query") -> str:
     return query
 
 
+def check_query_vector(vector: Any) -> np.ndarray:
+    """``vector`` (what ``embed_query`` returned) as a float64 array, if it is a usable
+    query vector: the one form the store search and the selection both take it in.
+
+    Checked before it reaches the store, whose own errors for a NaN, empty or
+    non-numeric vector come from deep inside it (a JSON error from a Chroma
+    server, a TypeError, numpy's "NaN values found").
+
+    Raises:
+        ValueError: naming ``embeddings``, for anything but a non-empty 1-D vector
+            of finite numbers that is not all zeros.
+    """
+    try:
+        arr = np.asarray(vector, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"embeddings: embed_query returned {type(vector).__name__}, not a vector of numbers"
+        ) from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"embeddings: embed_query returned an array of shape {arr.shape}, "
+            "expected a non-empty 1-D vector"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError("embeddings: embed_query returned NaN or infinite values")
+    if not arr.any():
+        raise ValueError("embeddings: embed_query returned a zero vector (cosine is undefined)")
+    return arr
+
+
 def check_counts(
     k: Any,
     fetch_k: Any,

@@ -70,6 +70,26 @@ class StoreRecord:
         return cls is not None and isinstance(store, cls)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PrivateMember:
+    """A framework's private member an adapter reads outside its store records (the
+    records list theirs in ``StoreRecord.private``), kept in the adapter's one compat
+    module (``vrsd_langchain._compat``, ``vrsd_llamaindex._compat``).
+
+    Attributes:
+        member: ``"Class.attribute"`` as the framework spells it.
+        client: the distribution that defines it (``"llama-index-core"``).
+        tested: the ``client`` versions the adapter's tests ran against, a version
+            specifier (``"==0.14.25"``); the tests check the installed one is inside.
+        why: what the adapter reads it for, and what it does when it is missing.
+    """
+
+    member: str
+    client: str
+    tested: str
+    why: str
+
+
 def check_reembed(policy: Any, name: str = "reembed") -> Reembed:
     """``policy`` if it is one of ``REEMBED_POLICIES``, else a ValueError naming ``name``."""
     if not isinstance(policy, str) or policy not in REEMBED_POLICIES:

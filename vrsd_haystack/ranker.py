@@ -52,6 +52,7 @@ from vrsd_core.contract import (
     selection_inputs,
     selection_metadata_all,
 )
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
 from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
 SCORE = "score"
@@ -236,20 +237,21 @@ class VRSDRanker:
             vectors[i] = vec
         return vectors
 
-    def _embed(self, docs: list[Document]) -> list[Sequence[float]]:
+    def _embed_steps(self, docs: list[Document]) -> Steps[list[Sequence[float]]]:
+        """The embedder's vectors for ``docs``, as steps (``vrsd_core.steps``): async, its
+        ``run_async`` when it has one, else its synchronous call in a worker thread."""
         embedder = self.document_embedder
         if hasattr(embedder, "run"):
-            out = embedder.run(documents=[dataclasses.replace(d) for d in docs])["documents"]
-            return [d.embedding for d in out]
-        return list(embedder([d.content or "" for d in docs]))
-
-    async def _aembed(self, docs: list[Document]) -> list[Sequence[float]]:
-        embedder = self.document_embedder
-        run_async = getattr(embedder, "run_async", None)
-        if callable(run_async):
-            out = await run_async(documents=[dataclasses.replace(d) for d in docs])
+            run_async = getattr(embedder, "run_async", None)
+            if not callable(run_async):
+                def run_async(**kwargs: Any) -> Any:
+                    return asyncio.to_thread(embedder.run, **kwargs)
+            out = yield call(embedder.run, run_async,
+                             documents=[dataclasses.replace(d) for d in docs])
             return [d.embedding for d in out["documents"]]
-        return await asyncio.to_thread(self._embed, docs)
+        assert embedder is not None  # _missing refuses documents to embed without one
+        return list((yield call(embedder, lambda texts: asyncio.to_thread(embedder, texts),
+                                [d.content or "" for d in docs])))
 
     def _select(self, documents: list[Document], vectors: Sequence[Sequence[float]],
                 query: np.ndarray, top_k: int) -> dict[str, list[Document]]:
@@ -277,16 +279,13 @@ class VRSDRanker:
             for i, entry in zip(sel.indices, selection_metadata_all(sel), strict=True)
         ]}
 
-    def _start(self, documents: Any, query_embedding: Any, top_k: Any
-               ) -> tuple[list[Document], np.ndarray, int, list[int]]:
-        """Checked inputs, and the positions of documents that need embedding."""
+    def _rank_steps(self, documents: Any, query_embedding: Any, top_k: Any
+                    ) -> Steps[dict[str, list[Document]]]:
         docs = _check_documents(documents)
         query = _query_vector(query_embedding)
         k = self.top_k if top_k is None else check_count(top_k, "top_k", minimum=1)
-        return docs, query, k, self._missing(docs)
-
-    def _finish(self, docs: list[Document], query: np.ndarray, k: int, missing: list[int],
-                fresh: Sequence[Sequence[float]]) -> dict[str, list[Document]]:
+        missing = self._missing(docs)
+        fresh = (yield from self._embed_steps([docs[i] for i in missing])) if missing else []
         if not docs:
             return {"documents": []}
         return self._select(docs, self._embedded(docs, missing, fresh), query, k)
@@ -299,14 +298,10 @@ class VRSDRanker:
         Raises:
             ValueError: naming ``documents``, ``query_embedding`` or ``top_k``.
         """
-        docs, query, k, missing = self._start(documents, query_embedding, top_k)
-        fresh = self._embed([docs[i] for i in missing]) if missing else []
-        return self._finish(docs, query, k, missing, fresh)
+        return run_steps(self._rank_steps(documents, query_embedding, top_k))
 
     @component.output_types(documents=list[Document])
     async def run_async(self, documents: list[Document], query_embedding: list[float],
                         top_k: int | None = None) -> dict[str, list[Document]]:
         """Async ``run`` (the embedder's ``run_async`` when it has one)."""
-        docs, query, k, missing = self._start(documents, query_embedding, top_k)
-        fresh = await self._aembed([docs[i] for i in missing]) if missing else []
-        return self._finish(docs, query, k, missing, fresh)
+        return await arun_steps(self._rank_steps(documents, query_embedding, top_k))

@@ -8,12 +8,16 @@
 * ``VRSDCompressor(embeddings=...)``: rerank any retriever's output
   (for ``ContextualCompressionRetriever``).
 * ``default_embeddings()``: the bundled all-MiniLM-L6-v2 (loaded on first call).
+* ``fetch_candidates(store, query, query_vector, n, search_kwargs, embeddings, cache)``:
+  the store's top-n with their vectors, as every retriever gets them (for evaluations
+  that run other selectors on the same candidates).
 
 Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 = ``{"rank", "relevance", "gain", "method"}``.
 """
 
 from .cache import EmbeddingCache
+from .candidates import Candidates, fetch_candidates
 from .compressor import VRSDCompressor
 from .documents import METADATA_KEY
 from .embeddings import default_embeddings
@@ -22,10 +26,12 @@ from .vectorstore import DiverseVectorStore, DiverseVectorStoreRetriever
 
 __all__ = [
     "METADATA_KEY",
+    "Candidates",
     "DiverseVectorStore",
     "DiverseVectorStoreRetriever",
     "EmbeddingCache",
     "VRSDCompressor",
     "VRSDRetriever",
     "default_embeddings",
+    "fetch_candidates",
 ]

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
+
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
@@ -67,21 +69,23 @@ class EmbeddingCache:
             self.hits = 0
             self.misses = 0
 
-    def embed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
-        """(n, d) vectors of ``texts``, embedding only those not cached (each once)."""
+    def embed_steps(self, embeddings: Embeddings, texts: Sequence[str]) -> Steps[np.ndarray]:
+        """(n, d) vectors of ``texts``, embedding only those not cached (each once), as
+        steps (``vrsd_core.steps``) asking ``embed_documents`` / ``aembed_documents``."""
         keys, found, todo = self._plan(embeddings, texts)
         if todo:
-            fresh = embeddings.embed_documents([texts[i] for i in todo])
+            fresh = yield call(embeddings.embed_documents, embeddings.aembed_documents,
+                               [texts[i] for i in todo])
             found.update(self._store(embeddings, keys, todo, fresh))
         return self._stack(found, len(texts))
 
+    def embed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
+        """``embed_steps`` through ``embeddings.embed_documents``."""
+        return run_steps(self.embed_steps(embeddings, texts))
+
     async def aembed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
-        """Async ``embed_documents`` through ``embeddings.aembed_documents``."""
-        keys, found, todo = self._plan(embeddings, texts)
-        if todo:
-            fresh = await embeddings.aembed_documents([texts[i] for i in todo])
-            found.update(self._store(embeddings, keys, todo, fresh))
-        return self._stack(found, len(texts))
+        """``embed_steps`` through ``embeddings.aembed_documents``."""
+        return await arun_steps(self.embed_steps(embeddings, texts))
 
     def _plan(
         self, embeddings: Embeddings, texts: Sequence[str]

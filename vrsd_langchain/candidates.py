@@ -30,6 +30,7 @@ import numpy as np
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 
+from vrsd_core.steps import Steps, call, run_steps
 from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
 from .cache import EmbeddingCache
@@ -38,7 +39,7 @@ from .stores import FAST_PATHS, Candidates, FastPath, empty
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-__all__ = ["Candidates", "afetch_candidates", "check_fallback", "check_reembed_policy",
+__all__ = ["Candidates", "candidate_steps", "check_fallback", "check_reembed_policy",
            "check_search_kwargs", "fast_path_for", "fetch_candidates", "reembedding_reason",
            "unwrap"]
 
@@ -110,7 +111,7 @@ def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str
     path.check(kwargs)
 
 
-def fetch_candidates(
+def candidate_steps(
     store: VectorStore,
     query: str,
     query_vector: np.ndarray,
@@ -119,71 +120,40 @@ def fetch_candidates(
     embeddings: Embeddings,
     cache: EmbeddingCache,
     reembed: Reembed = "warn",
-) -> Candidates:
-    """The store's top-n for ``query_vector`` with their vectors (see the module doc).
+) -> Steps[Candidates]:
+    """The store's top-n for ``query_vector`` with their vectors (see the module doc), as
+    steps (``vrsd_core.steps``): ``fetch_candidates`` and ``pipeline.arun`` run them.
 
-    ``query_vector`` is the checked float64 array (``pipeline.check_query_vector``);
+    ``query_vector`` is the checked float64 array (``contract.check_query_vector``);
     stores get it as a list of floats. ``query`` (the text) is used only by stores
-    that cannot search by vector.
+    that cannot search by vector. Fast paths call synchronous clients, so the async
+    run gives them to the default executor.
     """
     store = unwrap(store)
     qlist = query_vector.tolist()
     kwargs = dict(search_kwargs)
     path = fast_path_for(store)
     if path is not None:
-        found = path.fetch(store, qlist, n, kwargs)
+        found = yield call(path.fetch, lambda *args: run_in_executor(None, path.fetch, *args),
+                          store, qlist, n, kwargs)
         if found.vectors is not None or not found.documents:
             return found
-        check_fallback(store, len(found), reembed)
-        texts = [d.page_content for d in found.documents]
-        return Candidates(found.documents, cache.embed_documents(embeddings, texts))
-    try:
-        docs = store.similarity_search_by_vector(qlist, k=n, **kwargs)
-    except NotImplementedError:
-        docs = store.similarity_search(query, k=n, **kwargs)
-    docs = list(docs)[:n]
-    if not docs:
-        return empty()
+        docs = found.documents
+    else:
+        try:
+            docs = yield call(store.similarity_search_by_vector,
+                              store.asimilarity_search_by_vector, qlist, k=n, **kwargs)
+        except NotImplementedError:
+            docs = yield call(store.similarity_search, store.asimilarity_search,
+                              query, k=n, **kwargs)
+        docs = list(docs)[:n]
+        if not docs:
+            return empty()
     check_fallback(store, len(docs), reembed)
-    vectors = cache.embed_documents(embeddings, [d.page_content for d in docs])
+    vectors = yield from cache.embed_steps(embeddings, [d.page_content for d in docs])
     return Candidates(docs, vectors)
 
 
-async def afetch_candidates(
-    store: VectorStore,
-    query: str,
-    query_vector: np.ndarray,
-    n: int,
-    search_kwargs: Mapping[str, Any],
-    embeddings: Embeddings,
-    cache: EmbeddingCache,
-    reembed: Reembed = "warn",
-) -> Candidates:
-    """Async ``fetch_candidates``: the store's async search and ``aembed_documents``.
-
-    Fast paths call synchronous clients, so they run in the default executor.
-    """
-    store = unwrap(store)
-    qlist = query_vector.tolist()
-    kwargs = dict(search_kwargs)
-    path = fast_path_for(store)
-    if path is not None:
-        found = await run_in_executor(
-            None, path.fetch, store, qlist, n, kwargs
-        )
-        if found.vectors is not None or not found.documents:
-            return found
-        check_fallback(store, len(found), reembed)
-        texts = [d.page_content for d in found.documents]
-        vectors = await cache.aembed_documents(embeddings, texts)
-        return Candidates(found.documents, vectors)
-    try:
-        docs = await store.asimilarity_search_by_vector(qlist, k=n, **kwargs)
-    except NotImplementedError:
-        docs = await store.asimilarity_search(query, k=n, **kwargs)
-    docs = list(docs)[:n]
-    if not docs:
-        return empty()
-    check_fallback(store, len(docs), reembed)
-    vectors = await cache.aembed_documents(embeddings, [d.page_content for d in docs])
-    return Candidates(docs, vectors)
+def fetch_candidates(*args: Any, **kwargs: Any) -> Candidates:
+    """``candidate_steps`` (the same arguments) run synchronously."""
+    return run_steps(candidate_steps(*args, **kwargs))

@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
 from vrsd_core.contract import check_budget_options, check_group_options, resolve_method_fields
+from vrsd_core.steps import Steps, arun_steps, run_steps
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import Candidates
@@ -19,9 +20,8 @@ from .pipeline import (
     SearchPlan,
     check_method,
     check_per_candidate,
-    check_query_text,
-    check_query_vector,
     choose,
+    query_vector_steps,
 )
 
 
@@ -101,6 +101,20 @@ class VRSDCompressor(BaseDocumentCompressor):
                           max_per_group=self.max_per_group, max_tokens=self.max_tokens,
                           token_counter=self.token_counter)
 
+    def _compress_steps(self, documents: Sequence[Document], query: str
+                       ) -> Steps[Sequence[Document]]:
+        """The chosen documents, as annotated copies in selection order, as steps
+        (``vrsd_core.steps``): ``embed_query`` and the cache's ``embed_documents``, or
+        their async forms."""
+        docs = list(documents)
+        if not docs or self.k == 0:
+            return []
+        assert self.cache is not None  # set by the validator
+        qvec = yield from query_vector_steps(self.embeddings, query)
+        vectors = yield from self.cache.embed_steps(
+            self.embeddings, [d.page_content for d in docs])
+        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
+
     def compress_documents(
         self,
         documents: Sequence[Document],
@@ -108,13 +122,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """The chosen documents, as annotated copies in selection order."""
-        docs = list(documents)
-        if not docs or self.k == 0:
-            return []
-        assert self.cache is not None  # set by the validator
-        qvec = check_query_vector(self.embeddings.embed_query(check_query_text(query)))
-        vectors = self.cache.embed_documents(self.embeddings, [d.page_content for d in docs])
-        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
+        return run_steps(self._compress_steps(documents, query))
 
     async def acompress_documents(
         self,
@@ -123,12 +131,4 @@ class VRSDCompressor(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """Async ``compress_documents`` (``aembed_query``, ``aembed_documents``)."""
-        docs = list(documents)
-        if not docs or self.k == 0:
-            return []
-        assert self.cache is not None  # set by the validator
-        qvec = check_query_vector(await self.embeddings.aembed_query(check_query_text(query)))
-        vectors = await self.cache.aembed_documents(
-            self.embeddings, [d.page_content for d in docs]
-        )
-        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
+        return await arun_steps(self._compress_steps(documents, query))

@@ -24,15 +24,17 @@ from vrsd_core.contract import (
     check_group_options,
     check_method_options,
     check_query_text,
+    check_query_vector,
     check_relevance_spec,
     item_values,
     selection_inputs,
 )
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
 
 from .cache import EmbeddingCache
 from .candidates import (
     Candidates,
-    afetch_candidates,
+    candidate_steps,
     check_reembed_policy,
     check_search_kwargs,
     fetch_candidates,
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
     from vrsd_core.stores import Reembed
 
 __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
-           "check_query_vector", "choose", "make_plan", "run", "arun", "run_by_vector"]
+           "check_query_vector", "choose", "make_plan", "pipeline_steps", "query_vector_steps",
+           "run", "arun", "run_by_vector"]
 
 # Per-candidate inputs besides the method's options: where each comes from (see README).
 PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter")
@@ -102,36 +105,6 @@ def resolve_embeddings(
             "or vrsd_langchain.default_embeddings() for the bundled all-MiniLM-L6-v2"
         )
     return found
-
-
-def check_query_vector(vector: Any) -> np.ndarray:
-    """``vector`` (what ``embed_query`` returned) as a float64 array, if it is a usable
-    query vector: the one form the store search and the selection both take it in.
-
-    Checked before it reaches the store, whose own errors for a NaN, empty or
-    non-numeric vector come from deep inside it (a JSON error from a Chroma
-    server, a TypeError, numpy's "NaN values found").
-
-    Raises:
-        ValueError: naming ``embeddings``, for anything but a non-empty 1-D vector
-            of finite numbers that is not all zeros.
-    """
-    try:
-        arr = np.asarray(vector, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"embeddings: embed_query returned {type(vector).__name__}, not a vector of numbers"
-        ) from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(
-            f"embeddings: embed_query returned an array of shape {arr.shape}, "
-            "expected a non-empty 1-D vector"
-        )
-    if not np.isfinite(arr).all():
-        raise ValueError("embeddings: embed_query returned NaN or infinite values")
-    if not arr.any():
-        raise ValueError("embeddings: embed_query returned a zero vector (cosine is undefined)")
-    return arr
 
 
 @dataclass(frozen=True)
@@ -218,21 +191,40 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
     return annotate(docs, sel)
 
 
-def run(
+def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[np.ndarray]:
+    """The checked vector of the checked ``query`` text, as steps (``embed_query`` /
+    ``aembed_query``)."""
+    vector = yield call(embeddings.embed_query, embeddings.aembed_query, check_query_text(query))
+    return check_query_vector(vector)
+
+
+def pipeline_steps(
     store: VectorStore,
     embeddings: Embeddings,
     cache: EmbeddingCache,
     query: str,
     plan: SearchPlan,
-) -> list[Document]:
-    """The whole pipeline for one query (the query is embedded exactly once)."""
+) -> Steps[list[Document]]:
+    """The whole pipeline for one query as steps (the query is embedded exactly once):
+    ``run`` makes its calls, ``arun`` awaits ``aembed_query``, the store's async search
+    and ``aembed_documents``."""
     if plan.k == 0:
         return []
-    qvec = check_query_vector(embeddings.embed_query(check_query_text(query)))
-    cands = fetch_candidates(
+    qvec = yield from query_vector_steps(embeddings, query)
+    cands = yield from candidate_steps(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
     )
     return choose(qvec, cands, plan, query)
+
+
+def run(*args: Any) -> list[Document]:
+    """``pipeline_steps(store, embeddings, cache, query, plan)`` run synchronously."""
+    return run_steps(pipeline_steps(*args))
+
+
+async def arun(*args: Any) -> list[Document]:
+    """``pipeline_steps(store, embeddings, cache, query, plan)`` run asynchronously."""
+    return await arun_steps(pipeline_steps(*args))
 
 
 def run_by_vector(
@@ -260,20 +252,3 @@ def run_by_vector(
     cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache,
                              plan.reembed)
     return choose(qvec, cands, plan)
-
-
-async def arun(
-    store: VectorStore,
-    embeddings: Embeddings,
-    cache: EmbeddingCache,
-    query: str,
-    plan: SearchPlan,
-) -> list[Document]:
-    """Async ``run``: ``aembed_query``, the store's async search, ``aembed_documents``."""
-    if plan.k == 0:
-        return []
-    qvec = check_query_vector(await embeddings.aembed_query(check_query_text(query)))
-    cands = await afetch_candidates(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
-    )
-    return choose(qvec, cands, plan, query)

@@ -57,6 +57,7 @@ from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
 from vrsd_core.registry import user_stacklevel
 from vrsd_core.stores import Reembed, check_reembed
 
+from ._compat import relevance_score_fn, retriever_tags
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .pipeline import (
     PER_CANDIDATE,
@@ -241,7 +242,7 @@ class DiverseVectorStore(VectorStore):
     # --- the retriever -------------------------------------------------------
 
     def _get_retriever_tags(self) -> list[str]:
-        return self.wrapped_vectorstore._get_retriever_tags()
+        return retriever_tags(self.wrapped_vectorstore)
 
     def as_retriever(self, **kwargs: Any) -> DiverseVectorStoreRetriever:
         """A ``DiverseVectorStoreRetriever`` on this store.
@@ -356,7 +357,7 @@ class DiverseVectorStore(VectorStore):
         )
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
-        return self.wrapped_vectorstore._select_relevance_score_fn()
+        return relevance_score_fn(self.wrapped_vectorstore)
 
     # MMR: the core's, with LangChain's lambda_mult meaning on every store (see the module
     # doc); the wrapped store's own MMR is never handed lambda_mult.

@@ -68,8 +68,10 @@ from vrsd_core.contract import (
     selection_metadata_all,
 )
 from vrsd_core.registry import user_stacklevel
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
 from vrsd_core.stores import Reembed, check_reembed, check_reembedding
 
+from ._compat import settings_embed_model_is_set
 from ._stores import reembedding_reason, vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
@@ -246,7 +248,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             return self.embed_model
         # Settings.embed_model would resolve an unset model to OpenAI (a network
         # call, and not the model that embedded the index): only take a set one.
-        if getattr(Settings, "_embed_model", None) is None:
+        if not settings_embed_model_is_set():
             raise ValueError(
                 "embed_model: none given and Settings.embed_model is not set; pass "
                 "embed_model= (the model that built the index, e.g. "
@@ -254,23 +256,23 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             )
         return Settings.embed_model
 
-    def query_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
-        """The bundle's embedding, else the embed model's on its embedding strings."""
+    def query_vector_steps(self, query_bundle: QueryBundle) -> Steps[Sequence[float]]:
+        """The bundle's embedding, else the embed model's on its embedding strings, as
+        steps (``vrsd_core.steps``)."""
         query_bundle = _require_query(query_bundle)
         if query_bundle.embedding is not None:
             return query_bundle.embedding
-        return self.resolved_embed_model().get_agg_embedding_from_queries(
-            query_bundle.embedding_strs
-        )
+        model = self.resolved_embed_model()
+        return (yield call(model.get_agg_embedding_from_queries,
+                           model.aget_agg_embedding_from_queries, query_bundle.embedding_strs))
+
+    def query_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
+        """The bundle's embedding, else the embed model's on its embedding strings."""
+        return run_steps(self.query_vector_steps(query_bundle))
 
     async def aquery_vector(self, query_bundle: QueryBundle) -> Sequence[float]:
         """Async ``query_vector``."""
-        query_bundle = _require_query(query_bundle)
-        if query_bundle.embedding is not None:
-            return query_bundle.embedding
-        return await self.resolved_embed_model().aget_agg_embedding_from_queries(
-            query_bundle.embedding_strs
-        )
+        return await arun_steps(self.query_vector_steps(query_bundle))
 
     def _known_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float] | None]:
         """Vectors the nodes carry, completed from ``vector_store``; None where neither has one."""
@@ -294,28 +296,31 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         texts = [nodes[i].node.get_content(metadata_mode=MetadataMode.EMBED) for i in positions]
         return positions, texts
 
-    def candidate_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float]]:
-        """One vector per node: its own, the store's, else embedded (one batch)."""
-        vectors = self._known_vectors(nodes)
+    def _candidate_vector_steps(self, nodes: Sequence[NodeWithScore]
+                                ) -> Steps[list[Sequence[float]]]:
+        """One vector per node: its own, the store's, else embedded (one batch), as steps;
+        async, the store lookup runs in a worker thread (store clients are synchronous)."""
+        if self.vector_store is None:
+            vectors = self._known_vectors(nodes)
+        else:
+            vectors = yield call(self._known_vectors,
+                                 lambda nodes: asyncio.to_thread(self._known_vectors, nodes), nodes)
         positions, texts = self._texts_to_embed(nodes, vectors)
         if texts:
-            embedded = self.resolved_embed_model().get_text_embedding_batch(texts)
+            model = self.resolved_embed_model()
+            embedded = yield call(model.get_text_embedding_batch,
+                                  model.aget_text_embedding_batch, texts)
             for i, v in zip(positions, embedded, strict=True):
                 vectors[i] = v
         return vectors  # type: ignore[return-value]
 
+    def candidate_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float]]:
+        """One vector per node: its own, the store's, else embedded (one batch)."""
+        return run_steps(self._candidate_vector_steps(nodes))
+
     async def acandidate_vectors(self, nodes: Sequence[NodeWithScore]) -> list[Sequence[float]]:
         """Async ``candidate_vectors`` (the store lookup runs in a worker thread)."""
-        if self.vector_store is None:
-            vectors = self._known_vectors(nodes)
-        else:  # store clients are synchronous: keep the event loop free
-            vectors = await asyncio.to_thread(self._known_vectors, nodes)
-        positions, texts = self._texts_to_embed(nodes, vectors)
-        if texts:
-            embedded = await self.resolved_embed_model().aget_text_embedding_batch(texts)
-            for i, v in zip(positions, embedded, strict=True):
-                vectors[i] = v
-        return vectors  # type: ignore[return-value]
+        return await arun_steps(self._candidate_vector_steps(nodes))
 
     # -- selection ---------------------------------------------------------------------
 
@@ -381,31 +386,26 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             stacklevel=user_stacklevel(),
         )
 
-    @dispatcher.span
-    def _postprocess_nodes(self, nodes: list[NodeWithScore],
-                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+    def _postprocess_steps(self, nodes: list[NodeWithScore],
+                           query_bundle: QueryBundle | None) -> Steps[list[NodeWithScore]]:
         query_bundle = _require_query(query_bundle)
         if not nodes:
             return []
         self._warn_if_nothing_to_choose(len(nodes))
         with self._rerank_event(nodes, query_bundle) as result:
-            query_vector = self.query_vector(query_bundle)
-            vectors = self.candidate_vectors(nodes)
+            query_vector = yield from self.query_vector_steps(query_bundle)
+            vectors = yield from self._candidate_vector_steps(nodes)
             result.extend(self.select_nodes(nodes, query_vector, vectors,
                                             query_bundle.query_str))
         return result
 
     @dispatcher.span
+    def _postprocess_nodes(self, nodes: list[NodeWithScore],
+                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+        return run_steps(self._postprocess_steps(nodes, query_bundle))
+
+    @dispatcher.span
     async def _apostprocess_nodes(self, nodes: list[NodeWithScore],
                                   query_bundle: QueryBundle | None = None
                                   ) -> list[NodeWithScore]:
-        query_bundle = _require_query(query_bundle)
-        if not nodes:
-            return []
-        self._warn_if_nothing_to_choose(len(nodes))
-        with self._rerank_event(nodes, query_bundle) as result:
-            query_vector = await self.aquery_vector(query_bundle)
-            vectors = await self.acandidate_vectors(nodes)
-            result.extend(self.select_nodes(nodes, query_vector, vectors,
-                                            query_bundle.query_str))
-        return result
+        return await arun_steps(self._postprocess_steps(nodes, query_bundle))

@@ -30,8 +30,10 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_core.contract import check_counts
+from vrsd_core.steps import Steps, arun_steps, call, run_steps
 from vrsd_core.stores import Reembed
 
+from ._compat import index_embed_model, index_vector_store, replace_index_vector_store
 from ._stores import with_vectors
 from .base import VRSDPostprocessor
 
@@ -84,11 +86,9 @@ class VRSDRetriever(BaseRetriever):
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
         top_n, fetch_k = check_counts(top_n, fetch_k, minimum=1, k_name="top_n")
-        if isinstance(retriever, VectorIndexRetriever):
-            # Private attributes, but the only way to reach the index's model and store.
-            embed_model = embed_model or getattr(retriever, "_embed_model", None)
-            if vector_store is None:
-                vector_store = getattr(retriever, "_vector_store", None)
+        embed_model = embed_model or index_embed_model(retriever)
+        if vector_store is None:
+            vector_store = index_vector_store(retriever)
         self.retriever = retriever
         self.fetch_k = fetch_k
         self.postprocessor = VRSDPostprocessor(
@@ -122,9 +122,9 @@ class VRSDRetriever(BaseRetriever):
             fetcher.similarity_top_k = self.fetch_k
             # A store that can return the candidates' vectors with them (Postgres) is
             # queried through a view that does; the caller's retriever keeps its store.
-            store = getattr(fetcher, "_vector_store", None)
+            store = index_vector_store(fetcher)
             if store is not None:
-                fetcher._vector_store = with_vectors(store)
+                replace_index_vector_store(fetcher, with_vectors(store))
             return fetcher
         return self.retriever
 
@@ -135,18 +135,23 @@ class VRSDRetriever(BaseRetriever):
         caller's bundle is never written. A vector index retriever whose model is
         ours gets the query vector too, instead of embedding the query again."""
         ranked = dataclasses.replace(query_bundle, embedding=list(embedding))
-        same_model = self.postprocessor.embed_model is getattr(self.retriever, "_embed_model", 0)
+        model = index_embed_model(self.retriever)
+        same_model = model is not None and self.postprocessor.embed_model is model
         return (ranked if same_model else dataclasses.replace(query_bundle)), ranked
+
+    def _retrieve_steps(self, query_bundle: QueryBundle) -> Steps[list[NodeWithScore]]:
+        post = self.postprocessor
+        embedding = yield from post.query_vector_steps(query_bundle)
+        fetch, ranked = self._bundles(query_bundle, embedding)
+        fetcher = self._fetcher()
+        nodes = yield call(fetcher.retrieve, fetcher.aretrieve, fetch)
+        return (yield call(post.postprocess_nodes, post.apostprocess_nodes, nodes,
+                           query_bundle=ranked))
 
     @dispatcher.span
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        fetch, ranked = self._bundles(query_bundle, self.postprocessor.query_vector(query_bundle))
-        nodes = self._fetcher().retrieve(fetch)
-        return self.postprocessor.postprocess_nodes(nodes, query_bundle=ranked)
+        return run_steps(self._retrieve_steps(query_bundle))
 
     @dispatcher.span
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        embedding = await self.postprocessor.aquery_vector(query_bundle)
-        fetch, ranked = self._bundles(query_bundle, embedding)
-        nodes = await self._fetcher().aretrieve(fetch)
-        return await self.postprocessor.apostprocess_nodes(nodes, query_bundle=ranked)
+        return await arun_steps(self._retrieve_steps(query_bundle))

@@ -16,7 +16,7 @@ from vrsd_cli.evidence import (
     load_evidence_corpora,
     peer_rows,
 )
-from vrsd_core import metrics, select
+from vrsd_core import DEFAULT_METHOD, methods_where, metrics, select
 
 LIMIT, FETCH = 20, 50
 ROWS = ["default", "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
@@ -71,6 +71,12 @@ def test_evidence_specs_default_rows():
     labels = [s.label for s in evidence_specs()]
     assert labels[:3] == ["default", "similarity", "vrsd"]
     assert "mmr(0.9)" in labels and "vrsd_swap" in labels and len(set(labels)) == len(labels)
+
+
+def test_default_rows_cover_every_method_that_runs_at_realistic_sizes():
+    # a new method appears in the evidence tables without editing the protocol
+    methods = {s.method for s in evidence_specs() if s.label != "default"}
+    assert methods == set(methods_where(exhaustive=False)) - {DEFAULT_METHOD}
 
 
 @pytest.fixture(scope="module")

@@ -281,3 +281,43 @@ def test_bad_run_inputs_name_the_argument(in_memory_store, query_vectors):
         VRSDRanker(group_by="source", max_per_group=1).run(documents=no_source,
                                                            query_embedding=query)
     np.testing.assert_equal(len(cands), FETCH_K)
+
+
+class _TableEmbedder:
+    """A document embedder component reading vectors from a table (by content); with
+    ``run_async`` or without it (the ranker then runs ``run`` in a worker thread)."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table, self.calls = table, []
+
+    def run(self, documents: list[Document]) -> dict[str, list[Document]]:
+        self.calls.append("run")
+        return {"documents": [dataclasses.replace(d, embedding=self.table[d.content])
+                              for d in documents]}
+
+
+class _AsyncTableEmbedder(_TableEmbedder):
+    async def run_async(self, documents: list[Document]) -> dict[str, list[Document]]:
+        self.calls.append("run_async")
+        return {"documents": [dataclasses.replace(d, embedding=self.table[d.content])
+                              for d in documents]}
+
+
+@pytest.mark.parametrize("form", ["callable", "component", "async_component"])
+async def test_run_async_equals_run_when_documents_are_embedded(in_memory_store, query_vectors,
+                                                               form):
+    query = query_vectors[1]
+    cands = candidates(in_memory_store, query)
+    table = {d.content: d.embedding for d in cands}
+    bare = [dataclasses.replace(d, embedding=None) if i % 2 else d
+            for i, d in enumerate(cands)]
+    embedder = {"callable": lambda texts: [table[t] for t in texts],
+                "component": _TableEmbedder(table),
+                "async_component": _AsyncTableEmbedder(table)}[form]
+    ranker = VRSDRanker(top_k=K, document_embedder=embedder, reembed="allow")
+    sync = ranker.run(documents=bare, query_embedding=query)
+    reference = VRSDRanker(top_k=K).run(documents=cands, query_embedding=query)
+    assert [d.id for d in sync["documents"]] == [d.id for d in reference["documents"]]
+    assert await ranker.run_async(documents=bare, query_embedding=query) == sync
+    if form != "callable":
+        assert embedder.calls == ["run", "run" if form == "component" else "run_async"]

@@ -157,9 +157,14 @@ def _build_in_memory(docs, spy, tmp) -> StoreCase:
 
 
 def _build_faiss(docs, spy, tmp) -> StoreCase:
+    import faiss
+    from langchain_community.docstore.in_memory import InMemoryDocstore
     from langchain_community.vectorstores import FAISS
 
-    store = FAISS.from_documents(copy.deepcopy(docs), spy)
+    # FAISS.from_documents' defaults, built empty first so that ``docs`` may be empty
+    store = FAISS(spy, faiss.IndexFlatL2(384), InMemoryDocstore(), {})
+    if docs:
+        store.add_documents(copy.deepcopy(docs))
     position = {doc_id: pos for pos, doc_id in store.index_to_docstore_id.items()}
 
     def candidates(qvec, n, filtered=False):
@@ -189,7 +194,8 @@ def _build_chroma(docs, spy, tmp) -> StoreCase:
         persist_directory=str(tmp / "chroma"),
         collection_metadata={"hnsw:space": "cosine"},
     )
-    store.add_documents(copy.deepcopy(docs), ids=[d.id for d in docs])
+    if docs:
+        store.add_documents(copy.deepcopy(docs), ids=[d.id for d in docs])
 
     def candidates(qvec, n, filtered=False):
         res = store._collection.query(
@@ -227,9 +233,10 @@ def _build_qdrant(docs, spy, tmp) -> StoreCase:
         vectors_config=models.VectorParams(size=384, distance=models.Distance.COSINE),
     )
     store = QdrantVectorStore(client=client, collection_name="arc_da", embedding=spy)
-    store.add_documents(
-        copy.deepcopy(docs), ids=[str(uuid.uuid5(uuid.NAMESPACE_URL, d.id)) for d in docs]
-    )
+    if docs:
+        store.add_documents(
+            copy.deepcopy(docs), ids=[str(uuid.uuid5(uuid.NAMESPACE_URL, d.id)) for d in docs]
+        )
     flt = models.Filter(
         must=[models.FieldCondition(key="metadata.split", match=models.MatchValue(value="A"))]
     )
@@ -252,6 +259,7 @@ def _build_qdrant(docs, spy, tmp) -> StoreCase:
     return StoreCase("qdrant", store, spy, flt, candidates, snapshot)
 
 
+# kind -> builder(docs, spy, tmp) -> StoreCase; ``docs`` may be empty (an empty store).
 BUILDERS = {
     "in_memory": _build_in_memory,
     "faiss": _build_faiss,

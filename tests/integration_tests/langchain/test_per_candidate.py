@@ -184,7 +184,7 @@ def test_ensemble_bm25_and_dense_feeding_the_compressor_with_hybrid_relevance(
 
 
 def test_search_by_vector_refuses_a_relevance_callable(scored_store, embeddings):
-    # regression: the callable was called with the query text "" and its scores used
+    # a search by vector has no query text to give the callable (not "" in its place)
     qvec = embeddings.embed_query(QUERY)
     calls = []
 

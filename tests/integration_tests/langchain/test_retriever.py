@@ -254,7 +254,7 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
         ({"method": "mmr", "method_kwargs": {"prior": 5}},
          "prior: give the name of a metadata field or a callable"),
         ({"method": "dpp", "method_kwargs": {"theta": 1.0}}, "theta"),
-        # select's own arguments are not method options (normalize=False used to pass)
+        # select's own arguments are not method options (normalize=False included)
         ({"method": "mmr", "method_kwargs": {"normalize": False}},
          "normalize: not an option of method 'mmr'"),
         ({"method": "mmr", "method_kwargs": {"relevance": [1.0, 2.0]}},

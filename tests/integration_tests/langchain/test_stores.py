@@ -12,11 +12,12 @@ import asyncio
 import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
-from langchain_core.vectorstores import InMemoryVectorStore
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
+
+from .conftest import BUILDERS, STORE_KINDS
 
 K, FETCH_K = 4, 20
 
@@ -175,30 +176,9 @@ def test_document_ids_and_content_are_the_stores(case, queries):
         assert meta == src.metadata
 
 
-@pytest.mark.parametrize("kind", ["in_memory", "faiss", "chroma", "qdrant"])
+@pytest.mark.parametrize("kind", STORE_KINDS)
 def test_empty_store_gives_no_documents(kind, make_spy, tmp_path):
-    spy = make_spy()
-    if kind == "in_memory":
-        store = InMemoryVectorStore(spy)
-    elif kind == "faiss":
-        import faiss
-        from langchain_community.docstore.in_memory import InMemoryDocstore
-        from langchain_community.vectorstores import FAISS
-
-        store = FAISS(spy, faiss.IndexFlatL2(384), InMemoryDocstore(), {})
-    elif kind == "chroma":
-        from langchain_chroma import Chroma
-
-        store = Chroma("empty", embedding_function=spy, persist_directory=str(tmp_path))
-    else:
-        from langchain_qdrant import QdrantVectorStore
-        from qdrant_client import QdrantClient, models
-
-        client = QdrantClient(location=":memory:")
-        client.create_collection(
-            "empty", vectors_config=models.VectorParams(size=384, distance=models.Distance.COSINE)
-        )
-        store = QdrantVectorStore(client=client, collection_name="empty", embedding=spy)
+    store = BUILDERS[kind]([], make_spy(), tmp_path).store
     assert fast_path_for(store).name == kind
     assert VRSDRetriever(vectorstore=store).invoke("anything at all") == []
     assert DiverseVectorStore(store).as_retriever(search_type="complement").invoke("x") == []

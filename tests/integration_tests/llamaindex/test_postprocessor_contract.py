@@ -149,7 +149,7 @@ def test_query_str_works(hf_embed, settings_embed_model):
         ({"method_kwargs": {"relevance": [1.0]}}, "relevance"),
         ({"method_kwargs": {"normalize": False}}, "normalize"),
         # a per-candidate prior cannot be fixed before the candidates exist (a list
-        # of 2 used to pass the 2-vector dry run and then fail every query): it is a
+        # of 2 would pass a 2-vector dry run and then fail every query): it is a
         # metadata field name or a callable, as in the LangChain adapter
         ({"method": "mmr", "method_kwargs": {"prior": [0.1, 0.9]}},
          "prior: give the name of a metadata field or a callable"),

@@ -124,7 +124,7 @@ def test_search_type_vrsd_changed_meaning_and_says_so_once_per_call_site(store):
         build()
         build()
     assert len([w for w in again if issubclass(w.category, FutureWarning)]) == 1
-    # refine="swap" is an option of what it runs now (it was refused with complement)
+    # refine="swap" is an option of vrsd, the method search_type="vrsd" runs
     with pytest.warns(FutureWarning):
         swap = wrapped.as_retriever(search_type="vrsd",
                                     search_kwargs={"k": 2, "fetch_k": 4, "refine": "swap"})
