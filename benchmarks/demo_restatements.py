@@ -26,7 +26,7 @@ def main() -> None:
     rows = {
         "default (complement)": {},
         "similarity (top-k)": {"method": "similarity"},
-        "complement, duplicate_cos=0.75": {"method_kwargs": {"duplicate_cos": 0.75}},
+        "complement, duplicate_share=0.5": {"method_kwargs": {"duplicate_share": 0.5}},
         "vrsd (the paper's)": {"method": "vrsd"},
         "mmr (0.5)": {"method": "mmr", "method_kwargs": {"lambda_mult": 0.5}},
         "dpp": {"method": "dpp"},
