@@ -90,6 +90,12 @@ class PrivateMember:
     why: str
 
 
+def private_members(client: str, tested: str, why: dict[str, str]) -> tuple[PrivateMember, ...]:
+    """One ``PrivateMember`` per ``member -> why`` entry, all of ``client`` at ``tested``."""
+    return tuple(PrivateMember(member=member, client=client, tested=tested, why=reason)
+                 for member, reason in why.items())
+
+
 def check_reembed(policy: Any, name: str = "reembed") -> Reembed:
     """``policy`` if it is one of ``REEMBED_POLICIES``, else a ValueError naming ``name``."""
     if not isinstance(policy, str) or policy not in REEMBED_POLICIES:

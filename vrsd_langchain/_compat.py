@@ -1,7 +1,5 @@
-"""LangChain's private members that the adapter reads outside its store fast paths:
-each read is a function here and a ``PrivateMember`` in ``PRIVATE_MEMBERS`` with the
-versions it was tested on (the tests check the installed version and that nothing
-else in vrsd reads them)."""
+"""The LangChain hooks ``DiverseVectorStore`` forwards to the store it wraps: private
+members of ``VectorStore``, read here only (see ``vrsd_core.stores.PrivateMember``)."""
 
 from __future__ import annotations
 
@@ -9,20 +7,14 @@ from collections.abc import Callable
 
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core.stores import PrivateMember
+from vrsd_core.stores import private_members
 
-_CORE, _TESTED = "langchain-core", "==1.7.2"
-
-PRIVATE_MEMBERS: tuple[PrivateMember, ...] = (
-    PrivateMember(
-        member="VectorStore._get_retriever_tags", client=_CORE, tested=_TESTED,
-        why="DiverseVectorStore's retrievers carry the wrapped store's tags (LangSmith "
-            "traces name the real store); a hook every VectorStore has"),
-    PrivateMember(
-        member="VectorStore._select_relevance_score_fn", client=_CORE, tested=_TESTED,
-        why="DiverseVectorStore scores relevance as the wrapped store does (its distance "
-            "convention); a hook every VectorStore has"),
-)
+PRIVATE_MEMBERS = private_members("langchain-core", "==1.7.2", {
+    "VectorStore._get_retriever_tags": "the wrapped store's retriever tags (LangSmith "
+    "traces name the real store)",
+    "VectorStore._select_relevance_score_fn": "the wrapped store's distance-to-relevance "
+    "conversion",
+})
 
 
 def retriever_tags(store: VectorStore) -> list[str]:

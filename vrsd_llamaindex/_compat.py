@@ -1,7 +1,6 @@
-"""LlamaIndex's private members that the adapter reads outside its store records:
-each read is a function here and a ``PrivateMember`` in ``PRIVATE_MEMBERS`` with the
-versions it was tested on (the tests check the installed version and that nothing
-else in vrsd reads them)."""
+"""Where the LlamaIndex adapter reaches past the public API outside its store records:
+the settings' model and a vector index retriever's model and store. Each read is a
+function below and an entry of ``PRIVATE_MEMBERS`` (``vrsd_core.stores.PrivateMember``)."""
 
 from __future__ import annotations
 
@@ -10,24 +9,18 @@ from typing import Any
 from llama_index.core.indices.vector_store.retrievers.retriever import VectorIndexRetriever
 from llama_index.core.settings import Settings
 
-from vrsd_core.stores import PrivateMember
+from vrsd_core.stores import private_members
 
-_CORE, _TESTED = "llama-index-core", "==0.14.25"
-
-PRIVATE_MEMBERS: tuple[PrivateMember, ...] = (
-    PrivateMember(
-        member="Settings._embed_model", client=_CORE, tested=_TESTED,
-        why="whether a model was set: the public Settings.embed_model resolves an unset one "
-            "to OpenAI (a network call, not the index's model); missing: taken as unset"),
-    PrivateMember(
-        member="VectorIndexRetriever._embed_model", client=_CORE, tested=_TESTED,
-        why="the index's own model, the default embed_model of vrsd_llamaindex.VRSDRetriever; "
-            "missing: Settings.embed_model"),
-    PrivateMember(
-        member="VectorIndexRetriever._vector_store", client=_CORE, tested=_TESTED,
-        why="the index's store, to read candidate vectors from and to query through a view "
-            "that returns them; missing: the nodes are embedded again (reembed policy)"),
-)
+PRIVATE_MEMBERS = private_members("llama-index-core", "==0.14.25", {
+    "Settings._embed_model": "whether a model was set: the public Settings.embed_model "
+    "resolves an unset one to OpenAI (a network call, not the index's model); missing: "
+    "taken as unset",
+    "VectorIndexRetriever._embed_model": "the index's own model, the default embed_model of "
+    "vrsd_llamaindex.VRSDRetriever; missing: Settings.embed_model",
+    "VectorIndexRetriever._vector_store": "the index's store, to read candidate vectors from "
+    "and to query through a view that returns them; missing: the nodes are embedded again "
+    "(reembed policy)",
+})
 
 
 def settings_embed_model_is_set() -> bool:
