@@ -54,26 +54,15 @@ class _DiversityOrders:
     each question's ranking computed once and its embeddings shared by both."""
 
     def __init__(self, model_path: str, max_k: int | None, reembed: bool) -> None:
-        from haystack_integrations.components.rankers.sentence_transformers import (
-            SentenceTransformersDiversityRanker,
-        )
+        from ._compat import memoised_diversity_ranker
 
         memo: dict[tuple[str, tuple[str, ...]], Any] = {}
-
-        # Overrides the ranker's private _embed_and_normalize (sentence-transformers-haystack
-        # 2.0.0) to memoise it; its ranking code runs unchanged (tests compare with run()).
-        class _Ranker(SentenceTransformersDiversityRanker):  # type: ignore[misc]
-            def _embed_and_normalize(self, query: str, texts_to_embed: list[str]) -> Any:
-                key = (query, tuple(texts_to_embed))
-                if key not in memo:
-                    memo.clear()  # one question at a time
-                    memo[key] = super()._embed_and_normalize(query, texts_to_embed)
-                return memo[key]
-
-        greedy = _Ranker(model=model_path, strategy="greedy_diversity_order")
+        # its embedding step looks in memo first (a private method: see vrsd_cli._compat)
+        ranker = memoised_diversity_ranker(memo)
+        greedy = ranker(model=model_path, strategy="greedy_diversity_order")
         greedy.warm_up()
-        mmr = _Ranker(model=model_path, strategy="maximum_margin_relevance",
-                      lambda_threshold=ST_MMR_LAMBDA)
+        mmr = ranker(model=model_path, strategy="maximum_margin_relevance",
+                     lambda_threshold=ST_MMR_LAMBDA)
         mmr.model = greedy.model  # one model in memory
         self.rankers = {"greedy": greedy, "mmr": mmr}
         self.max_k = max_k

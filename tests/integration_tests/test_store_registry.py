@@ -1,7 +1,7 @@
 """The store registries against everything that lists stores: the docs' store table,
 the store tests' cases, the installed client versions, the private members recorded,
-and the module/class each record names; the adapters' other private reads of the
-frameworks (their compat modules) likewise, and no such read anywhere else."""
+and the module/class each record names; the adapters' and the CLI's other private
+reads of the frameworks (their compat modules) likewise, and no such read anywhere else."""
 
 from __future__ import annotations
 
@@ -15,13 +15,14 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from tests.helpers import store_cases
+from vrsd_cli._compat import PRIVATE_MEMBERS as CLI_PRIVATE
 from vrsd_cli.store_table import adapter_registries, store_table
 from vrsd_core.stores import PrivateMember, StoreRecord
 from vrsd_haystack.stores import RETRIEVERS
 from vrsd_langchain._compat import PRIVATE_MEMBERS as LC_PRIVATE
 from vrsd_langchain.stores import FAST_PATHS
 from vrsd_llamaindex._compat import PRIVATE_MEMBERS as LI_PRIVATE
-from vrsd_llamaindex._stores import STORE_PATHS
+from vrsd_llamaindex import STORE_PATHS
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS: list[tuple[str, StoreRecord]] = [
@@ -32,9 +33,11 @@ STORE_MODULES = {"langchain": ROOT / "vrsd_langchain" / "stores",
                  "llamaindex": ROOT / "vrsd_llamaindex" / "_stores.py",
                  "haystack": ROOT / "vrsd_haystack" / "stores.py"}
 COMPAT_MODULES = {"langchain": ROOT / "vrsd_langchain" / "_compat.py",
-                  "llamaindex": ROOT / "vrsd_llamaindex" / "_compat.py"}
+                  "llamaindex": ROOT / "vrsd_llamaindex" / "_compat.py",
+                  "cli": ROOT / "vrsd_cli" / "_compat.py"}
 COMPAT: list[tuple[str, PrivateMember]] = [
-    *(("langchain", m) for m in LC_PRIVATE), *(("llamaindex", m) for m in LI_PRIVATE)]
+    *(("langchain", m) for m in LC_PRIVATE), *(("llamaindex", m) for m in LI_PRIVATE),
+    *(("cli", m) for m in CLI_PRIVATE)]
 COMPAT_IDS = [f"{adapter}-{m.member}" for adapter, m in COMPAT]
 
 
@@ -111,6 +114,12 @@ def _owner(name: str) -> object:
         from llama_index.core.settings import Settings
 
         return Settings
+    if name == "SentenceTransformersDiversityRanker":
+        from haystack_integrations.components.rankers.sentence_transformers import (
+            SentenceTransformersDiversityRanker,
+        )
+
+        return SentenceTransformersDiversityRanker
     assert name == "VectorIndexRetriever", name
     from llama_index.core import MockEmbedding, VectorStoreIndex
 
