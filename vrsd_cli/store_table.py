@@ -24,7 +24,7 @@ def adapter_registries() -> dict[str, Sequence[StoreRecord]]:
     """Each adapter's store registry, by the column it fills."""
     from vrsd_haystack.stores import RETRIEVERS
     from vrsd_langchain.stores import FAST_PATHS
-    from vrsd_llamaindex._stores import STORE_PATHS
+    from vrsd_llamaindex import STORE_PATHS
 
     return {"LangChain": FAST_PATHS, "LlamaIndex": STORE_PATHS, "Haystack": RETRIEVERS}
 

@@ -2,7 +2,7 @@
 when it cannot (framework-free: no store or framework is imported here).
 
 Each adapter keeps one registry, a tuple of records built with keywords
-(``vrsd_langchain.stores.FAST_PATHS``, ``vrsd_llamaindex._stores.STORE_PATHS``);
+(``vrsd_langchain.stores.FAST_PATHS``, ``vrsd_llamaindex.STORE_PATHS``);
 the adapter's record class extends ``StoreRecord`` with how to read the rows and
 their vectors. The README's store table and the store tests are checked against
 the registries, so a new store costs its module, its test fixture and one line.

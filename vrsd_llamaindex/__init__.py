@@ -5,10 +5,14 @@ keeps the 5 of 20 retrieved nodes whose sum is best aligned with the query;
 ``VRSDRetriever(index.as_retriever(), top_n=5, fetch_k=20)`` does the same as a
 retriever. Both need the embedding model the index was built with (``embed_model=``
 or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
+
+``STORE_PATHS`` lists the stores whose vectors are read directly (see docs/stores.md).
 """
 
+from ._stores import STORE_PATHS
 from .base import METADATA_KEY, VRSDPostprocessor
 from .embeddings import default_embed_model
 from .retriever import VRSDRetriever
 
-__all__ = ["METADATA_KEY", "VRSDPostprocessor", "VRSDRetriever", "default_embed_model"]
+__all__ = ["METADATA_KEY", "STORE_PATHS", "VRSDPostprocessor", "VRSDRetriever",
+           "default_embed_model"]

@@ -258,7 +258,7 @@ def reembedding_reason(store: Any) -> str:
         return "the nodes came without embeddings and no vector_store was given to read them"
     if path_for(store) is None:
         return ("the nodes came without embeddings and no vector lookup is registered for its "
-                "class (vrsd_llamaindex._stores.STORE_PATHS); its get_nodes gave none")
+                "class (vrsd_llamaindex.STORE_PATHS); its get_nodes gave none")
     return "the nodes came without embeddings and the store did not return them"
 
 

@@ -19,7 +19,7 @@ LANGCHAIN = {  # vrsd_langchain.stores.FAST_PATHS
     "pgvector_store": "postgres",
 }
 
-LLAMAINDEX = {  # vrsd_llamaindex._stores.STORE_PATHS
+LLAMAINDEX = {  # vrsd_llamaindex.STORE_PATHS
     "simple": "llamaindex",
     "chroma": "llamaindex",
     "qdrant": "stores_more",

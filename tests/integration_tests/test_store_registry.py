@@ -21,8 +21,8 @@ from vrsd_core.stores import PrivateMember, StoreRecord
 from vrsd_haystack.stores import RETRIEVERS
 from vrsd_langchain._compat import PRIVATE_MEMBERS as LC_PRIVATE
 from vrsd_langchain.stores import FAST_PATHS
-from vrsd_llamaindex._compat import PRIVATE_MEMBERS as LI_PRIVATE
 from vrsd_llamaindex import STORE_PATHS
+from vrsd_llamaindex._compat import PRIVATE_MEMBERS as LI_PRIVATE
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS: list[tuple[str, StoreRecord]] = [
