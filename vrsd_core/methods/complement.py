@@ -5,14 +5,18 @@
    c_j, q), the candidate whose sum with the anchor points most nearly at the
    query: it covers the part of the query the anchor leaves out, which is what a
    multi-hop question's second passage does. The step is taken in the pool's
-   **centred** geometry: the mean of the candidates is subtracted from every
-   candidate and from the query, and the centred vectors are scaled to unit
-   length. Embedding models with a compressed cosine range (e5, BGE, GTE, OpenAI:
-   every pair of texts at 0.7 to 0.9) share one large common direction; in raw
-   cosines it dominates the sum and the step trades relevance for distance from
-   the anchor. Centred, the step weighs what distinguishes the candidates, so it
-   behaves alike on every model. It is taken only if it raises the (centred) sum's
-   cosine with the query; otherwise the step falls back to relevance.
+   **centred** geometry: the candidates and the query are seen from the point
+   lambda * m, m the mean of the candidates and lambda = |m| / (their root-mean-square
+   length), the pool's concentration in [0, 1], then scaled to unit length.
+   Embedding models with a compressed cosine range (e5, BGE, GTE, OpenAI: every
+   pair of texts at 0.7 to 0.9) share one large common direction; in raw cosines
+   it dominates the sum and the step trades relevance for distance from the
+   anchor. Such a pool is concentrated (lambda near 0.9) and is centred almost
+   fully, so the step weighs what distinguishes the candidates; a pool spread over
+   the sphere (MiniLM: lambda near 0.5) is centred half way, and one with no
+   common direction (lambda = 0) keeps raw cosines. It is taken only if it raises
+   the sum's cosine with the query in that geometry; otherwise the step falls back
+   to relevance.
 3. **Then relevance order.** Beyond one complement, VRSD keeps raising cos(sum, q)
    with weakly related passages that balance the sum; relevance order is what
    keeps the evidence when k grows.
@@ -89,7 +93,8 @@ def complement(
         strict_head: restatements are skipped in the first this many picks while
             other candidates remain, then demoted by the spread of the pool's
             relevance (default 5; 0 = demoted from the start).
-        centred: the complement step in the pool's centred geometry (default True;
+        centred: the complement step in the pool's centred geometry, seen from
+            the candidates' mean scaled by the pool's concentration (default True;
             False: raw cosines, VRSD's step as the paper writes it).
         duplicate_share: a pair whose squared distance is under this share of the
             pool's mean squared pairwise distance is a restatement (default 0.3, in
@@ -255,6 +260,15 @@ class _PoolSum:
         self.count = prep.valid.sum(axis=1)
         self.self_sum = np.where(prep.valid, prep.sq_norm, 0.0).sum(axis=1)
 
+    def concentration(self) -> np.ndarray:
+        """(B,) |mean c| / sqrt(mean |c|^2), in [0, 1]: 1 when the candidates coincide,
+        0 when they have no common direction (0 for a query without candidates)."""
+        count = np.maximum(self.count, 1)
+        mean_sq = np.einsum("bd,bd->b", self.total, self.total) / count**2
+        rms_sq = self.self_sum / count
+        return np.where(rms_sq > TINY, np.sqrt(np.clip(mean_sq / np.maximum(rms_sq, TINY),
+                                                       0.0, 1.0)), 0.0)
+
     def restatement_threshold(self, best: np.ndarray, share: float) -> np.ndarray:
         """(B,): the lower of (1 + best)/2 and the pool's own threshold, the inner
         product at which a pair's squared distance is ``share`` of the pool's mean
@@ -274,10 +288,11 @@ class _StepGeometry:
     """The complement step's vectors w_j and query u, and the running sum s of the
     picks' w, kept as inner products: w_j.u, |w_j|^2, s.w_j, s.u, |s|^2.
 
-    Centred: w_j = (c_j - m) / |c_j - m| and u = (q - m) / |q - m|, m the mean of the
-    query's real candidates; every product comes from the working products the run
-    has anyway (c.q, |c|^2, and a pick's row c_p.c_j) plus c_j.m, one extra
-    matrix-vector product. Raw: w_j = c_j and u = q / |q| (VRSD's own step).
+    Centred: w_j = (c_j - m) / |c_j - m| and u = (q - m) / |q - m|, m = lambda * mean
+    of the query's real candidates, lambda = |mean| / sqrt(mean |c|^2) their
+    concentration; every product comes from the working products the run has anyway
+    (c.q, |c|^2, and a pick's row c_p.c_j) plus c_j.m, one extra matrix-vector
+    product. Raw: w_j = c_j and u = q / |q| (VRSD's own step).
     A (near) zero-length w or u contributes nothing and never raises a cosine.
     """
 
@@ -288,6 +303,7 @@ class _StepGeometry:
         if centred:
             X = prep.X  # the product in the input's dtype, the result in float64
             mean = pool.total / np.maximum(pool.count, 1)[:, None]
+            mean *= pool.concentration()[:, None]  # lambda: 1 for a tight pool, 0 if none
             cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)  # c_j . m
             self.cm = cm * prep.scale if prep.normalize else cm
             mm = np.einsum("bd,bd->b", mean, mean)

@@ -31,8 +31,9 @@ def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_
     if n and duplicate_cos is None:
         thr = min((1 + rel.max()) / 2, pool_threshold(C, duplicate_share))
     sigma = rel.std() if n else 0.0
-    if centred and n:  # the step's geometry: centred on the pool's mean, unit length
-        m = C.mean(axis=0)
+    if centred and n:  # the step's geometry: seen from the pool's mean scaled by the
+        m = C.mean(axis=0)  # pool's concentration |mean| (unit rows), unit length
+        m = np.linalg.norm(m) * m
         W, u = C - m, q - m
         lengths = np.linalg.norm(W, axis=1)
         W = np.where(lengths[:, None] > 1e-12, W / np.maximum(lengths, 1e-300)[:, None], 0.0)
@@ -135,9 +136,10 @@ def test_anchor_then_its_complement_not_its_duplicate():
     assert sel.info["complement_at"] == [1]
     assert select(q, C, 2, method="similarity").indices.tolist() == [0, 1]  # top-k: a, a2
     # the complement's gain is the pair's cosine with the query, in the step's geometry:
-    # centred on the candidates' mean, unit length (raw cosines with centred=False)
+    # seen from the candidates' mean scaled by its own length (the pool's
+    # concentration), unit length (raw cosines with centred=False)
     unit = C / np.linalg.norm(C, axis=1, keepdims=True)
-    mean = unit.mean(axis=0)
+    mean = np.linalg.norm(unit.mean(axis=0)) * unit.mean(axis=0)
     w = (unit - mean) / np.linalg.norm(unit - mean, axis=1, keepdims=True)
     u = (q / np.linalg.norm(q) - mean) / np.linalg.norm(q / np.linalg.norm(q) - mean)
     assert sel.gains[1] == pytest.approx((w[0] + w[2]) @ u / np.linalg.norm(w[0] + w[2]))
@@ -193,6 +195,24 @@ def test_restatement_threshold_follows_the_pool_spread():
                   duplicate_share=0.28).indices.tolist() == [0, 2, 3, 4, 1]
     assert select(q, C, 5, method="complement", complement_steps=0,
                   duplicate_share=0.25).indices.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_step_is_centred_by_the_pools_concentration():
+    # a pool with no common direction (every candidate beside its opposite: mean 0)
+    # keeps raw cosines, the step of centred=False exactly; a concentrated pool
+    # (candidates near one direction) is seen from close to its mean
+    rng = np.random.default_rng(5)
+    half = rng.normal(size=(6, 5))
+    balanced = np.vstack([half, -half])
+    q = half[0] + 0.8 * half[3]
+    for k in (2, 3):
+        centred = select(q, balanced, k, method="complement", duplicate_share=0.0)
+        raw = select(q, balanced, k, method="complement", duplicate_share=0.0, centred=False)
+        assert centred.indices.tolist() == raw.indices.tolist()
+        np.testing.assert_allclose(centred.gains, raw.gains, rtol=1e-9)
+    tight = np.array([1.0, 0, 0, 0, 0]) + 0.05 * rng.normal(size=(12, 5))
+    q = tight[0] + tight[1]
+    assert select(q, tight, 3, method="complement").indices.tolist() == reference(q, tight, 3)
 
 
 def test_only_restatements_left_are_still_returned():
