@@ -28,7 +28,6 @@ paragraphs reach the LLM.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,15 @@ import numpy as np
 from vrsd_core import metrics
 from vrsd_core.tokens import TokenCounter, approx_token_count, count_tokens
 
-from .evidence import DEFAULT_STYLE, EvidenceCorpus, markdown_table, peer_rows, plot_panels
+from .evidence import (
+    DEFAULT_STYLE,
+    EvidenceCorpus,
+    markdown_table,
+    peer_rows,
+    plot_panels,
+    results_json,
+    write_outputs,
+)
 from .methods import MethodSpec
 
 BUDGET_PASSAGES = (2, 4, 8)
@@ -238,32 +245,15 @@ def plot_budgets(results: Sequence[BudgetResult], path: str | Path) -> Path:
 
 
 def budget_json(results: Sequence[BudgetResult]) -> dict[str, Any]:
-    keys = ("recall", "all_evidence", "tokens_used")
-    return {
-        res.variant: {
-            "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
-            "model": res.model, "seconds": round(res.seconds, 1), "peers": res.peers,
-            "budget": {
-                str(b): {lab: dict(zip(keys, res.cell(b, lab), strict=True))
-                         for lab in res.labels}
-                for b in res.budgets
-            },
-            "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
-        }
-        for res in results
-    }
+    return results_json(results, "budget", lambda res: res.budgets,
+                        ("recall", "all_evidence", "tokens_used"))
 
 
 def write_budget_outputs(results: Sequence[BudgetResult], out_dir: str | Path
                          ) -> dict[str, Path]:
     """``budget.md``, ``budget.json`` and ``budget.png`` in ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"markdown": out / "budget.md", "json": out / "budget.json"}
-    paths["markdown"].write_text(format_budget_report(results), encoding="utf-8")
-    paths["json"].write_text(json.dumps(budget_json(results), indent=1), encoding="utf-8")
-    paths["plot"] = plot_budgets(results, out / "budget.png")
-    return paths
+    return write_outputs(out_dir, "budget", format_budget_report(results),
+                         budget_json(results), lambda path: plot_budgets(results, path))
 
 
 def parse_budgets(text: str | None) -> list[int] | None:

@@ -474,17 +474,19 @@ def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
                   "similarity": dict(color="tab:red", lw=1.8, zorder=2)})
 
 
-def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
+def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Sequence[int]],
+                 keys: Sequence[str]) -> dict[str, Any]:
+    """The JSON of a protocol's results (the evidence and the budget protocol): per
+    variant its run facts, every row's cell at every column under ``axis`` (``keys``
+    name the values of ``res.cell``), and every row's mean all-evidence rate."""
     return {
         res.variant: {
             "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
             "model": res.model, "seconds": round(res.seconds, 1), "peers": res.peers,
-            "k": {
-                str(k): {
-                    lab: dict(zip(("recall", "all_evidence"), res.cell(k, lab), strict=True))
-                    for lab in res.labels
-                }
-                for k in res.ks
+            axis: {
+                str(col): {lab: dict(zip(keys, res.cell(col, lab), strict=True))
+                           for lab in res.labels}
+                for col in columns(res)
             },
             "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
         }
@@ -492,13 +494,25 @@ def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
     }
 
 
+def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
+    return results_json(results, "k", lambda res: res.ks, ("recall", "all_evidence"))
+
+
+def write_outputs(out_dir: str | Path, stem: str, markdown: str, data: dict[str, Any],
+                  plot: Callable[[Path], Path] | None = None) -> dict[str, Path]:
+    """``<stem>.md``, ``<stem>.json`` and (with ``plot``) ``<stem>.png`` in ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"markdown": out / f"{stem}.md", "json": out / f"{stem}.json"}
+    paths["markdown"].write_text(markdown, encoding="utf-8")
+    paths["json"].write_text(json.dumps(data, indent=1), encoding="utf-8")
+    if plot is not None:
+        paths["plot"] = plot(out / f"{stem}.png")
+    return paths
+
+
 def write_evidence_outputs(results: Sequence[EvidenceResult], out_dir: str | Path
                            ) -> dict[str, Path]:
     """``evidence.md``, ``evidence.json`` and ``evidence.png`` in ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"markdown": out / "evidence.md", "json": out / "evidence.json"}
-    paths["markdown"].write_text(format_evidence_report(results), encoding="utf-8")
-    paths["json"].write_text(json.dumps(evidence_json(results), indent=1), encoding="utf-8")
-    paths["plot"] = plot_evidence(results, out / "evidence.png")
-    return paths
+    return write_outputs(out_dir, "evidence", format_evidence_report(results),
+                         evidence_json(results), lambda path: plot_evidence(results, path))

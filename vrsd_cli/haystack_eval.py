@@ -11,7 +11,6 @@ JSON are ``evidence``'s formats, written as ``haystack.md`` and ``haystack.json`
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,7 +20,13 @@ import numpy as np
 
 from vrsd_core import DEFAULT_METHOD, metrics, select
 
-from .evidence import EvidenceCorpus, EvidenceResult, evidence_json, format_evidence_report
+from .evidence import (
+    EvidenceCorpus,
+    EvidenceResult,
+    evidence_json,
+    format_evidence_report,
+    write_outputs,
+)
 from .haystack_peers import TextPicker, haystack_peer_rows
 
 
@@ -90,10 +95,6 @@ def run_haystack_protocol(corpora: Sequence[EvidenceCorpus], embeddings: Any,
         results.append(res)
     report = format_evidence_report(results)
     print(report)
-    path = Path(out)
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "haystack.md").write_text(report, encoding="utf-8")
-    (path / "haystack.json").write_text(json.dumps(evidence_json(results), indent=1),
-                                        encoding="utf-8")
-    log(f"wrote markdown: {path / 'haystack.md'}\nwrote json: {path / 'haystack.json'}")
+    for what, path in write_outputs(out, "haystack", report, evidence_json(results)).items():
+        log(f"wrote {what}: {path}")
     return results

@@ -124,12 +124,7 @@ def complement(
     valid = prep.valid
     has_candidates: list[bool] = (valid.sum(axis=1) > 0).tolist()
     rel = np.where(valid, prep.rel, -np.inf)
-    best = rel.max(axis=1, initial=-np.inf) if n else np.full(B, -np.inf)
-    pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
-    threshold = np.full(B, fixed) if fixed is not None else (
-        _require(pool).restatement_threshold(best, share))
-    sigma = _relevance_spread(prep.rel, valid)
-    step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
+    threshold, sigma, step = _setup(prep, rel, K, fixed, share, steps, centred)
     cons = start_constraints(prep)
     avail = valid.copy() if cons is None else cons.open.copy()
     restated = np.zeros((B, n), dtype=bool)
@@ -194,11 +189,8 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
     The method-contract and batch tests hold this path equal to the batched one.
     """
     rel = prep.rel[0].astype(np.float64)
-    sigma = float(_relevance_spread(prep.rel[:1], prep.valid[:1])[0])
-    best = float(rel.max())
-    pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
-    threshold: float = fixed if fixed is not None else float(
-        _require(pool).restatement_threshold(np.array([best]), share)[0])
+    thresholds, sigmas, step = _setup(prep, rel[None, :], K, fixed, share, steps, centred)
+    threshold, sigma = float(thresholds[0]), float(sigmas[0])
     info: dict = {"duplicate_cos": threshold, "complement_at": [], "demotion": sigma}
     if K == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), info)
@@ -207,7 +199,6 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
     fresh_rel = rel.copy()
     restated = np.zeros(n, dtype=bool)
     fresh = n  # candidates neither picked nor restated
-    step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
     sims = np.empty(n)
     scale = prep.scale[0] if prep.normalize else None
     picks = np.zeros(K, dtype=np.int64)
@@ -243,9 +234,20 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
     return Picked(picks, gains, info)
 
 
-def _require(pool: _PoolSum | None) -> _PoolSum:
-    assert pool is not None  # built whenever no fixed threshold is given
-    return pool
+def _setup(prep: Prepared, rel: np.ndarray, K: int, fixed: float | None, share: float,
+           steps: int, centred: bool) -> tuple[np.ndarray, np.ndarray, _StepGeometry | None]:
+    """Both paths' start: (B,) restatement thresholds, (B,) sigma, and the complement
+    step's geometry (None without a step). ``rel`` is the relevance, -inf at padding.
+    The pool's sum is taken once, for the threshold and the step's mean alike."""
+    pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
+    if fixed is not None:
+        threshold = np.full(prep.batch, fixed)
+    else:
+        assert pool is not None
+        threshold = pool.restatement_threshold(rel.max(axis=1, initial=-np.inf), share)
+    sigma = _relevance_spread(prep.rel, prep.valid)
+    step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
+    return threshold, sigma, step
 
 
 class _PoolSum:
@@ -258,16 +260,16 @@ class _PoolSum:
         X = prep.X  # the product in the input's dtype, the result in float64
         self.total = (weights.astype(X.dtype)[:, None, :] @ X)[:, 0, :].astype(np.float64)
         self.count = prep.valid.sum(axis=1)
-        self.self_sum = np.where(prep.valid, prep.sq_norm, 0.0).sum(axis=1)
+        self.self_sum = np.where(prep.valid, prep.sq_norm, 0.0).sum(axis=1)  # sum |c|^2
+        self.total_sq = np.einsum("bd,bd->b", self.total, self.total)  # |sum c|^2
 
     def concentration(self) -> np.ndarray:
-        """(B,) |mean c| / sqrt(mean |c|^2), in [0, 1]: 1 when the candidates coincide,
-        0 when they have no common direction (0 for a query without candidates)."""
-        count = np.maximum(self.count, 1)
-        mean_sq = np.einsum("bd,bd->b", self.total, self.total) / count**2
-        rms_sq = self.self_sum / count
-        return np.where(rms_sq > TINY, np.sqrt(np.clip(mean_sq / np.maximum(rms_sq, TINY),
-                                                       0.0, 1.0)), 0.0)
+        """(B,) |mean c| / sqrt(mean |c|^2) = |sum c| / sqrt(n sum |c|^2), in [0, 1]: 1
+        when the candidates coincide, 0 when they have no common direction (0 for a
+        query without candidates)."""
+        spread = self.count * self.self_sum
+        return np.where(spread > TINY, np.sqrt(np.clip(
+            self.total_sq / np.maximum(spread, TINY), 0.0, 1.0)), 0.0)
 
     def restatement_threshold(self, best: np.ndarray, share: float) -> np.ndarray:
         """(B,): the lower of (1 + best)/2 and the pool's own threshold, the inner
@@ -278,8 +280,7 @@ class _PoolSum:
         if share == 0.0 or not (pairs > 0).any():
             return half
         mean_self = self.self_sum / np.maximum(self.count, 1)
-        mean_pair = (np.einsum("bd,bd->b", self.total, self.total) - self.self_sum) / np.maximum(
-            pairs, 1.0)
+        mean_pair = (self.total_sq - self.self_sum) / np.maximum(pairs, 1.0)
         own = np.where(pairs > 0, mean_self - share * (mean_self - mean_pair), np.inf)
         return np.minimum(half, own)
 
