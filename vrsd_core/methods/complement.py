@@ -33,6 +33,18 @@ cos(theta_1) the best candidate's cosine to the query: two passages that much cl
 to each other than the query is to its best match say the same thing (this is what
 still holds a pool of near-copies, where m itself is close to 1).
 
+**Close pairs the pool cannot tell apart.** A pair a little farther apart, under
+``indistinct_share`` (0.5) of the pool's mean squared distance, is a restatement
+when no other candidate tells the two apart. Seen from the pool's mean, each
+candidate is a direction; the pair's difference is told apart when its root-mean-square
+cosine with the other candidates' directions is at least ``indistinct_rms`` (1/3) of
+the pool's own (the root-mean-square cosine between two of its directions). Two
+distinct facts of one topic differ in content, and the pool's other passages carry
+that content too; a paraphrase differs from its source in wording, which no other
+candidate shares. On models with a compressed cosine range paraphrases and distinct
+facts of one topic overlap in cosine (e5: 0.91 to 0.98 against up to 0.91), so no
+cosine threshold separates them; their difference's direction does.
+
 * In the first ``strict_head`` picks (5), restatements are skipped while other
   candidates remain: the head of the context, which a reader (and an LLM) weighs
   most, holds no two passages that say the same thing.
@@ -47,6 +59,9 @@ still holds a pool of near-copies, where m itself is close to 1).
 Cost: one matrix-vector product per pick (the pick against every candidate), two
 more at the start (the pool's sum, which gives the restatement threshold and the
 step's mean, and the candidates against that mean) and O(n) arithmetic per pick;
+a query with a candidate in a pick's close band also pays, once, for the pool's
+directions (n x d) and their own figure (min(n^2 d, n d^2)), then one n x d
+product per candidate tested;
 ties go to the lower index (the store's order). One query whose candidates are all
 real runs on 1-D rows (``_complement_single``); the batched path serves the rest, and
 the tests hold the two equal.
@@ -79,6 +94,8 @@ def complement(
     strict_head: int = 5,
     centred: bool = True,
     duplicate_share: float = 0.3,
+    indistinct_share: float = 0.5,
+    indistinct_rms: float = 1 / 3,
 ) -> list[Picked]:
     """Anchor, gated sum-vector complement(s), then relevance; restatements held back.
 
@@ -99,11 +116,20 @@ def complement(
         duplicate_share: a pair whose squared distance is under this share of the
             pool's mean squared pairwise distance is a restatement (default 0.3, in
             [0, 1]; 0: only the (1 + r_1)/2 rule). Ignored when ``duplicate_cos`` is set.
+        indistinct_share: a pair closer than this share (default 0.5, in [0, 1]; at or
+            below ``duplicate_share``: no such test) is a restatement when no other
+            candidate tells the two apart (``indistinct_rms``). Ignored when
+            ``duplicate_cos`` is set or ``duplicate_share`` is 0.
+        indistinct_rms: the two are told apart when their difference's root-mean-square
+            cosine with the pool's other centred candidates is at least this share
+            (default 1/3, >= 0) of the pool's own: the root-mean-square cosine between
+            two of its centred candidates, self-pairs included.
 
     ``gains``: the relevance of the anchor and of relevance picks; a taken
     complement step's cos(sum of the set so far, query) in the step's geometry.
     ``info``: ``duplicate_cos`` (the threshold; None for a query without
-    candidates), ``complement_at`` (positions where a complement was taken) and
+    candidates), ``indistinct_cos`` (the cosine above which the witness test runs;
+    None without it), ``complement_at`` (positions where a complement was taken) and
     ``demotion`` (sigma, the relevance a restatement gives up after the head).
     """
     fixed = None if duplicate_cos is None else check_real(
@@ -111,11 +137,15 @@ def complement(
     steps = check_int(complement_steps, "complement_steps", low=0)
     head = check_int(strict_head, "strict_head", low=0)
     share = check_real(duplicate_share, "duplicate_share", low=0.0, high=1.0)
+    wide = check_real(indistinct_share, "indistinct_share", low=0.0, high=1.0)
+    witness_rms = check_real(indistinct_rms, "indistinct_rms", low=0.0)
     if not isinstance(centred, (bool, np.bool_)):
         raise ValueError(f"centred: must be True or False, got {centred!r}")
     assert steps is not None and head is not None and share is not None
+    assert wide is not None and witness_rms is not None
+    rules = _Rules(fixed, share, wide, witness_rms)
     if prep.single and prep.cap is None and prep.n:
-        return [_complement_single(prep, single_count(prep, k), fixed, share, steps, head,
+        return [_complement_single(prep, single_count(prep, k), rules, steps, head,
                                    bool(centred))]
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
@@ -124,7 +154,7 @@ def complement(
     valid = prep.valid
     has_candidates: list[bool] = (valid.sum(axis=1) > 0).tolist()
     rel = np.where(valid, prep.rel, -np.inf)
-    threshold, sigma, step = _setup(prep, rel, K, fixed, share, steps, centred)
+    threshold, band, witnesses, sigma, step = _setup(prep, rel, K, rules, steps, centred)
     cons = start_constraints(prep)
     avail = valid.copy() if cons is None else cons.open.copy()
     restated = np.zeros((B, n), dtype=bool)
@@ -157,7 +187,14 @@ def complement(
                 avail &= ~blocked  # a full group's, or too long for the tokens left
             if t < K - 1:
                 sims = prep.sims_to(p)
-                restated |= sims > threshold[:, None]
+                over = sims > threshold[:, None]
+                if witnesses is not None:  # the close band: restated unless told apart
+                    near = (sims > band[:, None]) & ~over & avail & ~restated
+                    near &= active[:, None]
+                    for b in np.flatnonzero(near.any(axis=1)).tolist():
+                        js = np.flatnonzero(near[b])
+                        over[b, js] = witnesses.indistinct(b, int(p[b]), js)
+                restated |= over
                 if step is not None and t < steps:
                     step.add(p, sims, active)
     counts = taken_counts(counts, cons)
@@ -165,6 +202,9 @@ def complement(
     for b, picked in enumerate(out):
         # None for a query without candidates
         picked.info["duplicate_cos"] = float(threshold[b]) if has_candidates[b] else None
+        picked.info["indistinct_cos"] = (float(band[b]) if witnesses is not None
+                                         and has_candidates[b] and np.isfinite(band[b])
+                                         else None)
         picked.info["complement_at"] = np.flatnonzero(taken[b, : counts[b]]).tolist()
         picked.info["demotion"] = float(sigma[b]) if has_candidates[b] else None
     return out
@@ -179,8 +219,8 @@ def _relevance_spread(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
         np.where(valid, (rel - mean_rel[:, None]) ** 2, 0.0).sum(axis=1) / size, 0.0))
 
 
-def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float, steps: int,
-                       head: int, centred: bool) -> Picked:
+def _complement_single(prep: Prepared, K: int, rules: _Rules, steps: int, head: int,
+                       centred: bool) -> Picked:
     """The same selection for one query whose candidates are all real, on 1-D rows.
 
     ``open_rel`` is the relevance with picks at -inf; ``fresh_rel`` also has the
@@ -189,9 +229,14 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
     The method-contract and batch tests hold this path equal to the batched one.
     """
     rel = prep.rel[0].astype(np.float64)
-    thresholds, sigmas, step = _setup(prep, rel[None, :], K, fixed, share, steps, centred)
+    thresholds, bands, witnesses, sigmas, step = _setup(prep, rel[None, :], K, rules, steps,
+                                                         centred)
     threshold, sigma = float(thresholds[0]), float(sigmas[0])
-    info: dict = {"duplicate_cos": threshold, "complement_at": [], "demotion": sigma}
+    band = float(bands[0])
+    info: dict = {"duplicate_cos": threshold,
+                  "indistinct_cos": band if witnesses is not None and np.isfinite(band)
+                  else None,
+                  "complement_at": [], "demotion": sigma}
     if K == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), info)
     n, rtol = prep.n, prep.tie_rtol
@@ -224,6 +269,11 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
         if t < K - 1:
             prep.products_into(p, 1.0, sims, scale)
             over = sims > threshold
+            if witnesses is not None:  # the close band: restated unless told apart
+                near = (sims > band) & ~over & ~restated & (open_rel != -np.inf)
+                if near.any():
+                    js = np.flatnonzero(near)
+                    over[js] = witnesses.indistinct(0, int(p), js)
             restated |= over
             if t + 1 < head:  # fresh_rel is read only in the head
                 new = over & (fresh_rel != -np.inf)
@@ -234,20 +284,39 @@ def _complement_single(prep: Prepared, K: int, fixed: float | None, share: float
     return Picked(picks, gains, info)
 
 
-def _setup(prep: Prepared, rel: np.ndarray, K: int, fixed: float | None, share: float,
-           steps: int, centred: bool) -> tuple[np.ndarray, np.ndarray, _StepGeometry | None]:
-    """Both paths' start: (B,) restatement thresholds, (B,) sigma, and the complement
-    step's geometry (None without a step). ``rel`` is the relevance, -inf at padding.
-    The pool's sum is taken once, for the threshold and the step's mean alike."""
-    pool = _PoolSum(prep) if fixed is None or (steps and K > 1) else None
-    if fixed is not None:
-        threshold = np.full(prep.batch, fixed)
+class _Rules:
+    """The restatement options, checked: a fixed cosine, or the pool's shares."""
+
+    def __init__(self, fixed: float | None, share: float, wide: float, witness_rms: float):
+        self.fixed, self.share, self.wide, self.witness_rms = fixed, share, wide, witness_rms
+
+    @property
+    def witnesses(self) -> bool:
+        """Whether the close band's witness test runs."""
+        return self.fixed is None and self.share > 0.0 and self.wide > self.share
+
+
+def _setup(prep: Prepared, rel: np.ndarray, K: int, rules: _Rules, steps: int, centred: bool
+           ) -> tuple[np.ndarray, np.ndarray, _Witnesses | None, np.ndarray,
+                      _StepGeometry | None]:
+    """Both paths' start: (B,) restatement thresholds, (B,) the close band's threshold
+    and its witnesses (None without the test), (B,) sigma, and the complement step's
+    geometry (None without a step). ``rel`` is the relevance, -inf at padding.
+    The pool's sum is taken once, for the thresholds and the step's mean alike."""
+    pool = _PoolSum(prep) if rules.fixed is None or (steps and K > 1) else None
+    band = np.full(prep.batch, np.inf)
+    witnesses = None
+    if rules.fixed is not None:
+        threshold = np.full(prep.batch, rules.fixed)
     else:
         assert pool is not None
-        threshold = pool.restatement_threshold(rel.max(axis=1, initial=-np.inf), share)
+        threshold = pool.restatement_threshold(rel.max(axis=1, initial=-np.inf), rules.share)
+        if rules.witnesses and K > 1:
+            band = pool.share_threshold(rules.wide)
+            witnesses = _Witnesses(prep, pool, rules.witness_rms)
     sigma = _relevance_spread(prep.rel, prep.valid)
     step = _StepGeometry(prep, centred, pool) if pool is not None and steps and K > 1 else None
-    return threshold, sigma, step
+    return threshold, band, witnesses, sigma, step
 
 
 class _PoolSum:
@@ -262,6 +331,7 @@ class _PoolSum:
         self.count = prep.valid.sum(axis=1)
         self.self_sum = np.where(prep.valid, prep.sq_norm, 0.0).sum(axis=1)  # sum |c|^2
         self.total_sq = np.einsum("bd,bd->b", self.total, self.total)  # |sum c|^2
+        self._mean_products: np.ndarray | None = None
 
     def concentration(self) -> np.ndarray:
         """(B,) |mean c| / sqrt(mean |c|^2) = |sum c| / sqrt(n sum |c|^2), in [0, 1]: 1
@@ -272,17 +342,35 @@ class _PoolSum:
             self.total_sq / np.maximum(spread, TINY), 0.0, 1.0)), 0.0)
 
     def restatement_threshold(self, best: np.ndarray, share: float) -> np.ndarray:
-        """(B,): the lower of (1 + best)/2 and the pool's own threshold, the inner
-        product at which a pair's squared distance is ``share`` of the pool's mean
-        (the pool's threshold is +inf below two candidates or at ``share`` 0)."""
+        """(B,): the lower of (1 + best)/2 and the pool's own threshold
+        (``share_threshold``; +inf below two candidates or at ``share`` 0)."""
         half = (1.0 + best) / 2.0
-        pairs = self.count * (self.count - 1.0)
-        if share == 0.0 or not (pairs > 0).any():
+        if share == 0.0:
             return half
+        return np.minimum(half, self.share_threshold(share))
+
+    def share_threshold(self, share: float) -> np.ndarray:
+        """(B,): the inner product at which a pair's squared distance is ``share`` of
+        the pool's mean squared pairwise distance (+inf below two candidates)."""
+        pairs = self.count * (self.count - 1.0)
         mean_self = self.self_sum / np.maximum(self.count, 1)
         mean_pair = (self.total_sq - self.self_sum) / np.maximum(pairs, 1.0)
-        own = np.where(pairs > 0, mean_self - share * (mean_self - mean_pair), np.inf)
-        return np.minimum(half, own)
+        return np.where(pairs > 0, mean_self - share * (mean_self - mean_pair), np.inf)
+
+    def mean_products(self, prep: Prepared) -> np.ndarray:
+        """(B, n): c_j . mean, the pool's mean vector against every working vector (one
+        matrix-vector product per query, taken once and shared)."""
+        if self._mean_products is None:
+            X = prep.X  # the product in the input's dtype, the result in float64
+            mean = self.mean
+            cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)
+            self._mean_products = cm * prep.scale if prep.normalize else cm
+        return self._mean_products
+
+    @property
+    def mean(self) -> np.ndarray:
+        """(B, d): the mean of each query's real working vectors (0 without any)."""
+        return self.total / np.maximum(self.count, 1)[:, None]
 
 
 class _StepGeometry:
@@ -302,11 +390,9 @@ class _StepGeometry:
         self.valid = prep.valid
         self.centred = centred
         if centred:
-            X = prep.X  # the product in the input's dtype, the result in float64
-            mean = pool.total / np.maximum(pool.count, 1)[:, None]
-            mean *= pool.concentration()[:, None]  # lambda: 1 for a tight pool, 0 if none
-            cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)  # c_j . m
-            self.cm = cm * prep.scale if prep.normalize else cm
+            lam = pool.concentration()  # lambda: 1 for a tight pool, 0 if none
+            mean = pool.mean * lam[:, None]
+            self.cm = pool.mean_products(prep) * lam[:, None]  # c_j . m
             mm = np.einsum("bd,bd->b", mean, mean)
             self.mm = mm
             qm = np.einsum("bd,bd->b", prep.q.astype(np.float64), mean)
@@ -346,3 +432,57 @@ class _StepGeometry:
         self.s_sq += on * (self.wsq[rows, p] + 2.0 * self.s_w[rows, p])
         self.s_u += on * self.wu[rows, p]
         self.s_w += on[:, None] * np.where(self.valid, w_w, 0.0)
+
+
+class _Witnesses:
+    """The close band's test: do the pool's other candidates tell a pick p and a
+    candidate j apart?
+
+    Seen from the pool's mean, each real candidate i is a direction w_i (unit
+    length). The difference e = (c_p - c_j) / |c_p - c_j| is told apart when its
+    mean squared cosine with the other candidates' directions, mean_i (e . w_i)^2
+    over i not p or j, is at least ``rms``^2 times the pool's own: mean_{i,l}
+    (w_i . w_l)^2 over every pair, self-pairs included (1 / the participation
+    ratio of the directions' spread). A restatement differs from its source in
+    wording, which no other candidate shares; two distinct facts differ in content,
+    which other candidates of the pool carry too. Built per query on first use:
+    the directions (n x d) and the pool's own figure (the smaller of the n x n and
+    d x d Gram products); each test is one n x d product per candidate tested.
+    """
+
+    def __init__(self, prep: Prepared, pool: _PoolSum, rms: float) -> None:
+        self.prep, self.pool, self.rms2 = prep, pool, rms * rms
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}
+
+    def _query(self, b: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """(working vectors, unit directions from the mean, the pool's own figure) of
+        query b's real candidates (directions of zero length are 0)."""
+        if b not in self._cache:
+            prep = self.prep
+            real = prep.valid[b]
+            X = np.asarray(prep.X[b], dtype=np.float64)
+            C = X * prep.scale[b][:, None] if prep.normalize else X
+            W = C - self.pool.mean[b]
+            W[~real] = 0.0
+            length = np.sqrt(np.einsum("nd,nd->n", W, W))
+            W *= np.where(length > TINY, 1.0 / np.maximum(length, TINY), 0.0)[:, None]
+            size = int(real.sum())
+            Wr = W[real]
+            gram = Wr @ Wr.T if Wr.shape[0] <= Wr.shape[1] else Wr.T @ Wr
+            own = float(np.einsum("ij,ij->", gram, gram)) / max(size, 1) ** 2
+            self._cache[b] = (C, W, own)
+        return self._cache[b]
+
+    def indistinct(self, b: int, p: int, js: np.ndarray) -> np.ndarray:
+        """(len(js),) bool: no other candidate tells pick p and candidate j apart."""
+        C, W, own = self._query(b)
+        others = int(self.prep.valid[b].sum()) - 2
+        if others < 1 or own <= TINY:
+            return np.zeros(len(js), dtype=bool)
+        E = C[p][None, :] - C[js]  # (m, d): the differences
+        length = np.sqrt(np.einsum("md,md->m", E, E))
+        A = W @ E.T  # (n, m): each direction against each difference; 0 at padding
+        A[p, :] = 0.0
+        A[js, np.arange(len(js))] = 0.0
+        energy = np.einsum("nm,nm->m", A, A) / np.maximum(length * length, TINY) / others
+        return (length > TINY) & (energy < self.rms2 * own)

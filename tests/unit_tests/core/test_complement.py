@@ -19,8 +19,29 @@ def pool_threshold(C, share):
     return 1 - share * np.mean(distances) / 2  # |a - b|^2 = 2 (1 - cos)
 
 
+def told_apart(C, p, j, rms):
+    """Whether the pool's other (unit) candidates tell C[p] and C[j] apart, vector by
+    vector: the mean squared cosine between (C[p] - C[j]) and each other candidate's
+    direction from the pool's mean against rms^2 times the mean squared cosine
+    between two of those directions (every ordered pair, self-pairs included)."""
+    n = len(C)
+    m = C.mean(axis=0)
+    dirs = []
+    for i in range(n):
+        w = C[i] - m
+        dirs.append(w / np.linalg.norm(w) if np.linalg.norm(w) > 1e-12 else 0 * w)
+    own = np.mean([(dirs[i] @ dirs[h]) ** 2 for i in range(n) for h in range(n)])
+    e = C[p] - C[j]
+    if n < 3 or own <= 1e-12 or np.linalg.norm(e) <= 1e-12:
+        return True
+    e = e / np.linalg.norm(e)
+    energy = np.mean([(e @ dirs[i]) ** 2 for i in range(n) if i not in (p, j)])
+    return energy >= rms**2 * own
+
+
 def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_per_group=None,
-              strict_head=5, centred=True, duplicate_share=0.3):
+              strict_head=5, centred=True, duplicate_share=0.3, indistinct_share=0.5,
+              indistinct_rms=1 / 3):
     """The method written out with explicit vectors, one candidate at a time."""
     q = np.asarray(q, float) / np.linalg.norm(q)
     C = np.asarray(C, float)
@@ -28,8 +49,16 @@ def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_
     n = len(C)
     rel = C @ q
     thr = duplicate_cos
+    band = np.inf  # the close band: a restatement unless the pool tells the two apart
     if n and duplicate_cos is None:
         thr = min((1 + rel.max()) / 2, pool_threshold(C, duplicate_share))
+        if duplicate_share > 0 and indistinct_share > duplicate_share:
+            band = pool_threshold(C, indistinct_share)
+
+    def restates(j, p):
+        s = C[j] @ C[p]
+        return s > thr or (s > band and not told_apart(C, p, j, indistinct_rms))
+
     sigma = rel.std() if n else 0.0
     if centred and n:  # the step's geometry: seen from the pool's mean scaled by the
         m = C.mean(axis=0)  # pool's concentration |mean| (unit rows), unit length
@@ -53,7 +82,7 @@ def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_
             groups is None or used.get(groups[j], 0) < max_per_group)]
         if not avail:
             break
-        restated = {j for j in avail if any(C[j] @ C[p] > thr for p in picks)}
+        restated = {j for j in avail if any(restates(j, p) for p in picks)}
         if t < strict_head:
             pool = [j for j in avail if j not in restated] or avail
             score = {j: rel[j] for j in pool}
@@ -92,7 +121,10 @@ def test_is_the_adapters_default():
                                      {"strict_head": 0}, {"strict_head": 2},
                                      {"centred": False}, {"centred": False, "complement_steps": 3},
                                      {"duplicate_share": 0.0}, {"duplicate_share": 0.6},
-                                     {"duplicate_share": 0.5, "duplicate_cos": 0.9}])
+                                     {"duplicate_share": 0.5, "duplicate_cos": 0.9},
+                                     {"indistinct_share": 0.0}, {"indistinct_share": 0.3},
+                                     {"indistinct_share": 0.9, "indistinct_rms": 0.6},
+                                     {"duplicate_share": 0.0, "indistinct_share": 0.9}])
 def test_matches_the_reference(options):
     for q, C, k in cases(1, 150):
         got = select(q, C, k, method="complement", **options)
@@ -193,8 +225,29 @@ def test_restatement_threshold_follows_the_pool_spread():
     # the share scales the distance: 1 - 0.28 * 0.925 = 0.741 < 0.75 < 1 - 0.25 * 0.925
     assert select(q, C, 5, method="complement", complement_steps=0,
                   duplicate_share=0.28).indices.tolist() == [0, 2, 3, 4, 1]
-    assert select(q, C, 5, method="complement", complement_steps=0,
-                  duplicate_share=0.25).indices.tolist() == [0, 1, 2, 3, 4]
+    assert select(q, C, 5, method="complement", complement_steps=0, duplicate_share=0.25,
+                  indistinct_share=0.0).indices.tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_close_pair_is_a_restatement_unless_the_pool_tells_it_apart(shared):
+    # four orthogonal candidates e0..e3 and b at cosine 0.6 to e0: inside the close
+    # band (under half the pool's mean squared distance) but outside the 0.3 share.
+    # b leans either into a direction no other candidate has (e5: a restatement of
+    # e0 that no witness tells apart) or towards e1..e3 (content the others carry)
+    e = np.eye(6)
+    lean = e[5] if not shared else (e[1] + e[2] + e[3]) / np.sqrt(3)
+    b = 0.6 * e[0] + 0.8 * lean
+    C = np.array([e[0], b, e[1], e[2], e[3]])
+    q = np.array([0.9, 0.1, 0.09, 0.08, 0.0, 0.0])
+    sel = select(q, C, 5, method="complement", complement_steps=0)
+    assert sel.info["indistinct_cos"] < 0.6 < sel.info["duplicate_cos"]
+    assert bool(told_apart(C, 0, 1, 1 / 3)) is shared
+    assert sel.indices.tolist() == ([0, 1, 2, 3, 4] if shared else [0, 2, 3, 4, 1])
+    assert sel.indices.tolist() == reference(q, C, 5, complement_steps=0)
+    # without the band (or with no witness test) b is an ordinary candidate
+    off = select(q, C, 5, method="complement", complement_steps=0, indistinct_share=0.3)
+    assert off.indices.tolist() == [0, 1, 2, 3, 4] and off.info["indistinct_cos"] is None
 
 
 def test_step_is_centred_by_the_pools_concentration():
