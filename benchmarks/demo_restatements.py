@@ -29,7 +29,7 @@ def main() -> None:
     rows = {
         "default (complement)": {},
         "similarity (top-k)": {"method": "similarity"},
-        "complement, duplicate_share=0.5": {"method_kwargs": {"duplicate_share": 0.5}},
+        "complement without the witness test": {"method_kwargs": {"indistinct_share": 0.0}},
         "vrsd (the paper's)": {"method": "vrsd"},
         "mmr (0.5)": {"method": "mmr", "method_kwargs": {"lambda_mult": 0.5}},
         "dpp": {"method": "dpp"},

