@@ -154,6 +154,49 @@ def test_batch_equals_singles_with_padding():
             np.testing.assert_allclose(batch[b].gains, single.gains, rtol=1e-9)
 
 
+def paraphrased_pools(rng, B, n, d):
+    """Queries whose candidates come in pairs: a passage and a restatement of it that
+    leans, at a random cosine of 0.4 to 0.95, into a direction of its own (the last
+    d // 2 coordinates, which no passage uses) or into the passages' shared ones."""
+    half, own = d - d // 2, d // 2
+    Q = np.concatenate([rng.normal(size=(B, half)), np.zeros((B, own))], axis=1)
+    base = Q[:, None, :half] + rng.normal(scale=1.5, size=(B, n // 2, half))
+    base = np.concatenate([base, np.zeros((B, n // 2, own))], axis=2)
+    base /= np.linalg.norm(base, axis=2, keepdims=True)
+    lean = rng.normal(size=(B, n // 2, d))
+    private = rng.random((B, n // 2, 1)) < 0.5
+    lean[..., :half] *= ~private
+    lean[..., half:] *= private
+    lean -= np.sum(lean * base, axis=2, keepdims=True) * base
+    lean /= np.linalg.norm(lean, axis=2, keepdims=True)
+    c = rng.uniform(0.4, 0.95, size=(B, n // 2, 1))
+    C = np.concatenate([base, c * base + np.sqrt(1 - c**2) * lean], axis=1)
+    order = rng.permuted(np.tile(np.arange(C.shape[1]), (B, 1)), axis=1)
+    return Q, np.take_along_axis(C, order[:, :, None], axis=1)
+
+
+def test_witness_test_matches_the_reference_batched_and_single():
+    rng = np.random.default_rng(8)
+    B, n, d = 16, 24, 12
+    Q, C = paraphrased_pools(rng, B, n, d)
+    mask = rng.random((B, n)) > 0.15
+    mask[:, 0] = True
+    ran = 0
+    for k in (2, 5, 9):
+        batch = select_batch(Q, C, k, method="complement", mask=mask)
+        for b in range(B):
+            rows = np.flatnonzero(mask[b])
+            single = select(Q[b], C[b][rows], k, method="complement")
+            assert rows[single.indices].tolist() == batch[b].indices.tolist()
+            assert single.indices.tolist() == reference(Q[b], C[b][rows], k)
+            assert batch[b].info["indistinct_cos"] == pytest.approx(single.info["indistinct_cos"])
+            unit = C[b][rows] / np.linalg.norm(C[b][rows], axis=1, keepdims=True)
+            band = (unit @ unit.T > single.info["indistinct_cos"]) & (
+                unit @ unit.T <= single.info["duplicate_cos"])
+            ran += int(band[single.indices[:-1]].any())
+    assert ran > 10  # the close band (and so the witness test) is exercised
+
+
 def test_anchor_then_its_complement_not_its_duplicate():
     # The query lies between x and y. a leans to x and is the most relevant; a2 is a
     # near-copy of a; b leans to y: the pair a + b points at the query, a + a2 does not.
