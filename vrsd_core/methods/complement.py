@@ -454,7 +454,7 @@ class _Witnesses:
         self.prep, self.pool, self.rms2 = prep, pool, rms * rms
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}
 
-    def _query(self, b: int) -> tuple[np.ndarray, np.ndarray, float]:
+    def _directions(self, b: int) -> tuple[np.ndarray, np.ndarray, float]:
         """(working vectors, unit directions from the mean, the pool's own figure) of
         query b's real candidates (directions of zero length are 0)."""
         if b not in self._cache:
@@ -475,7 +475,7 @@ class _Witnesses:
 
     def indistinct(self, b: int, p: int, js: np.ndarray) -> np.ndarray:
         """(len(js),) bool: no other candidate tells pick p and candidate j apart."""
-        C, W, own = self._query(b)
+        C, W, own = self._directions(b)
         others = int(self.prep.valid[b].sum()) - 2
         if others < 1 or own <= TINY:
             return np.zeros(len(js), dtype=bool)
