@@ -338,6 +338,12 @@ def test_gate_keeps_relevance_when_no_complement_helps():
      ({"duplicate_share": -0.1}, "duplicate_share"), ({"duplicate_share": 1.5},
                                                       "duplicate_share"),
      ({"duplicate_share": "half"}, "duplicate_share"),
+     ({"indistinct_share": -0.1}, "indistinct_share"), ({"indistinct_share": 1.2},
+                                                        "indistinct_share"),
+     ({"indistinct_share": None}, "indistinct_share"),
+     ({"indistinct_rms": -0.5}, "indistinct_rms"), ({"indistinct_rms": float("nan")},
+                                                    "indistinct_rms"),
+     ({"indistinct_rms": "third"}, "indistinct_rms"),
      ({"centred": None}, "centred")],
 )
 def test_bad_options_are_named(options, name):
@@ -414,3 +420,22 @@ def test_restatements_are_held_out_of_the_head_and_demoted_after_it():
     assert sel.info["demotion"] == pytest.approx(rel.std())
     assert rel[1] - rel.std() > rel[5] and rel[1] - rel.std() < rel[4]
 
+
+
+def test_restatements_do_not_move_with_a_common_offset():
+    # a constant extra coordinate (renormalised) maps every cosine c to (c + s)/(1 + s):
+    # a compressed cosine band like e5's. Relevance order, the (1 + r_1)/2 bound, the
+    # pool's share and the witness test follow the geometry, not the band, so without
+    # the complement step the picks are the same
+    rng = np.random.default_rng(11)
+    Q, C = paraphrased_pools(rng, 12, 24, 12)
+    for s in (1.0, 3.0):
+        for b in range(len(Q)):
+            q = np.append(Q[b] / np.linalg.norm(Q[b]), np.sqrt(s))
+            X = C[b] / np.linalg.norm(C[b], axis=1, keepdims=True)
+            X = np.hstack([X, np.full((len(X), 1), np.sqrt(s))])
+            plain = select(Q[b], C[b], 8, method="complement", complement_steps=0)
+            offset = select(q, X, 8, method="complement", complement_steps=0)
+            assert offset.indices.tolist() == plain.indices.tolist()
+            assert (offset.info["indistinct_cos"] * (1 + s) - s
+                    == pytest.approx(plain.info["indistinct_cos"]))
