@@ -41,7 +41,7 @@ def told_apart(C, p, j, rms):
 
 def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_per_group=None,
               strict_head=5, centred=True, duplicate_share=0.3, indistinct_share=0.5,
-              indistinct_rms=1 / 3):
+              indistinct_rms=1 / 3, raw_gate=True):
     """The method written out with explicit vectors, one candidate at a time."""
     q = np.asarray(q, float) / np.linalg.norm(q)
     C = np.asarray(C, float)
@@ -77,6 +77,11 @@ def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_
         length = np.linalg.norm(s)
         return float(s @ u / length) if length > 1e-12 else 0.0
 
+    def raw_cos_sum(idx):
+        s = C[idx].sum(axis=0)
+        length = np.linalg.norm(s)
+        return float(s @ q / length) if length > 1e-12 else 0.0
+
     for t in range(k):
         avail = [j for j in range(n) if j not in picks and (
             groups is None or used.get(groups[j], 0) < max_per_group)]
@@ -92,7 +97,10 @@ def reference(q, C, k, duplicate_cos=None, complement_steps=1, groups=None, max_
         best = max(pool, key=lambda j: (score[j], -j))  # ties: the lower index
         if 1 <= t <= complement_steps:
             v = max(pool, key=lambda j: (cos_sum([*picks, j]), -j))
-            if cos_sum([*picks, v]) > cos_sum(picks):
+            # taken if it raises the sum's cosine in the step's geometry and, in raw
+            # cosines (VRSD's own objective), aligns the sum at least as well as best
+            if cos_sum([*picks, v]) > cos_sum(picks) and (not raw_gate or (
+                    raw_cos_sum([*picks, v]) >= raw_cos_sum([*picks, best]))):
                 best = v
         picks.append(best)
         if groups is not None:
@@ -129,6 +137,18 @@ def test_matches_the_reference(options):
     for q, C, k in cases(1, 150):
         got = select(q, C, k, method="complement", **options)
         assert got.indices.tolist() == reference(q, C, k, **options)
+
+
+def test_the_raw_gate_decides_some_steps():
+    # the centred step's candidate is taken only when VRSD's raw objective agrees that
+    # it aligns the sum at least as well as the relevance pick; on these cases the gate
+    # changes the picks of some queries, and the core follows the gated reference
+    changed = 0
+    for q, C, k in [*cases(1, 150), *cases(5, 150)]:
+        gated = reference(q, C, k)
+        changed += gated != reference(q, C, k, raw_gate=False)
+        assert select(q, C, k, method="complement").indices.tolist() == gated
+    assert changed >= 5
 
 
 def test_matches_the_reference_with_a_group_cap():
