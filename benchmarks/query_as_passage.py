@@ -48,7 +48,7 @@ def main() -> None:
 
     def ungated(q, C, k):
         original = module._StepGeometry.raw_agrees
-        module._StepGeometry.raw_agrees = lambda self, e, v, p: np.ones(len(v), dtype=bool)
+        module._StepGeometry.raw_agrees = lambda self, e, v, tol: np.ones(len(v), dtype=bool)
         try:
             return select(q, C, k, method="complement").indices
         finally:

@@ -15,10 +15,10 @@
    fully, so the step weighs what distinguishes the candidates; a pool spread over
    the sphere (MiniLM: lambda near 0.5) is centred half way, and one with no
    common direction (lambda = 0) keeps raw cosines. It is taken only if it raises
-   the sum's cosine with the query in that geometry **and** VRSD's own objective,
-   in raw cosines, agrees: the sum with it is at least as well aligned with the
-   query as the sum with the relevance pick. Otherwise the step falls back to
-   relevance. The two geometries disagree when the centred step reaches for a
+   the sum's cosine with the query in that geometry **and** VRSD's own step, in
+   raw cosines, picks the same candidate: both geometries agree on the complement.
+   Otherwise the step falls back to relevance. They disagree when the centred step
+   reaches for a
    weakly relevant candidate far from the anchor, which is what it does on a pool
    whose centred query is mostly noise (e5 with its queries embedded like
    passages: at k = 2 on a plain corpus the ungated step cost 0.022 recall).
@@ -116,8 +116,8 @@ def complement(
             other candidates remain, then demoted by the spread of the pool's
             relevance (default 5; 0 = demoted from the start).
         centred: the complement step in the pool's centred geometry, seen from
-            the candidates' mean scaled by the pool's concentration, taken when raw
-            cosines agree it beats the relevance pick (default True; False: raw
+            the candidates' mean scaled by the pool's concentration, taken when
+            VRSD's raw step picks the same candidate (default True; False: raw
             cosines, VRSD's step as the paper writes it).
         duplicate_share: a pair whose squared distance is under this share of the
             pool's mean squared pairwise distance is a restatement (default 0.3, in
@@ -181,7 +181,7 @@ def complement(
             if step is not None and 1 <= t <= steps:
                 pair, now = step.pair_scores(eligible)
                 v = argmax_first(pair, prep.tie_rtol)
-                take = (pair[rows, v] > now) & step.raw_agrees(eligible, v, p)
+                take = (pair[rows, v] > now) & step.raw_agrees(eligible, v, prep.tie_rtol)
                 p = np.where(take, v, p)
                 gain = np.where(take, pair[rows, v], gain)
                 taken[:, t] = take
@@ -265,7 +265,7 @@ def _complement_single(prep: Prepared, K: int, rules: _Rules, steps: int, head: 
             eligible = (pool != -np.inf)[None, :]
             pair, now = step.pair_scores(eligible)
             v = argmax_first_1d(pair[0], rtol)
-            if pair[0, v] > now[0] and step.raw_agrees(eligible, np.array([v]), np.array([p]))[0]:
+            if pair[0, v] > now[0] and step.raw_agrees(eligible, np.array([v]), rtol)[0]:
                 p, gain = v, float(pair[0, v])
                 info["complement_at"].append(t)
         picks[t], gains[t] = p, gain
@@ -420,15 +420,13 @@ class _StepGeometry:
         # the paper's raw geometry, kept alongside a centred step for its gate
         self.raw = _StepGeometry(prep, False, pool) if centred else None
 
-    def raw_agrees(self, eligible: np.ndarray, v: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """(B,): whether the step's candidate v also gives the sum at least as well
-        aligned with the query as the relevance pick p in raw cosines, VRSD's own
-        objective (always True for a raw step, whose v maximises it)."""
+    def raw_agrees(self, eligible: np.ndarray, v: np.ndarray, tie_rtol: float) -> np.ndarray:
+        """(B,): whether VRSD's own step, in raw cosines, picks the same candidate v
+        (always True for a raw step, which is that step)."""
         if self.raw is None:
             return np.ones(len(v), dtype=bool)
-        rows = np.arange(len(v))
         raw, _ = self.raw.pair_scores(eligible)
-        return raw[rows, v] >= raw[rows, p]
+        return argmax_first(raw, tie_rtol) == v
 
     def pair_scores(self, eligible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """cos(s + w_j, u) for every eligible j (-inf elsewhere), and cos(s, u) now."""
