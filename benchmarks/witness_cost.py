@@ -20,11 +20,10 @@ read. Embeddings come from the cache ``vrsd eval --protocol evidence`` fills
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from pools import evidence_pools
 
 
 def timed(fn, rounds):
@@ -37,22 +36,12 @@ def timed(fn, rounds):
 
 
 def real_pools(model):
+    """Every question's (query, candidates) of the three corpora, float32 as stores return."""
     import numpy as np
 
-    from vrsd_cli.disk_embeddings import cached_embeddings
-    from vrsd_cli.evidence import load_evidence_corpora
-
-    emb = cached_embeddings(model)
-    corpora = load_evidence_corpora()
-    Q = np.asarray([emb.embed_query(q) for q in corpora[0].questions], dtype=np.float32)
-    Q /= np.linalg.norm(Q, axis=1, keepdims=True)
-    pools = []
-    for corpus in corpora:
-        X = np.asarray(emb.embed_documents(corpus.texts), dtype=np.float32)
-        X /= np.linalg.norm(X, axis=1, keepdims=True)
-        top = np.argsort(-(Q @ X.T), axis=1, kind="stable")[:, :50]
-        pools += [(Q[i], X[top[i]]) for i in range(len(Q))]
-    return pools
+    return [(queries[i].astype(np.float32), vecs[nearest[i]].astype(np.float32))
+            for _, queries, vecs, nearest, _ in evidence_pools(model)
+            for i in range(len(queries))]
 
 
 def built(n, d=384, seed=0):

@@ -22,16 +22,7 @@ pool's mean unchanged.
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def unit(x):
-    import numpy as np
-
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+from pools import demo_pools, evidence_pools
 
 
 def figure(C, a, b):
@@ -51,30 +42,12 @@ def figure(C, a, b):
 
 
 def pools(model):
-    """(demo pools with their fact labels, HotpotQA pools with passage and gold)."""
-    import numpy as np
-
-    from vrsd_cli.demo import DEFAULT_QUERY, ORDINARY_QUESTIONS, fact_of, load_corpus
-    from vrsd_cli.disk_embeddings import cached_embeddings
-    from vrsd_cli.evidence import load_evidence_corpora
-
-    emb = cached_embeddings(model)
-    passages = load_corpus()
-    facts = np.asarray([fact_of(p.id) for p in passages])
-    vecs = unit(emb.embed_documents([p.text for p in passages]))
-    demo = []
-    for question in [DEFAULT_QUERY, *ORDINARY_QUESTIONS]:
-        near = np.argsort(-(vecs @ unit(emb.embed_query(question))), kind="stable")[:20]
-        demo.append((vecs[near], facts[near]))
-    corpora = load_evidence_corpora()
-    queries = unit([emb.embed_query(q) for q in corpora[0].questions])
-    hotpot = []
-    for corpus in corpora:
-        X = unit(emb.embed_documents(corpus.texts))
-        owner = np.asarray(corpus.passage_of)
-        top = np.argsort(-(queries @ X.T), axis=1, kind="stable")[:, :50]
-        hotpot += [(queries[i], X[top[i]], owner[top[i]], set(corpus.gold[i]))
-                   for i in range(0, len(queries), 2)]
+    """(demo pools: vectors and fact labels; HotpotQA pools of every second question:
+    query, vectors, passage per candidate, gold passages)."""
+    demo = [(vecs, facts) for _, vecs, facts in demo_pools(model)]
+    hotpot = [(queries[i], vecs[nearest[i]], owner[nearest[i]], set(corpus.gold[i]))
+              for corpus, queries, vecs, nearest, owner in evidence_pools(model)
+              for i in range(0, len(queries), 2)]
     return demo, hotpot
 
 

@@ -65,8 +65,8 @@ Cost: one matrix-vector product per pick (the pick against every candidate), two
 more at the start (the pool's sum, which gives the restatement threshold and the
 step's mean, and the candidates against that mean) and O(n) arithmetic per pick;
 a query with a candidate in a pick's close band also pays, once, for the pool's
-directions (n x d) and their own figure (min(n^2 d, n d^2)), then one n x d
-product per candidate tested;
+directions (n x d) and their Gram product (n^2 d; d^2 n when n > d), after which a
+test costs O(n) (one n x d product per candidate tested when n > d);
 ties go to the lower index (the store's order). One query whose candidates are all
 real runs on 1-D rows (``_complement_single``); the batched path serves the rest, and
 the tests hold the two equal.
@@ -208,9 +208,7 @@ def complement(
     for b, picked in enumerate(out):
         # None for a query without candidates
         picked.info["duplicate_cos"] = float(threshold[b]) if has_candidates[b] else None
-        picked.info["indistinct_cos"] = (float(band[b]) if witnesses is not None
-                                         and has_candidates[b] and np.isfinite(band[b])
-                                         else None)
+        picked.info["indistinct_cos"] = float(band[b]) if np.isfinite(band[b]) else None
         picked.info["complement_at"] = np.flatnonzero(taken[b, : counts[b]]).tolist()
         picked.info["demotion"] = float(sigma[b]) if has_candidates[b] else None
     return out
@@ -240,8 +238,7 @@ def _complement_single(prep: Prepared, K: int, rules: _Rules, steps: int, head: 
     threshold, sigma = float(thresholds[0]), float(sigmas[0])
     band = float(bands[0])
     info: dict = {"duplicate_cos": threshold,
-                  "indistinct_cos": band if witnesses is not None and np.isfinite(band)
-                  else None,
+                  "indistinct_cos": band if np.isfinite(band) else None,
                   "complement_at": [], "demotion": sigma}
     if K == 0:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0), info)
@@ -306,7 +303,8 @@ def _setup(prep: Prepared, rel: np.ndarray, K: int, rules: _Rules, steps: int, c
            ) -> tuple[np.ndarray, np.ndarray, _Witnesses | None, np.ndarray,
                       _StepGeometry | None]:
     """Both paths' start: (B,) restatement thresholds, (B,) the close band's threshold
-    and its witnesses (None without the test), (B,) sigma, and the complement step's
+    (+inf without the test, or below two candidates) and its witnesses (None without
+    the test), (B,) sigma, and the complement step's
     geometry (None without a step). ``rel`` is the relevance, -inf at padding.
     The pool's sum is taken once, for the thresholds and the step's mean alike."""
     pool = _PoolSum(prep) if rules.fixed is None or (steps and K > 1) else None
@@ -337,7 +335,6 @@ class _PoolSum:
         self.count = prep.valid.sum(axis=1)
         self.self_sum = np.where(prep.valid, prep.sq_norm, 0.0).sum(axis=1)  # sum |c|^2
         self.total_sq = np.einsum("bd,bd->b", self.total, self.total)  # |sum c|^2
-        self._mean_products: np.ndarray | None = None
 
     def concentration(self) -> np.ndarray:
         """(B,) |mean c| / sqrt(mean |c|^2) = |sum c| / sqrt(n sum |c|^2), in [0, 1]: 1
@@ -362,16 +359,6 @@ class _PoolSum:
         mean_self = self.self_sum / np.maximum(self.count, 1)
         mean_pair = (self.total_sq - self.self_sum) / np.maximum(pairs, 1.0)
         return np.where(pairs > 0, mean_self - share * (mean_self - mean_pair), np.inf)
-
-    def mean_products(self, prep: Prepared) -> np.ndarray:
-        """(B, n): c_j . mean, the pool's mean vector against every working vector (one
-        matrix-vector product per query, taken once and shared)."""
-        if self._mean_products is None:
-            X = prep.X  # the product in the input's dtype, the result in float64
-            mean = self.mean
-            cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)
-            self._mean_products = cm * prep.scale if prep.normalize else cm
-        return self._mean_products
 
     @property
     def mean(self) -> np.ndarray:
@@ -398,7 +385,9 @@ class _StepGeometry:
         if centred:
             lam = pool.concentration()  # lambda: 1 for a tight pool, 0 if none
             mean = pool.mean * lam[:, None]
-            self.cm = pool.mean_products(prep) * lam[:, None]  # c_j . m
+            X = prep.X  # the product in the input's dtype, the result in float64
+            cm = (X @ mean.astype(X.dtype)[:, :, None])[:, :, 0].astype(np.float64)  # c_j . m
+            self.cm = cm * prep.scale if prep.normalize else cm
             mm = np.einsum("bd,bd->b", mean, mean)
             self.mm = mm
             qm = np.einsum("bd,bd->b", prep.q.astype(np.float64), mean)
@@ -463,44 +452,52 @@ class _Witnesses:
     (w_i . w_l)^2 over every pair, self-pairs included (1 / the participation
     ratio of the directions' spread). A restatement differs from its source in
     wording, which no other candidate shares; two distinct facts differ in content,
-    which other candidates of the pool carry too. Built per query on first use:
-    the directions (n x d) and the pool's own figure (the smaller of the n x n and
-    d x d Gram products); each test is one n x d product per candidate tested.
+    which other candidates of the pool carry too.
+
+    Built per query on first use. With n <= d (the usual pool) it keeps the
+    directions' n x n Gram product, which gives the pool's own figure and, as
+    c_p - c_j = l_p w_p - l_j w_j (l the lengths from the mean), every test without
+    another product. A larger pool keeps the d x d product for its own figure and
+    the directions themselves: one n x d product per candidate tested.
     """
 
     def __init__(self, prep: Prepared, pool: _PoolSum, rms: float) -> None:
-        self.prep, self.pool, self.rms2 = prep, pool, rms * rms
-        self._cache: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}
+        self.prep, self.pool, self.rms2 = prep, pool, rms * rms  # pool: its mean
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray | None, float]] = {}
 
-    def _directions(self, b: int) -> tuple[np.ndarray, np.ndarray, float]:
-        """(working vectors, unit directions from the mean, the pool's own figure) of
-        query b's real candidates (directions of zero length are 0)."""
+    def _directions(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float]:
+        """Query b's lengths from the mean (n,), unit directions W (n, d), their Gram
+        product (n, n; None when n > d) and the pool's own figure. Padding and
+        zero-length directions are 0."""
         if b not in self._cache:
             prep = self.prep
             real = prep.valid[b]
             X = np.asarray(prep.X[b], dtype=np.float64)
-            C = X * prep.scale[b][:, None] if prep.normalize else X
-            W = C - self.pool.mean[b]
+            W = (X * prep.scale[b][:, None] if prep.normalize else X) - self.pool.mean[b]
             W[~real] = 0.0
             length = np.sqrt(np.einsum("nd,nd->n", W, W))
             W *= np.where(length > TINY, 1.0 / np.maximum(length, TINY), 0.0)[:, None]
-            size = int(real.sum())
-            Wr = W[real]
-            gram = Wr @ Wr.T if Wr.shape[0] <= Wr.shape[1] else Wr.T @ Wr
-            own = float(np.einsum("ij,ij->", gram, gram)) / max(size, 1) ** 2
-            self._cache[b] = (C, W, own)
+            n, d = W.shape
+            gram = W @ W.T if n <= d else None
+            square = gram if gram is not None else W.T @ W  # same Frobenius norm
+            own = float(np.einsum("ij,ij->", square, square)) / max(int(real.sum()), 1) ** 2
+            self._cache[b] = (length * (length > TINY), W, gram, own)
         return self._cache[b]
 
     def indistinct(self, b: int, p: int, js: np.ndarray) -> np.ndarray:
         """(len(js),) bool: no other candidate tells pick p and candidate j apart."""
-        C, W, own = self._directions(b)
+        length, W, gram, own = self._directions(b)
         others = int(self.prep.valid[b].sum()) - 2
         if others < 1 or own <= TINY:
             return np.zeros(len(js), dtype=bool)
-        E = C[p][None, :] - C[js]  # (m, d): the differences
-        length = np.sqrt(np.einsum("md,md->m", E, E))
-        A = W @ E.T  # (n, m): each direction against each difference; 0 at padding
+        if gram is not None:  # w_i . (c_p - c_j) = l_p G_ip - l_j G_ij
+            A = length[p] * gram[:, p][:, None] - length[js] * gram[:, js]
+        else:
+            A = W @ (length[p] * W[p][None, :] - length[js][:, None] * W[js]).T
+        sq = (length[p] ** 2 + length[js] ** 2
+              - 2.0 * length[p] * length[js] * (gram[p, js] if gram is not None
+                                                 else W[js] @ W[p]))  # |c_p - c_j|^2
         A[p, :] = 0.0
         A[js, np.arange(len(js))] = 0.0
-        energy = np.einsum("nm,nm->m", A, A) / np.maximum(length * length, TINY) / others
-        return (length > TINY) & (energy < self.rms2 * own)
+        energy = np.einsum("nm,nm->m", A, A) / np.maximum(sq, TINY) / others
+        return (sq > TINY * TINY) & (energy < self.rms2 * own)
