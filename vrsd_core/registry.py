@@ -64,9 +64,10 @@ class MethodInfo:
 
 _TABLE = (
     MethodInfo(
-        name="complement", fn=complement, deterministic=True,
-        summary="recommended for RAG: the most relevant candidate, the one whose sum with it "
-        "is most aligned with the query, then relevance order; restatements skipped"),
+        name="complement", fn=complement, takes_relevance=True, takes_prior=True,
+        deterministic=True,
+        summary="recommended for RAG: a determinantal selection on relevance standardised in "
+        "the pool, its second pick VRSD's complement of the first; restatements held back"),
     MethodInfo(
         name="similarity", fn=similarity, takes_relevance=True, takes_prior=True,
         deterministic=True, summary="plain top-k by relevance (cosine to the query)"),
