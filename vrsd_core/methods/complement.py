@@ -157,7 +157,8 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
             p = argmax_first_1d(by_rel, prep.tie_rtol)
             filled += 1
         else:
-            p = argmax_first_1d(score, prep.tie_rtol) if t == 1 else first_tie(d2, top, prep.tie_rtol)
+            rtol = prep.tie_rtol
+            p = argmax_first_1d(score, rtol) if t == 1 else first_tie(d2, top, rtol)
             gains[t] = d2[p]
         picks[t] = p
         by_rel[p] = -np.inf
