@@ -18,7 +18,7 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
     Raises:
         ImportError: with the install command, if an extra is missing.
     """
-    from vrsd_core.bundled_model import bundled_model_path, quiet_model_loading
+    from vrsd_kit.bundled_model import bundled_model_path, quiet_model_loading
 
     try:
         from langchain_huggingface import HuggingFaceEmbeddings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vrsd_core.bundled_model import bundled_model_path, quiet_model_loading
+from vrsd_kit.bundled_model import bundled_model_path, quiet_model_loading
 
 if TYPE_CHECKING:  # the import loads sentence-transformers and torch
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
