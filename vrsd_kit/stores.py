@@ -80,7 +80,7 @@ class PrivateMember:
         member: ``"Class.attribute"`` as the framework spells it.
         client: the distribution that defines it (``"llama-index-core"``).
         tested: the ``client`` versions the adapter's tests ran against, a version
-            specifier (``"==0.14.25"``); the tests check the installed one is inside.
+            specifier (``"==0.14.25"``); the tests check the member is still there.
         why: what the adapter reads it for, and what it does when it is missing.
     """
 
