@@ -380,7 +380,8 @@ def _run_search(args: argparse.Namespace) -> int:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
     try:
         hits = search_index(
-            args.query, index_dir=args.index_dir, method=args.method or DEFAULT_METHOD, k=args.k,
+            args.query, index_dir=args.index_dir, k=args.k,
+            method=DEFAULT_METHOD if args.method is None else args.method,
             fetch_k=args.fetch_k,
         )
     except ValueError as exc:
