@@ -20,7 +20,7 @@ test: $(VENV)/.installed-dev
 	$(PY) -m pytest
 
 lint: setup
-	$(VENV)/bin/ruff check vrsd_core vrsd_langchain vrsd_llamaindex vrsd_haystack vrsd_cli tests benchmarks examples
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
 bench: setup

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_huggingface import HuggingFaceEmbeddings
 
     from vrsd_cli.datasets import load_dataset
-    from vrsd_core.bundled_model import bundled_model_path
+    from vrsd_kit.bundled_model import bundled_model_path
 
     data = load_dataset("arc_da")
     texts = data.corpus[: args.corpus]

@@ -35,7 +35,7 @@ import numpy as np
 
 from vrsd_cli.datasets import load_dataset
 from vrsd_core import metrics, select_batch
-from vrsd_core.bundled_model import bundled_model_path
+from vrsd_kit.bundled_model import bundled_model_path
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".vrsd" / "cache"

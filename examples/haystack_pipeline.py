@@ -33,8 +33,8 @@ from haystack_integrations.components.embedders.sentence_transformers import (
 )
 
 from vrsd_cli.demo import load_corpus
-from vrsd_core.bundled_model import bundled_model_path
 from vrsd_haystack import VRSDRanker
+from vrsd_kit.bundled_model import bundled_model_path
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
 TEMPLATE = """Answer from the context only.

@@ -35,7 +35,7 @@ def openbookqa(data_dir):
 
 @pytest.fixture(scope="session")
 def model_path() -> str:
-    from vrsd_core.bundled_model import bundled_model_path
+    from vrsd_kit.bundled_model import bundled_model_path
 
     return bundled_model_path()
 
@@ -43,7 +43,7 @@ def model_path() -> str:
 @pytest.fixture
 def fresh_reembed_warnings():
     """Every store class warns again about re-embedding, before and after the test."""
-    from vrsd_core.stores import forget_warnings
+    from vrsd_kit.stores import forget_warnings
 
     forget_warnings()
     yield

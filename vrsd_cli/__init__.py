@@ -4,6 +4,7 @@
 * ``vrsd eval``: the paper's protocol and the evidence protocol on vendored data.
 * ``vrsd index`` / ``vrsd search``: your own folder of notes in Chroma.
 
-The layers: ``vrsd_core`` (numpy) <- ``vrsd_langchain`` / ``vrsd_llamaindex``
-(adapters) <- ``vrsd_cli`` (this application). Nothing imports upward.
+The layers: ``vrsd_core`` (selection, numpy) <- ``vrsd_kit`` (what the adapters
+share) <- ``vrsd_langchain`` / ``vrsd_llamaindex`` / ``vrsd_haystack`` (adapters)
+<- ``vrsd_cli`` (this application). Nothing imports upward.
 """

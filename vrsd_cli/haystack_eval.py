@@ -44,7 +44,7 @@ def evaluate_haystack(corpus: EvidenceCorpus, embeddings: Any, ks: Sequence[int]
     """Every row at every k for every question of ``corpus`` (see the module doc)."""
     from tqdm.auto import tqdm
 
-    from vrsd_core.contract import check_query_vector
+    from vrsd_kit.contract import check_query_vector
     from vrsd_langchain import EmbeddingCache, fetch_candidates
 
     from .evaluation import build_store

@@ -125,7 +125,7 @@ def haystack_peer_rows(model_path: str | None = None, max_k: int | None = None,
     model, default the bundled all-MiniLM-L6-v2; ``max_k``: the largest k that will be
     asked (each question's ranking is computed that far once); ``reembed``: whether the
     diversity ranker embeds the texts again (see the module docstring)."""
-    from vrsd_core.bundled_model import bundled_model_path
+    from vrsd_kit.bundled_model import bundled_model_path
 
     orders = _DiversityOrders(model_path or bundled_model_path(), max_k, reembed)
     return {

@@ -6,27 +6,23 @@ this table, so a new store record shows up in the docs or the test fails.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 
-from vrsd_core.stores import StoreRecord
+from vrsd_kit.adapters import ADAPTERS, Adapter
+from vrsd_kit.stores import StoreRecord
 
-FALLBACKS = {
-    "LangChain": "`similarity_search_by_vector`, then the candidates' text re-embedded "
-                 "(cached by content)",
-    "LlamaIndex": "`embed_model.get_text_embedding_batch` on the nodes without vectors",
-    "Haystack": "any retriever that returns embeddings; documents without one need "
-                "`VRSDRanker(document_embedder=...)`",
-}
-"""What each adapter does for a store it has no record for (the table's last row)."""
+
+def store_records(adapter: Adapter) -> Sequence[StoreRecord]:
+    """``adapter``'s store records (its module is imported: the framework must be)."""
+    module, name = adapter.records.split(":")
+    records: Sequence[StoreRecord] = getattr(importlib.import_module(module), name)
+    return records
 
 
 def adapter_registries() -> dict[str, Sequence[StoreRecord]]:
     """Each adapter's store registry, by the column it fills."""
-    from vrsd_haystack.stores import RETRIEVERS
-    from vrsd_langchain.stores import FAST_PATHS
-    from vrsd_llamaindex import STORE_PATHS
-
-    return {"LangChain": FAST_PATHS, "LlamaIndex": STORE_PATHS, "Haystack": RETRIEVERS}
+    return {adapter.framework: store_records(adapter) for adapter in ADAPTERS}
 
 
 def _cell(record: StoreRecord) -> str:
@@ -55,7 +51,8 @@ def store_table(registries: dict[str, Sequence[StoreRecord]] | None = None) -> s
                            for r in by_column[c] if r.limits) or "–"
         tested = "; ".join(dict.fromkeys(r.tested_on for r in every))
         lines.append(f"| {family} | {' | '.join(cells)} | {limits} | {tested} |")
-    fallback = " | ".join(FALLBACKS.get(c, "–") for c in columns)
+    fallbacks = {adapter.framework: adapter.fallback for adapter in ADAPTERS}
+    fallback = " | ".join(fallbacks.get(c, "–") for c in columns)
     lines.append(f"| anything else | {fallback} | always: `reembed=\"warn\"` says so once per "
                  "store class, `\"refuse\"` forbids it | the fallback tests, BM25 |")
     return "\n".join(lines)

@@ -1,11 +1,14 @@
 """vrsd_core: choose k of n retrieved vectors that are relevant *and* diverse.
 
 Pure numpy. ``select(query, candidates, k, method=...)`` returns a
-``Selection``; ``select_batch`` does B queries at once.
+``Selection``; ``select_batch`` does B queries at once. Selection only: what
+the adapters share beyond it (their metadata payload, store records, the
+sync/async steps, token counting) is ``vrsd_kit``, one floor up.
 """
 
-from . import contract, metrics, tokens
+from . import metrics
 from .api import check_count, check_options, method_defaults, select, select_batch
+from .callers import register_internal_package
 from .registry import (
     DEFAULT_METHOD,
     METHOD_ALIASES,
@@ -25,13 +28,12 @@ __all__ = [
     "Selection",
     "check_count",
     "check_options",
-    "contract",
     "method_defaults",
     "method_info",
     "methods_where",
     "metrics",
+    "register_internal_package",
     "resolve_method",
     "select",
     "select_batch",
-    "tokens",
 ]

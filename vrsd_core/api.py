@@ -15,7 +15,7 @@ from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .registry import MethodFn, method_info, resolve_method
+from .registry import DEFAULT_METHOD, MethodFn, method_info, resolve_method
 from .selection import Selection
 
 
@@ -215,7 +215,7 @@ def select(
     candidates: Any,
     k: int,
     *,
-    method: str = "vrsd",
+    method: str = DEFAULT_METHOD,
     relevance: Any = None,
     normalize: bool = True,
     groups: Any = None,
@@ -232,7 +232,8 @@ def select(
         k: how many to choose. k >= n returns all n (in selection order);
             k <= 0 or no candidates returns an empty selection.
         method: one of ``METHOD_INFO`` (docs/methods.md), or a deprecated alias
-            (``"vrsd_swap"``; see ``resolve_method``).
+            (``"vrsd_swap"``; see ``resolve_method``); default ``DEFAULT_METHOD``, the
+            project's recommendation, as in every adapter and the command line.
         relevance: optional (n,) relevance scores replacing cosine-to-query for
             relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
         normalize: L2-normalise query and candidates first (cosine geometry).
@@ -278,7 +279,7 @@ def select_batch(
     candidates: Any,
     k: int,
     *,
-    method: str = "vrsd",
+    method: str = DEFAULT_METHOD,
     mask: Any = None,
     relevance: Any = None,
     normalize: bool = True,

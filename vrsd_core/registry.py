@@ -12,13 +12,13 @@ method is one module in ``vrsd_core.methods`` (see its contract) and one
 from __future__ import annotations
 
 import dataclasses
-import sys
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .callers import user_stacklevel
 from .methods._common import Picked
 from .methods.cluster import cluster
 from .methods.complement import complement
@@ -116,26 +116,6 @@ METHOD_ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType({
 })
 """Deprecated method names -> (method, the options they stand for). Accepted wherever a
 method name is (``resolve_method``), with a ``DeprecationWarning``."""
-
-
-# Frames of these packages are skipped when a warning is attributed to "the user's
-# line": the adapters reach the core through pydantic validators and the frameworks'
-# own __init__/invoke layers, whose depth differs per class and release.
-_INTERNAL_PACKAGES = ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex", "vrsd_haystack",
-                      "pydantic", "langchain_core", "llama_index", "haystack")
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` for ``warnings.warn`` called in the caller of this function
-    that names the first frame outside vrsd and the frameworks it is called through."""
-    frame = sys._getframe(2)  # the caller's caller: stacklevel 2 of the caller's warn
-    level = 2
-    # a prefix: llama_index_instrumentation, pydantic_core, langchain_core's submodules
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
-        _INTERNAL_PACKAGES
-    ):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def resolve_method(

@@ -1,10 +1,13 @@
 """vrsd for Haystack: ``VRSDRanker``, a diversity ranker on the retriever's own embeddings.
 
-Imports the core and Haystack only. See ``vrsd_haystack.ranker`` for the usage.
+Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for the usage.
 """
 
-from vrsd_core.contract import METADATA_KEY
+from vrsd_kit.adapters import register
+from vrsd_kit.contract import METADATA_KEY
 
 from .ranker import VRSDRanker
+
+register(__name__)
 
 __all__ = ["METADATA_KEY", "VRSDRanker"]

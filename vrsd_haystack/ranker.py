@@ -23,7 +23,7 @@ an embedder they are refused with a ValueError naming ``documents``.
 
 Each output document is a copy, in selection order, with ``score`` = its
 relevance and ``meta["vrsd"] = {"rank", "relevance", "gain", "method"}`` (the
-payload every adapter shares, ``vrsd_core.contract``). Input documents are never
+payload every adapter shares, ``vrsd_kit.contract``). Input documents are never
 modified.
 """
 
@@ -42,7 +42,7 @@ from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method, select
-from vrsd_core.contract import (
+from vrsd_kit.contract import (
     METADATA_KEY,
     check_budget_options,
     check_group_options,
@@ -52,8 +52,8 @@ from vrsd_core.contract import (
     selection_inputs,
     selection_metadata_all,
 )
-from vrsd_core.steps import Steps, arun_steps, call, run_steps
-from vrsd_core.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 
 SCORE = "score"
 """``relevance="score"`` reads each document's ``score`` (what the retriever or an
@@ -128,7 +128,7 @@ class VRSDRanker:
             the source being a meta field (e.g. ``"file_path"``) or ``(Document) -> label``.
         max_tokens, token_counter: fill an LLM's context up to ``max_tokens`` tokens
             of the documents' ``content``, counted by ``token_counter`` (text -> int;
-            default ``vrsd_core.tokens.approx_token_count``).
+            default ``vrsd_kit.tokens.approx_token_count``).
         document_embedder: embeds documents that arrive without an embedding: a
             Haystack document embedder component (its ``run(documents=...)``) or a
             callable ``list[str] -> list[list[float]]``; it must be the model the
@@ -238,7 +238,7 @@ class VRSDRanker:
         return vectors
 
     def _embed_steps(self, docs: list[Document]) -> Steps[list[Sequence[float]]]:
-        """The embedder's vectors for ``docs``, as steps (``vrsd_core.steps``): async, its
+        """The embedder's vectors for ``docs``, as steps (``vrsd_kit.steps``): async, its
         ``run_async`` when it has one, else its synchronous call in a worker thread."""
         embedder = self.document_embedder
         if hasattr(embedder, "run"):

@@ -1,5 +1,5 @@
 """The Haystack retrievers whose documents ``VRSDRanker`` was tested on, as store records
-(``vrsd_core.stores.StoreRecord``, the shape both other adapters use).
+(``vrsd_kit.stores.StoreRecord``, the shape both other adapters use).
 
 The ranker reads nothing from a store: it takes the embeddings the retriever returns
 with the documents. A record says how to ask each retriever for them and which
@@ -9,7 +9,7 @@ Haystack column. A retriever not listed works the same if it returns embeddings.
 
 from __future__ import annotations
 
-from vrsd_core.stores import StoreRecord
+from vrsd_kit.stores import StoreRecord
 
 RETRIEVERS: tuple[StoreRecord, ...] = (
     StoreRecord(

@@ -16,6 +16,8 @@ Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 = ``{"rank", "relevance", "gain", "method"}``.
 """
 
+from vrsd_kit.adapters import register
+
 from .cache import EmbeddingCache
 from .candidates import Candidates, fetch_candidates
 from .compressor import VRSDCompressor
@@ -23,6 +25,8 @@ from .documents import METADATA_KEY
 from .embeddings import default_embeddings
 from .retriever import VRSDRetriever
 from .vectorstore import DiverseVectorStore, DiverseVectorStoreRetriever
+
+register(__name__)
 
 __all__ = [
     "METADATA_KEY",

@@ -1,5 +1,5 @@
 """The LangChain hooks ``DiverseVectorStore`` forwards to the store it wraps: private
-members of ``VectorStore``, read here only (see ``vrsd_core.stores.PrivateMember``)."""
+members of ``VectorStore``, read here only (see ``vrsd_kit.stores.PrivateMember``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core.stores import private_members
+from vrsd_kit.stores import private_members
 
 PRIVATE_MEMBERS = private_members("langchain-core", "==1.7.2", {
     "VectorStore._get_retriever_tags": "the wrapped store's retriever tags (LangSmith "

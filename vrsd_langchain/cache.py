@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vrsd_core.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -71,7 +71,7 @@ class EmbeddingCache:
 
     def embed_steps(self, embeddings: Embeddings, texts: Sequence[str]) -> Steps[np.ndarray]:
         """(n, d) vectors of ``texts``, embedding only those not cached (each once), as
-        steps (``vrsd_core.steps``) asking ``embed_documents`` / ``aembed_documents``."""
+        steps (``vrsd_kit.steps``) asking ``embed_documents`` / ``aembed_documents``."""
         keys, found, todo = self._plan(embeddings, texts)
         if todo:
             fresh = yield call(embeddings.embed_documents, embeddings.aembed_documents,

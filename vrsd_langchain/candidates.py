@@ -12,7 +12,7 @@ store:
   ``page_content`` is embedded with the given embeddings through an
   ``EmbeddingCache``, under the caller's ``reembed`` policy (``"warn"``: one
   ``ReembeddingWarning`` per store class naming the reason; ``"allow"``;
-  ``"refuse"``: a ValueError, see ``vrsd_core.stores.check_reembedding``).
+  ``"refuse"``: a ValueError, see ``vrsd_kit.stores.check_reembedding``).
 
 Each fast path searches the way its store does (same candidates, same order)
 and says which search arguments it understands; anything else is a
@@ -30,8 +30,8 @@ import numpy as np
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core.steps import Steps, call, run_steps
-from vrsd_core.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.steps import Steps, call, run_steps
+from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 
 from .cache import EmbeddingCache
 from .stores import FAST_PATHS, Candidates, FastPath, empty
@@ -122,7 +122,7 @@ def candidate_steps(
     reembed: Reembed = "warn",
 ) -> Steps[Candidates]:
     """The store's top-n for ``query_vector`` with their vectors (see the module doc), as
-    steps (``vrsd_core.steps``): ``fetch_candidates`` and ``pipeline.arun`` run them.
+    steps (``vrsd_kit.steps``): ``fetch_candidates`` and ``pipeline.arun`` run them.
 
     ``query_vector`` is the checked float64 array (``contract.check_query_vector``);
     stores get it as a list of floats. ``query`` (the text) is used only by stores

@@ -11,8 +11,8 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
-from vrsd_core.contract import check_budget_options, check_group_options, resolve_method_fields
-from vrsd_core.steps import Steps, arun_steps, run_steps
+from vrsd_kit.contract import check_budget_options, check_group_options, resolve_method_fields
+from vrsd_kit.steps import Steps, arun_steps, run_steps
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import Candidates
@@ -104,7 +104,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     def _compress_steps(self, documents: Sequence[Document], query: str
                        ) -> Steps[Sequence[Document]]:
         """The chosen documents, as annotated copies in selection order, as steps
-        (``vrsd_core.steps``): ``embed_query`` and the cache's ``embed_documents``, or
+        (``vrsd_kit.steps``): ``embed_query`` and the cache's ``embed_documents``, or
         their async forms."""
         docs = list(documents)
         if not docs or self.k == 0:

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from vrsd_core import Selection
-from vrsd_core.contract import METADATA_KEY, selection_metadata_all
+from vrsd_kit.contract import METADATA_KEY, selection_metadata_all
 
 __all__ = ["METADATA_KEY", "annotate"]
 
@@ -20,7 +20,7 @@ def annotate(documents: Sequence[Document], selection: Selection) -> list[Docume
     ``documents`` are the candidates in the order the selection indexes them.
     Each output is a copy (``page_content``, ``id`` and a deep copy of the
     metadata) whose metadata gains ``METADATA_KEY`` = ``{"rank", "relevance",
-    "gain", "method"}`` (``vrsd_core.contract.selection_metadata``; an entry
+    "gain", "method"}`` (``vrsd_kit.contract.selection_metadata``; an entry
     already under the key is replaced), so neither the store's nor the
     caller's objects change.
     """

@@ -18,15 +18,9 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
     Raises:
         ImportError: with the install command, if an extra is missing.
     """
-    from vrsd_core.bundled_model import bundled_model_path, quiet_model_loading
+    from vrsd_kit.bundled_model import bundled_model_path, import_from_extra, quiet_model_loading
 
-    try:
-        from langchain_huggingface import HuggingFaceEmbeddings
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(
-            "default_embeddings needs langchain-huggingface: "
-            "pip install 'vrsd[langchain-embeddings]' (torch first: see the README)"
-        ) from exc
+    hf = import_from_extra("langchain_huggingface", "default_embeddings", "langchain-embeddings")
     path = bundled_model_path()
     with quiet_model_loading():
-        return HuggingFaceEmbeddings(model_name=path, **kwargs)
+        return hf.HuggingFaceEmbeddings(model_name=path, **kwargs)

@@ -18,7 +18,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
 from vrsd_core import method_defaults, select
-from vrsd_core.contract import (
+from vrsd_kit.contract import (
     check_budget_options,
     check_counts,
     check_group_options,
@@ -29,7 +29,7 @@ from vrsd_core.contract import (
     item_values,
     selection_inputs,
 )
-from vrsd_core.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 
 from .cache import EmbeddingCache
 from .candidates import (
@@ -42,7 +42,7 @@ from .candidates import (
 from .documents import annotate
 
 if TYPE_CHECKING:
-    from vrsd_core.stores import Reembed
+    from vrsd_kit.stores import Reembed
 
 __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
            "check_query_vector", "choose", "make_plan", "pipeline_steps", "query_vector_steps",
@@ -167,7 +167,7 @@ def make_plan(
 
 def check_per_candidate(method: str, relevance: Any) -> None:
     """ValueError for an outside ``relevance`` of the wrong kind or for a method that
-    takes none (``vrsd_core.contract.check_relevance_spec``)."""
+    takes none (``vrsd_kit.contract.check_relevance_spec``)."""
     check_relevance_spec(method, relevance, "(query, documents) -> scores")
 
 

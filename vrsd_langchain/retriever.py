@@ -15,8 +15,8 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
-from vrsd_core.contract import resolve_method_fields
-from vrsd_core.stores import Reembed
+from vrsd_kit.contract import resolve_method_fields
+from vrsd_kit.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
 from .candidates import unwrap
@@ -109,7 +109,7 @@ class VRSDRetriever(BaseRetriever):
     not fit is skipped for the next best that does). None: no budget."""
     token_counter: Any = None  # (str) -> int | None, checked by the plan
     """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
-    ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_core.tokens.approx_token_count``
+    ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_kit.tokens.approx_token_count``
     (offline, no dependency; about 5 % mean error on English prose)."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
@@ -123,7 +123,7 @@ class VRSDRetriever(BaseRetriever):
     reembed: Reembed = "warn"
     """When the store's vectors cannot be read (no fast path for its class, or one that
     does not apply to this instance), the candidates' text is embedded again:
-    ``"warn"`` says so once per store class (a ``vrsd_core.stores.ReembeddingWarning``
+    ``"warn"`` says so once per store class (a ``vrsd_kit.stores.ReembeddingWarning``
     naming the reason), ``"allow"`` is silent, ``"refuse"`` raises a ValueError instead
     (for embedding APIs paid per token; a store without a fast path is refused when the
     retriever is built)."""

@@ -54,8 +54,8 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, Vector
 from pydantic import model_validator
 
 from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
-from vrsd_core.registry import user_stacklevel
-from vrsd_core.stores import Reembed, check_reembed
+from vrsd_core.callers import user_stacklevel
+from vrsd_kit.stores import Reembed, check_reembed
 
 from ._compat import relevance_score_fn, retriever_tags
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache

@@ -9,10 +9,14 @@ or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
 ``STORE_PATHS`` lists the stores whose vectors are read directly (see docs/stores.md).
 """
 
-from ._stores import STORE_PATHS
+from vrsd_kit.adapters import register
+
 from .base import METADATA_KEY, VRSDPostprocessor
 from .embeddings import default_embed_model
 from .retriever import VRSDRetriever
+from .stores import STORE_PATHS
+
+register(__name__)
 
 __all__ = ["METADATA_KEY", "STORE_PATHS", "VRSDPostprocessor", "VRSDRetriever",
            "default_embed_model"]

@@ -1,6 +1,6 @@
 """Where the LlamaIndex adapter reaches past the public API outside its store records:
 the settings' model and a vector index retriever's model and store. Each read is a
-function below and an entry of ``PRIVATE_MEMBERS`` (``vrsd_core.stores.PrivateMember``)."""
+function below and an entry of ``PRIVATE_MEMBERS`` (``vrsd_kit.stores.PrivateMember``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from llama_index.core.indices.vector_store.retrievers.retriever import VectorIndexRetriever
 from llama_index.core.settings import Settings
 
-from vrsd_core.stores import private_members
+from vrsd_kit.stores import private_members
 
 PRIVATE_MEMBERS = private_members("llama-index-core", "==0.14.25", {
     "Settings._embed_model": "whether a model was set: the public Settings.embed_model "

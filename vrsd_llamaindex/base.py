@@ -24,7 +24,7 @@ Each returned node is a new ``NodeWithScore`` around a copy of the node, in
 selection order, with ``score`` = its relevance (cosine similarity of the node's
 vector to the query, unless an outside ``relevance`` is given), and
 ``node.metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (rank
-0-based; the payload both adapters share, ``vrsd_core.contract``). The copy
+0-based; the payload both adapters share, ``vrsd_kit.contract``). The copy
 lists ``"vrsd"`` in its excluded LLM and embed metadata keys: the ranking
 bookkeeping is for the application, not text for the LLM or the embedder. The
 caller's nodes are never modified.
@@ -55,7 +55,8 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, Query
 from llama_index.core.settings import Settings
 
 from vrsd_core import DEFAULT_METHOD, Selection, check_count, select
-from vrsd_core.contract import (
+from vrsd_core.callers import user_stacklevel
+from vrsd_kit.contract import (
     METADATA_KEY,
     check_budget_options,
     check_group_options,
@@ -67,18 +68,17 @@ from vrsd_core.contract import (
     selection_inputs,
     selection_metadata_all,
 )
-from vrsd_core.registry import user_stacklevel
-from vrsd_core.steps import Steps, arun_steps, call, run_steps
-from vrsd_core.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 
 from ._compat import settings_embed_model_is_set
-from ._stores import reembedding_reason, vectors_from_store
+from .stores import reembedding_reason, vectors_from_store
 
 dispatcher = get_dispatcher(__name__)
 
 # METADATA_KEY (re-exported): the entry every returned node gets, as in vrsd_langchain:
 # ``{"rank", "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
-# ``vrsd_core.contract.selection_metadata``. The node's score is its relevance too.
+# ``vrsd_kit.contract.selection_metadata``. The node's score is its relevance too.
 
 def _with_key(keys: Sequence[str]) -> list[str]:
     return list(keys) if METADATA_KEY in keys else [*keys, METADATA_KEY]
@@ -202,7 +202,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     token_counter: Any = Field(  # (str) -> int | None, checked below
         default=None,
         description="text -> int counting tokens for max_tokens (the LLM's tokenizer); "
-        "None = vrsd_core.tokens.approx_token_count (offline).",
+        "None = vrsd_kit.tokens.approx_token_count (offline).",
         exclude=True,
     )
     reembed: Reembed = Field(
@@ -258,7 +258,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     def query_vector_steps(self, query_bundle: QueryBundle) -> Steps[Sequence[float]]:
         """The bundle's embedding, else the embed model's on its embedding strings, as
-        steps (``vrsd_core.steps``)."""
+        steps (``vrsd_kit.steps``)."""
         query_bundle = _require_query(query_bundle)
         if query_bundle.embedding is not None:
             return query_bundle.embedding

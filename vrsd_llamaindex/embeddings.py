@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vrsd_core.bundled_model import bundled_model_path, quiet_model_loading
+from vrsd_kit.bundled_model import bundled_model_path, import_from_extra, quiet_model_loading
 
 if TYPE_CHECKING:  # the import loads sentence-transformers and torch
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
@@ -16,13 +16,8 @@ def default_embed_model(**kwargs: Any) -> HuggingFaceEmbedding:
     Keyword arguments go to ``HuggingFaceEmbedding`` (e.g. ``embed_batch_size``).
     Imported lazily: importing ``vrsd_llamaindex`` does not load torch.
     """
-    try:
-        from llama_index.embeddings.huggingface import HuggingFaceEmbedding
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(
-            "default_embed_model needs llama-index-embeddings-huggingface: "
-            "pip install 'vrsd[llamaindex-embeddings]' (torch first: see the README)"
-        ) from exc
+    hf = import_from_extra("llama_index.embeddings.huggingface", "default_embed_model",
+                           "llamaindex-embeddings")
     path = bundled_model_path()
     with quiet_model_loading():
-        return HuggingFaceEmbedding(model_name=path, **kwargs)
+        return hf.HuggingFaceEmbedding(model_name=path, **kwargs)

@@ -29,13 +29,13 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
-from vrsd_core.contract import check_counts
-from vrsd_core.steps import Steps, arun_steps, call, run_steps
-from vrsd_core.stores import Reembed
+from vrsd_kit.contract import check_counts
+from vrsd_kit.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.stores import Reembed
 
 from ._compat import index_embed_model, index_vector_store, replace_index_vector_store
-from ._stores import with_vectors
 from .base import VRSDPostprocessor
+from .stores import with_vectors
 
 dispatcher = get_dispatcher(__name__)
 

@@ -1,5 +1,5 @@
-"""The store registries against everything that lists stores: the docs' store table,
-the store tests' cases, the installed client versions, the private members recorded,
+"""The adapters' table and store registries against everything that lists them: the
+extras, the docs' store table, the store tests' cases, the private members recorded,
 and the module/class each record names; the adapters' and the CLI's other private
 reads of the frameworks (their compat modules) likewise, and no such read anywhere else."""
 
@@ -8,36 +8,42 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.metadata
+import importlib.util
 import re
 from pathlib import Path
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from tests.helpers import store_cases
+from tests.helpers.extras import extras
 from vrsd_cli._compat import PRIVATE_MEMBERS as CLI_PRIVATE
-from vrsd_cli.store_table import adapter_registries, store_table
-from vrsd_core.stores import PrivateMember, StoreRecord
-from vrsd_haystack.stores import RETRIEVERS
-from vrsd_langchain._compat import PRIVATE_MEMBERS as LC_PRIVATE
-from vrsd_langchain.stores import FAST_PATHS
-from vrsd_llamaindex import STORE_PATHS
-from vrsd_llamaindex._compat import PRIVATE_MEMBERS as LI_PRIVATE
+from vrsd_cli.store_table import adapter_registries, store_records, store_table
+from vrsd_core.callers import internal_packages
+from vrsd_kit.adapters import ADAPTERS, Adapter
+from vrsd_kit.stores import PrivateMember, StoreRecord
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _source(module: str) -> Path:
+    """Where ``module`` is: its file, or its folder for a package (every file in it)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, module
+    path = Path(spec.origin).resolve()
+    return path.parent if path.name == "__init__.py" else path
+
+
 RECORDS: list[tuple[str, StoreRecord]] = [
-    *(("langchain", r) for r in FAST_PATHS), *(("llamaindex", r) for r in STORE_PATHS),
-    *(("haystack", r) for r in RETRIEVERS)]
+    (adapter.name, record) for adapter in ADAPTERS for record in store_records(adapter)]
 IDS = [f"{adapter}-{r.name}" for adapter, r in RECORDS]
-STORE_MODULES = {"langchain": ROOT / "vrsd_langchain" / "stores",
-                 "llamaindex": ROOT / "vrsd_llamaindex" / "_stores.py",
-                 "haystack": ROOT / "vrsd_haystack" / "stores.py"}
-COMPAT_MODULES = {"langchain": ROOT / "vrsd_langchain" / "_compat.py",
-                  "llamaindex": ROOT / "vrsd_llamaindex" / "_compat.py",
+STORE_MODULES = {adapter.name: _source(adapter.records.split(":")[0]) for adapter in ADAPTERS}
+COMPAT_MODULES = {**{adapter.name: _source(adapter.compat) for adapter in ADAPTERS
+                     if adapter.compat},
                   "cli": ROOT / "vrsd_cli" / "_compat.py"}
 COMPAT: list[tuple[str, PrivateMember]] = [
-    *(("langchain", m) for m in LC_PRIVATE), *(("llamaindex", m) for m in LI_PRIVATE),
-    *(("cli", m) for m in CLI_PRIVATE)]
+    *((adapter.name, member) for adapter in ADAPTERS if adapter.compat
+      for member in importlib.import_module(adapter.compat).PRIVATE_MEMBERS),
+    *(("cli", member) for member in CLI_PRIVATE)]
 COMPAT_IDS = [f"{adapter}-{m.member}" for adapter, m in COMPAT]
 
 
@@ -46,10 +52,19 @@ def test_docs_store_table_is_the_generated_one():
     assert store_table() in page, "regenerate it: python -m vrsd_cli.store_table"
 
 
-def test_every_record_has_a_real_store_test():
-    assert set(store_cases.LANGCHAIN) == {r.name for r in FAST_PATHS}
-    assert set(store_cases.LLAMAINDEX) == {r.name for r in STORE_PATHS}
-    assert set(store_cases.HAYSTACK) == {r.name for r in RETRIEVERS}
+def test_every_adapter_and_record_has_a_real_store_test():
+    assert set(store_cases.CASES) == {adapter.name for adapter in ADAPTERS}
+    for adapter in ADAPTERS:
+        assert set(store_cases.CASES[adapter.name]) == {r.name for r in store_records(adapter)}
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=[a.name for a in ADAPTERS])
+def test_each_adapter_is_an_extra_and_a_typed_package_that_registers_itself(adapter: Adapter):
+    assert adapter.name in extras()  # pip install 'vrsd[<name>]'
+    assert adapter.package == f"vrsd_{adapter.name}"
+    assert (ROOT / adapter.package / "py.typed").is_file()
+    importlib.import_module(adapter.package)
+    assert {adapter.package, *adapter.frames} <= set(internal_packages())
 
 
 def test_names_are_unique_per_adapter():
@@ -65,24 +80,13 @@ def test_record_names_a_real_store_class(adapter, record):
     assert record.store_class() is cls
 
 
-@pytest.mark.parametrize(("adapter", "record"), RECORDS, ids=IDS)
-def test_installed_client_is_in_the_tested_range(adapter, record):
-    installed = importlib.metadata.version(record.client)
-    assert installed in SpecifierSet(record.tested), (
-        f"{record.client} {installed} is outside {record.tested}: run the store tests on it "
-        "and widen the record's range"
-    )
-
-
 def _package_sources() -> dict[Path, str]:
-    return {path: path.read_text() for pkg in ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex",
-                                                 "vrsd_haystack", "vrsd_cli")
-            for path in (ROOT / pkg).rglob("*.py")}
+    return {path: path.read_text() for pkg in ROOT.glob("vrsd_*") if pkg.is_dir()
+            for path in pkg.rglob("*.py")}
 
 
 def _is_store_module(path: Path) -> bool:
-    return path in (STORE_MODULES["llamaindex"], STORE_MODULES["haystack"]) or path.is_relative_to(
-        STORE_MODULES["langchain"])
+    return any(path == mine or path.is_relative_to(mine) for mine in STORE_MODULES.values())
 
 
 def _may_read_privates(path: Path) -> bool:
@@ -127,12 +131,9 @@ def _owner(name: str) -> object:
 
 
 @pytest.mark.parametrize(("adapter", "record"), COMPAT, ids=COMPAT_IDS)
-def test_compat_member_exists_in_the_tested_version_and_is_read_there_only(adapter, record):
-    installed = importlib.metadata.version(record.client)
-    assert installed in SpecifierSet(record.tested), (
-        f"{record.client} {installed} is outside {record.tested}: run the adapter tests on "
-        "it and widen the record's range")
+def test_compat_member_exists_and_is_read_there_only(adapter, record):
     owner, attr = record.member.split(".")
+    installed = importlib.metadata.version(record.client)
     assert hasattr(_owner(owner), attr), f"{record.member} is gone in {record.client} {installed}"
     sources = _package_sources()
     assert attr in sources[COMPAT_MODULES[adapter]]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from langchain_core.documents import Document
 
-from vrsd_core.stores import StoreRecord
+from vrsd_kit.stores import StoreRecord
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pytest
 
 from vrsd_cli import budget_eval as be
 from vrsd_cli.evidence import evidence_specs, load_evidence_corpora
-from vrsd_core.tokens import approx_token_count
+from vrsd_kit.tokens import approx_token_count
 
 LIMIT = 10
 ROWS = ["default", "similarity", "mmr:lambda_mult=0.7", "top_m"]

@@ -17,10 +17,10 @@ import pytest
 from haystack import Document, Pipeline
 from haystack.core.errors import DeserializationError
 
-from tests.helpers.store_cases import HAYSTACK, cases_in
+from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
-from vrsd_core.contract import selection_metadata_all
 from vrsd_haystack import METADATA_KEY, VRSDRanker
+from vrsd_kit.contract import selection_metadata_all
 
 from .conftest import snapshot
 
@@ -60,7 +60,7 @@ def candidates(store, query: list[float]) -> list[Document]:
     return retriever_for(store).run(query_embedding=query)["documents"]
 
 
-@pytest.fixture(params=cases_in(HAYSTACK, "haystack"))
+@pytest.fixture(params=cases_in("haystack", "haystack"))
 def store(request):
     return request.getfixturevalue(f"{request.param}_store")
 
@@ -104,7 +104,7 @@ def test_store_and_inputs_are_not_changed(store, query_vectors):
 
 
 def test_group_cap_budget_and_per_run_top_k(in_memory_store, query_vectors):
-    from vrsd_core.tokens import approx_token_count
+    from vrsd_kit.tokens import approx_token_count
 
     query = query_vectors[0]
     cands = candidates(in_memory_store, query)

@@ -31,10 +31,10 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from tests.helpers.corpus import arc_documents
 from tests.helpers.spies import SpyEmbeddings, cached_embeddings
-from tests.helpers.store_cases import LANGCHAIN, cases_in
+from tests.helpers.store_cases import cases_in
 
 CORPUS_SIZE = 200
-STORE_KINDS = tuple(cases_in(LANGCHAIN, "langchain"))
+STORE_KINDS = tuple(cases_in("langchain", "langchain"))
 
 
 class HiddenStore(VectorStore):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_core.tokens import approx_token_count
+from vrsd_kit.tokens import approx_token_count
 from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
 
 from . import test_per_candidate as per_candidate

@@ -1,9 +1,9 @@
 """One meaning of ``lambda_mult`` on every store (1 = relevance only, as in LangChain).
 
 ``DiverseVectorStore(store)``'s MMR is the core's on every store; the project
-never hands lambda_mult to a store's native MMR. langchain-qdrant's own
-``max_marginal_relevance_search`` passes lambda_mult to Qdrant as ``diversity``
-(1 = most diverse), the inverse; these tests show both side by side.
+never hands lambda_mult to a store's native MMR (langchain-qdrant's own
+``max_marginal_relevance_search`` passes it to Qdrant as ``diversity``, where
+1 is the most diverse).
 """
 
 from __future__ import annotations
@@ -47,15 +47,34 @@ def test_same_lambda_same_picks_on_in_memory_and_qdrant(store_cases, embeddings,
         qvec.tolist(), k=K, fetch_k=FETCH_K, lambda_mult=lam)] == picks
 
 
-def test_langchain_qdrants_own_mmr_inverts_lambda(store_cases):
-    """langchain-qdrant's MMR at lambda_mult=0 is plain top-k (Qdrant's diversity=0),
-    where LangChain's meaning of 0 is diversity only; at 1 it is the most diverse."""
+STORE_MMR = ("max_marginal_relevance_search", "max_marginal_relevance_search_by_vector",
+             "amax_marginal_relevance_search", "amax_marginal_relevance_search_by_vector")
+
+
+async def test_the_stores_own_mmr_is_never_asked(store_cases, embeddings, monkeypatch):
+    """Every MMR entry point of the wrapper, sync and async, with the store's own MMR
+    made to fail: lambda_mult keeps LangChain's meaning because the store never sees it."""
     qdrant = store_cases["qdrant"]
-    own = {
-        lam: [row_of(d) for d in qdrant.store.max_marginal_relevance_search(
-            QUERY, k=K, fetch_k=FETCH_K, lambda_mult=lam)]
-        for lam in LAMBDAS
-    }
+
+    def store_mmr(*args, **kwargs):
+        raise AssertionError("DiverseVectorStore handed MMR to the store")
+
+    for name in STORE_MMR:
+        monkeypatch.setattr(type(qdrant.store), name, store_mmr)
+    wrapped = DiverseVectorStore(qdrant.store)
+    qvec = embeddings.embed_query(QUERY)
     top = [row_of(d) for d in qdrant.store.similarity_search(QUERY, k=K)]
-    assert own[0.0] == top != own[1.0]
-    assert core_mmr_rows(qdrant, 1.0) == top != core_mmr_rows(qdrant, 0.0)
+    for lam in LAMBDAS:
+        kw = {"k": K, "fetch_k": FETCH_K, "lambda_mult": lam}
+        got = [
+            wrapped.max_marginal_relevance_search(QUERY, **kw),
+            wrapped.max_marginal_relevance_search_by_vector(qvec, **kw),
+            await wrapped.amax_marginal_relevance_search(QUERY, **kw),
+            await wrapped.amax_marginal_relevance_search_by_vector(qvec, **kw),
+        ]
+        picks = core_mmr_rows(qdrant, lam)
+        assert all([row_of(d) for d in docs] == picks for docs in got), lam
+        if lam == 1.0:  # relevance only
+            assert picks == top
+        if lam == 0.0:  # diversity only
+            assert picks != top

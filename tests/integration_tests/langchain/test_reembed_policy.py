@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vrsd_core.stores import ReembeddingWarning
+from vrsd_kit.stores import ReembeddingWarning
 from vrsd_langchain import DiverseVectorStore, VRSDRetriever
 
 K, FETCH_K = 4, 20

@@ -15,7 +15,7 @@ from langchain_core.embeddings import Embeddings
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
-from vrsd_langchain.candidates import fast_path_for
+from vrsd_langchain.candidates import fast_path_for, reembedding_reason
 
 from .conftest import BUILDERS, STORE_KINDS
 
@@ -97,6 +97,39 @@ def test_fast_path_is_used_and_embeds_only_the_query(case, queries):
     retriever.batch(queries[:3])
     assert (case.spy.query_calls, case.spy.document_calls) == (4, 0)
     assert retriever.cache.misses == 0
+
+
+def _without(store, attr: str):
+    """A copy of ``store`` as a client release that no longer has ``attr`` would make
+    it: the same class (a subclass) and state, ``attr`` gone."""
+    base = type(store)
+
+    def __getattribute__(self, name: str):
+        if name == attr:
+            raise AttributeError(name)
+        return base.__getattribute__(self, name)
+
+    moved = object.__new__(type(f"Moved{base.__name__}", (base,),
+                                {"__getattribute__": __getattribute__}))
+    moved.__dict__.update(store.__dict__)
+    return moved
+
+
+def test_a_release_without_an_internal_the_fast_path_reads_falls_back(case):
+    """Each private member a fast path records is checked before it is read: without any
+    one of them the store is re-embedded, for a reason naming the record and the client
+    version it was tested with, instead of failing inside the store's internals."""
+    path = fast_path_for(case.store)
+    assert path is not None and path.private
+    assert fast_path_for(_without(case.store, "no_such_member")) is path  # the copy is whole
+    for member in path.private:
+        owner, attr = member.split()[0].split(".")
+        assert owner == path.class_name, member
+        moved = _without(case.store, attr)
+        assert fast_path_for(moved) is None, member
+        reason = reembedding_reason(moved)
+        assert f"{path.name!r} fast path does not apply" in reason, reason
+        assert f"{path.client} {path.tested}" in reason, reason
 
 
 async def test_async_fast_path_matches_sync_and_embeds_only_the_query(case, queries):

@@ -1,5 +1,5 @@
 """Every LangChain entry point gives the same result sync and async on the same input,
-along each I/O path of its one body (``vrsd_core.steps``): a store fast path, the
+along each I/O path of its one body (``vrsd_kit.steps``): a store fast path, the
 re-embedding fallback (search by vector, and by text when the store has no search
 by vector), the compressor. Each mode gets fresh objects so neither reads the other's
 embedding cache."""
@@ -31,7 +31,7 @@ def store(request, in_memory_store, corpus_docs, make_spy, hidden_store_cls):
                    by_vector=request.param == "fallback_by_vector")
 
 
-@pytest.mark.filterwarnings("ignore::vrsd_core.stores.ReembeddingWarning")
+@pytest.mark.filterwarnings("ignore::vrsd_kit.stores.ReembeddingWarning")
 async def test_retrievers_sync_equals_async(store, queries):
     def retrievers():
         return [

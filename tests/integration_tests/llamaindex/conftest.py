@@ -14,7 +14,7 @@ from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.schema import MetadataMode, TextNode
 
 from tests.helpers.spies import one_torch_thread
-from tests.helpers.store_cases import LLAMAINDEX, cases_in
+from tests.helpers.store_cases import cases_in
 
 N_TEXTS = 200
 
@@ -142,7 +142,7 @@ def chroma_index(embedded_nodes, hf_embed, tmp_path_factory) -> Iterator[VectorS
     yield index
 
 
-@pytest.fixture(params=cases_in(LLAMAINDEX, "llamaindex"))
+@pytest.fixture(params=cases_in("llamaindex", "llamaindex"))
 def index(request) -> VectorStoreIndex:
     return request.getfixturevalue(f"{request.param}_index")
 

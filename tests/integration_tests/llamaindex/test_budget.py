@@ -8,7 +8,7 @@ import pytest
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_core.tokens import approx_token_count
+from vrsd_kit.tokens import approx_token_count
 from vrsd_llamaindex import VRSDPostprocessor
 
 from .test_per_candidate import QUERY, VECTORS, ids

@@ -60,7 +60,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         v = VECTORS[i]
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
-        # the payload both adapters share (vrsd_core.contract.selection_metadata)
+        # the payload both adapters share (vrsd_kit.contract.selection_metadata)
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
                                            "gain": pytest.approx(gain), "method": DEFAULT_METHOD}
         assert n.node.metadata["source"] == "hand-built"

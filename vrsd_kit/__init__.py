@@ -1,0 +1,20 @@
+"""vrsd_kit: what the adapters share beyond selection, written once (numpy only, no
+framework imports).
+
+* ``adapters``: the one table of the framework adapters.
+* ``contract``: the metadata payload every returned item carries, and the checks
+  every adapter applies to its arguments.
+* ``stores``: the shape of a store record, the private members an adapter reads,
+  and the re-embedding policy.
+* ``steps``: one body behind a sync entry point and its async twin.
+* ``tokens``: the offline token counter for a ``max_tokens`` budget.
+* ``bundled_model``: where the bundled embedding model lives.
+
+The floors: ``vrsd_core`` (selection) <- ``vrsd_kit`` <- the adapters
+(``vrsd_langchain``, ``vrsd_llamaindex``, ``vrsd_haystack``) <- ``vrsd_cli``.
+Nothing imports upward: the adapters' table names their modules as text only.
+"""
+
+from vrsd_core import register_internal_package
+
+register_internal_package(__name__)  # a warning raised through the kit blames the caller
