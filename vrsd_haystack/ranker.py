@@ -274,9 +274,10 @@ class VRSDRanker:
             token_counter=self.token_counter, texts=lambda: [d.content or "" for d in documents],
         )
         sel = select(query, matrix, top_k, method=self.method, **options)
+        ids = [d.id for d in documents]
         return {"documents": [
             annotated_copy(documents[int(i)], entry)
-            for i, entry in zip(sel.indices, selection_metadata_all(sel), strict=True)
+            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids), strict=True)
         ]}
 
     def _rank_steps(self, documents: Any, query_embedding: Any, top_k: Any

@@ -38,7 +38,9 @@ METADATA_KEY = "vrsd"
 """The metadata entry every returned item gets (an existing entry is replaced)."""
 
 
-def selection_metadata(selection: Selection, position: int) -> dict[str, Any]:
+def selection_metadata(
+    selection: Selection, position: int, ids: Sequence[Any] | None = None
+) -> dict[str, Any]:
     """The ``METADATA_KEY`` entry of the item picked at ``position`` of ``selection``::
 
         {
@@ -48,11 +50,17 @@ def selection_metadata(selection: Selection, position: int) -> dict[str, Any]:
             "gain": 0.71,         # the method's objective gain when it was picked
             "method": "vrsd",     # the selection method
             "prior": 0.9,         # only when a quality prior was given: its value
+            "held_back": ["3b"],  # only for the default (complement): the candidates
+                                  # plain top-k would have returned in its place that
+                                  # restate this item (closest to it of the picks)
         }
 
     For ``vrsd`` the gain is the sum-vector cosine after the pick; for ``mmr``
-    the MMR score at pick time; for ``dpp`` the determinant ratio. Values are
-    plain Python ints, floats and strings (JSON-ready, no numpy scalars).
+    the MMR score at pick time; for ``dpp`` and the default the determinant ratio.
+    ``held_back`` names each candidate by ``ids[candidate]`` (the document's or
+    node's id) or, without ``ids`` or where an id is None, by its 0-based rank
+    among the candidates the store returned. Values are plain Python ints, floats
+    and strings (JSON-ready, no numpy scalars).
 
     Raises:
         ValueError: naming ``position`` when it is not an index into the selection.
@@ -72,12 +80,25 @@ def selection_metadata(selection: Selection, position: int) -> dict[str, Any]:
     prior = selection.info.get("prior")
     if prior is not None:
         entry["prior"] = float(prior[at])
+    held = selection.info.get("held_back")
+    if held is not None:
+        pick = int(selection.indices[at])
+        entry["held_back"] = [_candidate_name(j, ids) for j, p in held.items() if p == pick]
     return entry
 
 
-def selection_metadata_all(selection: Selection) -> list[dict[str, Any]]:
-    """``selection_metadata`` for every pick, in selection order."""
-    return [selection_metadata(selection, i) for i in range(len(selection))]
+def _candidate_name(index: int, ids: Sequence[Any] | None) -> Any:
+    """A candidate's id when it has one, else its rank among the fetched candidates."""
+    name = None if ids is None else ids[index]
+    return int(index) if name is None else name
+
+
+def selection_metadata_all(
+    selection: Selection, ids: Sequence[Any] | None = None
+) -> list[dict[str, Any]]:
+    """``selection_metadata`` for every pick, in selection order (``ids``: one per
+    candidate, naming what the default held back)."""
+    return [selection_metadata(selection, i, ids) for i in range(len(selection))]
 
 
 def resolve_method_fields(

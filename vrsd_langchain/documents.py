@@ -25,7 +25,8 @@ def annotate(documents: Sequence[Document], selection: Selection) -> list[Docume
     caller's objects change.
     """
     out: list[Document] = []
-    for index, entry in zip(selection.indices.tolist(), selection_metadata_all(selection),
+    ids = [doc.id for doc in documents]
+    for index, entry in zip(selection.indices.tolist(), selection_metadata_all(selection, ids),
                             strict=True):
         doc = documents[index]
         metadata: dict[str, Any] = copy.deepcopy(dict(doc.metadata))

@@ -341,9 +341,10 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         )
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
                                 **options)
+        ids = [n.node.node_id for n in nodes]
         return [
             annotated_copy(nodes[int(i)], entry)
-            for i, entry in zip(sel.indices, selection_metadata_all(sel), strict=True)
+            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids), strict=True)
         ]
 
     @contextmanager

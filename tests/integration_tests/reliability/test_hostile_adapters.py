@@ -131,10 +131,15 @@ def check_documents(docs, k: int, store_ids: set[str]) -> None:
     ids = [d.id for d in docs]
     assert len(set(ids)) == len(ids), f"repeated documents {ids}"
     assert set(ids) <= store_ids
+    held = []
     for rank, d in enumerate(docs):
         info = d.metadata["vrsd"]
-        assert info["rank"] == rank and set(info) == {"rank", "relevance", "gain", "method"}
+        assert info["rank"] == rank and set(info) - {"held_back"} == {
+            "rank", "relevance", "gain", "method"}
         assert -1.0 - 1e-6 <= info["relevance"] <= 1.0 + 1e-6
+        held += info.get("held_back", [])
+    assert len(set(held)) == len(held) and not set(held) & set(ids)
+    assert set(held) <= store_ids
 
 
 # --------------------------------------------------------------------- LangChain: queries

@@ -33,6 +33,18 @@ def test_payload_per_pick():
     json.dumps(entries)  # plain Python values
 
 
+def test_payload_names_what_the_default_held_back():
+    q = np.array([1.0, 0.0, 0.0])
+    C = np.array([[0.9, 0.3, 0.0], [0.9, 0.31, 0.0], [0.5, -0.6, 0.2], [0.1, 0.2, 0.9]])
+    sel = select(q, C, 2, method="complement")
+    assert sel.indices.tolist() == [0, 2] and sel.info["held_back"] == {1: 0}
+    named = contract.selection_metadata_all(sel, ids=["a", "a2", "b", None])
+    assert [e["held_back"] for e in named] == [["a2"], []]
+    by_rank = contract.selection_metadata_all(sel, ids=None)
+    assert [e["held_back"] for e in by_rank] == [[1], []]  # the fetched rank, without ids
+    assert "held_back" not in contract.selection_metadata(select(q, C, 2, method="mmr"), 0)
+
+
 def test_payload_carries_the_prior_when_one_was_used():
     prior = np.linspace(0.0, 1.0, len(C))
     sel = select(Q, C, 3, method="similarity", prior=prior, prior_weight=0.5)
