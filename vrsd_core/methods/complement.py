@@ -122,7 +122,9 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
 
 def _complement_single(prep: Prepared, K: int) -> Picked:
     """The same selection for one query with every candidate real, on 1-D arrays (the
-    batched path's per-step overhead is most of a 50-candidate query's time). Picked
+    batched path's per-step overhead is most of a 50-candidate query's time). A pick's
+    kernel row w * w_p * S[:, p] is its one product (the weights ride in the d-vector);
+    the cosines the step and ``held_back`` read are that row over the weights. Picked
     and blocked candidates get d^2 = -inf and relevance -inf, so no mask is applied."""
     n = prep.n
     if K == 0:
@@ -133,12 +135,14 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     w = np.exp(z / 2.0)
     qsim = prep.qsim[0]
     step_rel = qsim if prep.rel is prep.qsim else _on_cosine_scale(qsim, z, None)
-    row_scale = prep.scale[0] if prep.normalize else None
+    row_scale = w * prep.scale[0] if prep.normalize else w
     d2 = w * w * sq
     floor = _RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
+    rtol = prep.tie_rtol
     by_rel = rel.copy()
     factors = np.zeros((K, n))
-    sims = np.zeros((K, n))
+    kernel = np.zeros((K, n))
+    tmp = np.empty(n)
     picks = np.zeros(K, dtype=np.int64)
     gains = np.zeros(K)
     filled = 0
@@ -147,36 +151,41 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     for t in range(K):
         if t == 1:
             a = int(picks[0])
-            score = (step_rel[a] + step_rel) / np.sqrt(np.maximum(sq[a] + sq + 2.0 * sims[0], TINY))
+            cos_a = kernel[0] / (w * w[a])
+            score = (step_rel[a] + step_rel) / np.sqrt(np.maximum(sq[a] + sq + 2.0 * cos_a, TINY))
             score[~(d2 > floor)] = -np.inf  # picked, blocked, or a copy of the first pick
             exhausted = not np.isfinite(score).any()
-        if not exhausted and t != 1:
+        elif not exhausted:
             top = int(d2.argmax())
             exhausted = float(d2[top]) <= floor
         if exhausted:
-            p = argmax_first_1d(by_rel, prep.tie_rtol)
+            p = argmax_first_1d(by_rel, rtol)
             filled += 1
         else:
-            rtol = prep.tie_rtol
             p = argmax_first_1d(score, rtol) if t == 1 else first_tie(d2, top, rtol)
             gains[t] = d2[p]
         picks[t] = p
         by_rel[p] = -np.inf
-        prep.products_into(p, 1.0, sims[t], row_scale)
+        prep.products_into(p, float(w[p]), kernel[t], row_scale)
         if t < K - 1 and not exhausted:
             e = factors[t]
-            np.multiply(sims[t], w, out=e)
-            e *= w[p]
             if t:
-                e -= factors[:t, p] @ factors[:t]
+                np.subtract(kernel[t], factors[:t, p] @ factors[:t], out=e)
+            else:
+                e[:] = kernel[t]
             e /= np.sqrt(max(float(d2[p]), floor))
-            d2 -= e * e
+            d2 -= np.multiply(e, e, out=tmp)
         d2[p] = -np.inf
         if cap is not None and (blocked := cap.add_one(0, p)) is not None:
             d2[blocked] = by_rel[blocked] = -np.inf  # a full group's candidates are out
+    sims = kernel / (w * w[picks][:, None])
     info = {"filled_by_relevance": filled,
             "held_back": _held_back(rel, np.isfinite(by_rel), picks, sims)}
-    return Picked(picks, gains, info)
+    # cos(sum of the picks, query) from the rows at hand: |sum|^2 is the picks' Gram sum
+    length_sq = float(sims[:, picks].sum())
+    objective = (float(qsim[picks].sum()) / (np.sqrt(length_sq) * float(prep.q_norm[0]))
+                 if length_sq > TINY else 0.0)
+    return Picked(picks, gains, info, objective)
 
 
 def _moments(x: np.ndarray, valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, select, select_batch
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, metrics, select, select_batch
 
 FLOOR = 1e-9  # the method's numerical zero for float64, relative to the largest quality
 
@@ -97,6 +97,9 @@ def test_matches_the_reference(outside, copies):
         picks, held = reference(q, C, k, relevance)
         assert sel.indices.tolist() == picks
         assert sel.info["held_back"] == held
+        if picks:
+            want = metrics.sum_vector_similarity(unit(q), unit(C)[picks])
+            assert sel.objective == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
 def test_matches_the_reference_with_a_group_cap():
