@@ -20,11 +20,11 @@ test: $(VENV)/.installed-dev
 	$(PY) -m pytest
 
 lint: setup
-	$(VENV)/bin/ruff check vrsd_core vrsd_langchain vrsd_llamaindex vrsd_haystack vrsd_cli tests benchmarks examples
+	$(VENV)/bin/ruff check vrsd_core vrsd_langchain vrsd_llamaindex vrsd_haystack vrsd_eval vrsd_cli tests benchmarks examples
 	$(VENV)/bin/mypy
 
 bench: setup
 	$(PY) benchmarks/speed.py
 
-eval: $(VENV)/.installed-cli
+eval: $(VENV)/.installed-eval
 	$(VENV)/bin/vrsd eval

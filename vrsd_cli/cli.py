@@ -54,7 +54,9 @@ NEEDS: dict[str, dict[str, str]] = {
     "index": {**_EMBEDDINGS, **_INDEX},
     "search": {**_EMBEDDINGS, **_INDEX},
 }
-EXTRA = {"demo": "demo"}  # the smallest extra holding a command's needs; others: cli
+# The smallest extra holding a command's needs; others: cli. The evaluation protocols
+# are the vrsd_eval package, whose extra is eval.
+EXTRA = {"demo": "demo", "eval": "eval", "evidence": "eval", "haystack": "eval"}
 
 
 def missing_dependencies(command: str, *, bundled_model: bool = True,
@@ -256,10 +258,10 @@ def _run_eval(args: argparse.Namespace) -> int:
                 bundled_model=args.model is None, faiss=True)
         return _run_evidence(args)
     require("eval", bundled_model=args.model is None, faiss=args.store == "faiss")
-    from . import evaluation as ev
-    from .datasets import DATASETS, default_data_dir, load_dataset
-    from .disk_embeddings import cached_embeddings, model_label
-    from .methods import parse_methods
+    from vrsd_eval import paper as ev
+    from vrsd_eval.datasets import DATASETS, default_data_dir, load_dataset
+    from vrsd_eval.disk_embeddings import cached_embeddings, model_label
+    from vrsd_eval.methods import parse_methods
 
     names = args.datasets or list(DATASETS)
     for name in names:
@@ -302,9 +304,9 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_evidence(args: argparse.Namespace) -> int:
-    from . import budget_eval as be
-    from . import evidence as evd
-    from .disk_embeddings import cached_embeddings, model_label
+    from vrsd_eval import budget as be
+    from vrsd_eval import evidence as evd
+    from vrsd_eval.disk_embeddings import cached_embeddings, model_label
 
     if args.datasets:
         raise CLIError("--datasets: the evidence protocol runs on HotpotQA only")
@@ -327,14 +329,14 @@ def _run_evidence(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
     embeddings = cached_embeddings(args.model, args.cache_dir)
-    if args.haystack:  # Haystack's rankers on the same candidates (haystack_eval)
-        from .haystack_eval import run_haystack_protocol
+    if args.haystack:  # Haystack's rankers on the same candidates (haystack_protocol)
+        from vrsd_eval.haystack_protocol import run_haystack_protocol
 
         run_haystack_protocol(corpora, embeddings, ks, fetch_k, out=args.out,
                               model=model_label(args.model), progress=not args.no_progress,
                               log=lambda line: print(line, file=sys.stderr))
         return 0
-    if args.budget is not None:  # equal token budgets instead of equal k (budget_eval)
+    if args.budget is not None:  # equal token budgets instead of equal k (vrsd_eval.budget)
         be.run_budget_protocol(
             corpora, embeddings, specs, budgets, args.fetch_k or be.BUDGET_FETCH_K,
             out=args.out, model=model_label(args.model), progress=not args.no_progress,
@@ -426,19 +428,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every failure: one line, exit 2 (VRSD_DEBUG=1: the traceback)
         if os.environ.get("VRSD_DEBUG"):
             raise
-        print(f"vrsd {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"vrsd {args.command}: error: {_one_line(exc, EXTRA.get(args.command, 'cli'))}",
+              file=sys.stderr)
         return 2
 
 
-def _one_line(exc: Exception) -> str:
+def _one_line(exc: Exception, extra: str = "cli") -> str:
     """What went wrong, on one line. Bad input (CLIError, and the library's ValueErrors
-    naming the argument) is said as it is; a missing module names the extra to install;
-    anything else is named as unexpected, with how to see the traceback."""
+    naming the argument) is said as it is; a missing module names ``extra``, the extra
+    to install; anything else is named as unexpected, with how to see the traceback."""
     text = " ".join(str(exc).split())
     if isinstance(exc, ValueError):
         return text
     if isinstance(exc, ModuleNotFoundError):
-        return (f"{text}: an optional dependency is missing; pip install 'vrsd[cli]' "
+        return (f"{text}: an optional dependency is missing; pip install 'vrsd[{extra}]' "
                 "(torch first: see the README's Install)")
     return f"unexpected {type(exc).__name__}: {text} (VRSD_DEBUG=1 shows the traceback)"
 

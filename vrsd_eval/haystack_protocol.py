@@ -47,7 +47,7 @@ def evaluate_haystack(corpus: EvidenceCorpus, embeddings: Any, ks: Sequence[int]
     from vrsd_core.contract import check_query_vector
     from vrsd_langchain import EmbeddingCache, fetch_candidates
 
-    from .evaluation import build_store
+    from .paper import build_store
 
     start = time.perf_counter()
     ks = [int(k) for k in ks]

@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_cli import budget_eval as be
-from vrsd_cli.evidence import evidence_specs, load_evidence_corpora
 from vrsd_core.tokens import approx_token_count
+from vrsd_eval import budget as be
+from vrsd_eval.evidence import evidence_specs, load_evidence_corpora
 
 LIMIT = 10
 ROWS = ["default", "similarity", "mmr:lambda_mult=0.7", "top_m"]
@@ -28,7 +28,7 @@ def test_budget_helpers():
 
 @pytest.fixture(scope="module")
 def budget_run(tmp_path_factory, data_dir):
-    from vrsd_cli.disk_embeddings import cached_embeddings
+    from vrsd_eval.disk_embeddings import cached_embeddings
 
     corpora = load_evidence_corpora(data_dir, limit=LIMIT)
     out = tmp_path_factory.mktemp("budget_out")

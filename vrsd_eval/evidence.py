@@ -315,7 +315,7 @@ def evaluate_evidence(
     from vrsd_core.contract import check_query_vector
     from vrsd_langchain import EmbeddingCache, VRSDRetriever, fetch_candidates
 
-    from .evaluation import build_store
+    from .paper import build_store
 
     ks = [int(k) for k in ks]
     if not ks or min(ks) < 1:
@@ -444,7 +444,7 @@ def plot_panels(results: Sequence[Any], path: str | Path, *, xs: Callable[[Any],
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .evaluation import save_figure
+    from .paper import save_figure
 
     fig, axes = plt.subplots(1, len(results), figsize=(7.5 * len(results), 5.6), squeeze=False)
     for ax, res in zip(axes[0], results, strict=True):

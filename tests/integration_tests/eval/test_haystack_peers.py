@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from vrsd_cli.demo import load_corpus
-from vrsd_cli.evidence import VARIANTS
-from vrsd_cli.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 from vrsd_core import DEFAULT_METHOD, select
+from vrsd_eval.evidence import VARIANTS
+from vrsd_eval.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 
 QUERIES = ["Will an afternoon coffee keep me awake at night?", "How do plants make sugar?"]
 N = 24

@@ -1,0 +1,16 @@
+"""vrsd_eval: the evaluation protocols, their vendored data and their reports.
+
+* ``paper``: the VRSD paper's protocol (Sim. and Div. on ARC-DA and OpenBookQA).
+* ``evidence``: evidence coverage on HotpotQA multi-hop questions, at fixed k;
+  ``budget``: the same at equal token budgets; ``haystack_protocol``: Haystack's
+  rankers on the same candidates.
+* ``datasets``: the vendored data (``data/datasets``, with its licences).
+* ``disk_embeddings``, ``e5``: embedding models behind an on-disk cache (the
+  ``vrsd`` command's demo and index share them); ``methods``: the method tokens
+  of the command line.
+
+``vrsd eval`` is the command (``vrsd_cli``); ``pip install 'vrsd[eval]'`` installs
+what the protocols need. The layers: ``vrsd_core`` <- the adapters <- ``vrsd_eval``
+<- ``vrsd_cli``. Importing this package imports nothing heavy: each module imports
+its libraries when used.
+"""
