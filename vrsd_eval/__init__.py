@@ -4,7 +4,9 @@
 * ``evidence``: evidence coverage on HotpotQA multi-hop questions, at fixed k;
   ``budget``: the same at equal token budgets; ``haystack_protocol``: Haystack's
   rankers on the same candidates.
-* ``datasets``: the vendored data (``data/datasets``, with its licences).
+* ``datasets``: the vendored data (``data/datasets``, with its licences);
+  ``store``: the LangChain store every protocol retrieves from; ``report``: the
+  markdown tables, JSON and plots they write.
 * ``disk_embeddings``, ``e5``: embedding models behind an on-disk cache (the
   ``vrsd`` command's demo and index share them); ``methods``: the method tokens
   of the command line.

@@ -39,16 +39,9 @@ import numpy as np
 from vrsd_core import metrics
 from vrsd_core.tokens import TokenCounter, approx_token_count, count_tokens
 
-from .evidence import (
-    DEFAULT_STYLE,
-    EvidenceCorpus,
-    markdown_table,
-    peer_rows,
-    plot_panels,
-    results_json,
-    write_outputs,
-)
+from .evidence import EvidenceCorpus, peer_rows
 from .methods import MethodSpec
+from .report import DEFAULT_STYLE, markdown_table, plot_panels, results_json, write_outputs
 
 BUDGET_PASSAGES = (2, 4, 8)
 BUDGET_FETCH_K = 50
@@ -142,7 +135,7 @@ def evaluate_budgets(
 
     from vrsd_langchain import VRSDRetriever
 
-    from .paper import build_store
+    from .store import build_store
 
     budgets = [int(b) for b in budgets]
     if not budgets or min(budgets) < 0:

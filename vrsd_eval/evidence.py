@@ -44,6 +44,7 @@ from vrsd_core import DEFAULT_METHOD, methods_where, metrics
 
 from .datasets import default_data_dir, read_jsonl
 from .methods import MethodSpec, parse_method
+from .report import DEFAULT_STYLE, markdown_table, plot_panels, results_json, write_outputs
 
 DATASET = "hotpotqa_dev500"
 EVIDENCE_KS = (2, 4, 6, 10, 20)
@@ -315,7 +316,7 @@ def evaluate_evidence(
     from vrsd_core.contract import check_query_vector
     from vrsd_langchain import EmbeddingCache, VRSDRetriever, fetch_candidates
 
-    from .paper import build_store
+    from .store import build_store
 
     ks = [int(k) for k in ks]
     if not ks or min(ks) < 1:
@@ -389,18 +390,6 @@ def evidence_specs(tokens: Sequence[str] | None = None) -> list[MethodSpec]:
     return specs
 
 
-def markdown_table(title: str, columns: Sequence[str], labels: Sequence[str],
-                   cell: Callable[[str, int], str], mean: Callable[[str], float]) -> str:
-    """A title line, then a row per label: a cell per column and the mean all-evidence
-    (the evidence and the budget protocols' tables)."""
-    lines = [title, "", f"| row | {' | '.join(columns)} | mean all-evidence |",
-             "|---|" + "---|" * len(columns) + "---:|"]
-    for label in labels:
-        cells = " | ".join(cell(label, i) for i in range(len(columns)))
-        lines.append(f"| {label} | {cells} | {mean(label):.3f} |")
-    return "\n".join(lines)
-
-
 def format_evidence_table(res: EvidenceResult) -> str:
     """One markdown table: a row per method, a column per k (recall / all-evidence),
     and the mean all-evidence rate over the k."""
@@ -434,37 +423,6 @@ def format_evidence_report(results: Sequence[EvidenceResult]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def plot_panels(results: Sequence[Any], path: str | Path, *, xs: Callable[[Any], list[int]],
-                y: Callable[[Any, int, str], float], xlabel: str, ylabel: str,
-                emphasis: dict[str, dict[str, Any]]) -> Path:
-    """PNG: one panel per corpus result, one line per row (``y(result, x, label)``);
-    ``emphasis`` styles named rows, peers are dashed (both protocols' plots)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .paper import save_figure
-
-    fig, axes = plt.subplots(1, len(results), figsize=(7.5 * len(results), 5.6), squeeze=False)
-    for ax, res in zip(axes[0], results, strict=True):
-        for label in res.labels:
-            style = emphasis.get(label) or dict(lw=1, ls="--" if label in res.peers else "-",
-                                                alpha=0.8)
-            ax.plot(xs(res), [y(res, x, label) for x in xs(res)], marker="o", ms=3,
-                    label=label, **style)
-        ax.set_title(f"{res.variant} corpus ({res.n_questions} questions, {res.model})")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(xs(res))
-        ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="lower right", ncol=2)
-    return save_figure(fig, path)
-
-
-DEFAULT_STYLE = dict(color="black", lw=2.6, zorder=3)
-
-
 def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
     """PNG: evidence recall against k, one panel per variant, one line per row."""
     return plot_panels(
@@ -474,41 +432,8 @@ def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
                   "similarity": dict(color="tab:red", lw=1.8, zorder=2)})
 
 
-def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Sequence[int]],
-                 keys: Sequence[str]) -> dict[str, Any]:
-    """The JSON of a protocol's results (the evidence and the budget protocol): per
-    variant its run facts, every row's cell at every column under ``axis`` (``keys``
-    name the values of ``res.cell``), and every row's mean all-evidence rate."""
-    return {
-        res.variant: {
-            "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
-            "model": res.model, "seconds": round(res.seconds, 1), "peers": res.peers,
-            axis: {
-                str(col): {lab: dict(zip(keys, res.cell(col, lab), strict=True))
-                           for lab in res.labels}
-                for col in columns(res)
-            },
-            "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
-        }
-        for res in results
-    }
-
-
 def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
     return results_json(results, "k", lambda res: res.ks, ("recall", "all_evidence"))
-
-
-def write_outputs(out_dir: str | Path, stem: str, markdown: str, data: dict[str, Any],
-                  plot: Callable[[Path], Path] | None = None) -> dict[str, Path]:
-    """``<stem>.md``, ``<stem>.json`` and (with ``plot``) ``<stem>.png`` in ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"markdown": out / f"{stem}.md", "json": out / f"{stem}.json"}
-    paths["markdown"].write_text(markdown, encoding="utf-8")
-    paths["json"].write_text(json.dumps(data, indent=1), encoding="utf-8")
-    if plot is not None:
-        paths["plot"] = plot(out / f"{stem}.png")
-    return paths
 
 
 def write_evidence_outputs(results: Sequence[EvidenceResult], out_dir: str | Path

@@ -20,14 +20,9 @@ import numpy as np
 
 from vrsd_core import DEFAULT_METHOD, metrics, select
 
-from .evidence import (
-    EvidenceCorpus,
-    EvidenceResult,
-    evidence_json,
-    format_evidence_report,
-    write_outputs,
-)
+from .evidence import EvidenceCorpus, EvidenceResult, evidence_json, format_evidence_report
 from .haystack_peers import TextPicker, haystack_peer_rows
+from .report import write_outputs
 
 
 def _core(method: str) -> TextPicker:
@@ -47,7 +42,7 @@ def evaluate_haystack(corpus: EvidenceCorpus, embeddings: Any, ks: Sequence[int]
     from vrsd_core.contract import check_query_vector
     from vrsd_langchain import EmbeddingCache, fetch_candidates
 
-    from .paper import build_store
+    from .store import build_store
 
     start = time.perf_counter()
     ks = [int(k) for k in ks]

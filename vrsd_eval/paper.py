@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +33,11 @@ import numpy as np
 from vrsd_core import metrics
 
 from .methods import REFERENCE, MethodSpec
+from .report import save_figure
+from .store import build_store
 
 DEFAULT_KS = (6, 12, 18)
 DEFAULT_FETCH_K = 50
-STORES = ("faiss", "memory")
 
 
 @dataclass
@@ -172,50 +172,6 @@ def plot_result(result: DatasetResult, path: str | Path) -> Path:
     return save_figure(fig, path)
 
 
-def save_figure(fig: Any, path: str | Path) -> Path:
-    """Lay out ``fig``, write it to ``path`` as a PNG (folders made as needed), close it."""
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
-
-
-def build_store(kind: str, texts: list[str], vectors: list[list[float]], embeddings: Any) -> Any:
-    """A LangChain vector store holding ``texts`` with their precomputed ``vectors``.
-
-    Each document's metadata carries ``row`` (its position in ``texts``).
-    ``faiss``: exact cosine (flat inner-product index over L2-normalised vectors);
-    ``memory``: ``InMemoryVectorStore`` (exact cosine, ~40 ms per query at 5k texts).
-    """
-    ids = [str(i) for i in range(len(texts))]
-    metadatas = [{"row": i} for i in range(len(texts))]
-    if kind == "faiss":
-        from langchain_community.vectorstores import FAISS
-        from langchain_community.vectorstores.utils import DistanceStrategy
-
-        with warnings.catch_warnings():
-            # FAISS warns that normalize_L2 "is not applicable" to inner product, yet
-            # applies it (to the index and every query): exactly the cosine we want.
-            warnings.filterwarnings("ignore", message="Normalizing L2")
-            return FAISS.from_embeddings(
-                list(zip(texts, vectors, strict=True)), embeddings, metadatas=metadatas,
-                ids=ids, distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
-                normalize_L2=True,
-            )
-    if kind == "memory":
-        from langchain_core.vectorstores import InMemoryVectorStore
-
-        store = InMemoryVectorStore(embeddings)
-        # Embeds through ``embeddings``: with the on-disk cache, a lookup, not a re-encode.
-        store.add_texts(texts, metadatas=metadatas, ids=ids)
-        return store
-    raise ValueError(f"store: expected one of {STORES}, got {kind!r}")
-
-
 def evaluate_dataset(
     name: str,
     queries: Sequence[str],
@@ -292,7 +248,7 @@ def evaluate_dataset(
     )
 
 
-def results_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
+def paper_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
     """Means and win rates of every dataset and k, as plain JSON data."""
     return {
         res.name: {
@@ -304,14 +260,14 @@ def results_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
     }
 
 
-def write_outputs(results: Sequence[DatasetResult], out_dir: str | Path) -> dict[str, Path]:
+def write_paper_outputs(results: Sequence[DatasetResult], out_dir: str | Path) -> dict[str, Path]:
     """Write ``eval.md`` (the tables), ``eval.json`` and ``eval_<dataset>.png`` into
     ``out_dir``; returns their paths by name."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {"markdown": out / "eval.md", "json": out / "eval.json"}
     paths["markdown"].write_text(format_report(results), encoding="utf-8")
-    paths["json"].write_text(json.dumps(results_json(results), indent=1), encoding="utf-8")
+    paths["json"].write_text(json.dumps(paper_json(results), indent=1), encoding="utf-8")
     for res in results:
         paths[f"plot_{res.name}"] = plot_result(res, out / f"eval_{res.name}.png")
     return paths
