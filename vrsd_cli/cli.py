@@ -25,6 +25,8 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from vrsd_core import DEFAULT_METHOD
+
 
 class CLIError(ValueError):
     """A problem with the user's input: printed as ``vrsd: error: ...``, exit code 2."""
@@ -213,9 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("query", help="the question")
     se.add_argument("--index-dir", default=None,
                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
-    se.add_argument("--method", default="complement",
-                    help="complement (the recommendation), similarity, vrsd (the paper's greedy), "
-                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: complement)")
+    se.add_argument("--method", default=DEFAULT_METHOD,
+                    help=f"{DEFAULT_METHOD} (the recommendation), similarity, vrsd (the paper's "
+                    "greedy), vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: "
+                    f"{DEFAULT_METHOD})")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
@@ -297,7 +300,7 @@ def _run_eval(args: argparse.Namespace) -> int:
               f"{res.seconds:.0f} s", file=sys.stderr)
         results.append(res)
     print(ev.format_report(results))
-    paths = ev.write_outputs(results, args.out)
+    paths = ev.write_paper_outputs(results, args.out)
     for what, path in paths.items():
         print(f"wrote {what}: {path}", file=sys.stderr)
     return 0
