@@ -2,7 +2,7 @@
 the same candidates.
 
 For every question the corpus's FAISS store gives the same ``fetch_k`` candidates
-with their vectors (as in ``evidence.evaluate_evidence``); each row picks k of
+with their vectors (``pools.build_pools``); each row picks k of
 them: ``similarity`` (plain top-k), ``default`` (``vrsd_core.DEFAULT_METHOD``) and
 the rows of ``haystack_peers.haystack_peer_rows``. Scores are the evidence
 protocol's (evidence recall and all-evidence rate at each k); the tables and the
@@ -14,15 +14,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, metrics, select
+from vrsd_core import DEFAULT_METHOD, select
 
-from .evidence import EvidenceCorpus, EvidenceResult, evidence_json, format_evidence_report
+from .evidence import EVIDENCE_REPORT, EvidenceCorpus, EvidenceResult, empty_scores
+from .geometries import Geometry
 from .haystack_peers import TextPicker, haystack_peer_rows
-from .report import write_outputs
+from .pools import Pools, build_pools, score
+from .report import progress, write_outputs
 
 
 def _core(method: str) -> TextPicker:
@@ -33,63 +34,51 @@ def _core(method: str) -> TextPicker:
     return pick
 
 
-def evaluate_haystack(corpus: EvidenceCorpus, embeddings: Any, ks: Sequence[int], fetch_k: int,
-                      *, model: str = "", reembed: bool = False, progress: bool = True
+def evaluate_haystack(corpus: EvidenceCorpus, pools: Pools, ks: Sequence[int], *,
+                      model: str = "", reembed: bool = False, show: bool = True
                       ) -> EvidenceResult:
-    """Every row at every k for every question of ``corpus`` (see the module doc)."""
-    from tqdm.auto import tqdm
-
-    from vrsd_core.contract import check_query_vector
-    from vrsd_langchain import EmbeddingCache, fetch_candidates
-
-    from .store import build_store
-
+    """Every row at every k for every question of ``corpus``, on its ``pools``."""
     start = time.perf_counter()
     ks = [int(k) for k in ks]
-    store = build_store("faiss", corpus.texts, embeddings.embed_documents(corpus.texts),
-                        embeddings)
     pickers: dict[str, TextPicker] = {"similarity": _core("similarity"),
                                       "default": _core(DEFAULT_METHOD),
                                       **haystack_peer_rows(max_k=max(ks), reembed=reembed)}
     labels = list(pickers)
-    nq = len(corpus.questions)
-    recall = {k: {lab: np.zeros(nq) for lab in labels} for k in ks}
-    complete = {k: {lab: np.zeros(nq, dtype=bool) for lab in labels} for k in ks}
-    owner, cache = np.asarray(corpus.passage_of), EmbeddingCache()
-    for qi, question in enumerate(tqdm(corpus.questions, desc=f"haystack/{corpus.name}",
-                                       disable=not progress, unit="question")):
-        gold = set(corpus.gold[qi])
-        qvec = check_query_vector(embeddings.embed_query(question))
-        cands = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)
-        rows = [int(d.metadata["row"]) for d in cands.documents]
-        texts = [d.page_content for d in cands.documents]
-        vectors = np.asarray(cands.vectors, dtype=np.float64)
+    recall, complete = empty_scores(ks, labels, len(corpus.questions))
+    owner = np.asarray(corpus.passage_of)
+    for qi, question in enumerate(progress(corpus.questions, desc=f"haystack/{corpus.name}",
+                                           unit="question", enabled=show)):
+        rows = pools.rows[qi]
+        texts = [corpus.texts[r] for r in rows]
+        q, vectors = pools.queries[qi], pools.vectors[qi].astype(np.float64)
         for label, pick in pickers.items():
             for k in ks:
-                found = {int(owner[rows[i]]) for i in pick(qvec, vectors, k, texts, question)}
-                recall[k][label][qi] = metrics.evidence_recall(found & gold, gold)
-                complete[k][label][qi] = metrics.all_evidence(found & gold, gold)
+                recall[k][label][qi], complete[k][label][qi] = score(
+                    rows[pick(q, vectors, k, texts, question)], owner, corpus.gold[qi])
     return EvidenceResult(
-        variant=corpus.name, n_questions=nq, n_corpus=len(corpus.texts), fetch_k=fetch_k,
-        model=model, ks=ks, labels=labels, peers=labels[2:], recall=recall,
-        complete=complete, seconds=time.perf_counter() - start,
+        variant=corpus.name, n_questions=len(corpus.questions), n_corpus=len(corpus.texts),
+        fetch_k=pools.rows.shape[1], model=model, ks=ks, labels=labels, peers=labels[2:],
+        recall=recall, complete=complete, seconds=time.perf_counter() - start,
     )
 
 
-def run_haystack_protocol(corpora: Sequence[EvidenceCorpus], embeddings: Any,
-                          ks: Sequence[int], fetch_k: int, *, out: str | Path, model: str,
-                          reembed: bool = False, progress: bool = True,
+def run_haystack_protocol(corpora: Sequence[EvidenceCorpus], geometry: Geometry,
+                          ks: Sequence[int], fetch_k: int, *, out: str | Path,
+                          reembed: bool = False, show: bool = True,
                           log: Callable[[str], None] = print) -> list[EvidenceResult]:
     """``evaluate_haystack`` on every corpus; prints the report, writes haystack.md/.json."""
     results = []
     for corpus in corpora:
-        res = evaluate_haystack(corpus, embeddings, ks, fetch_k, model=model, reembed=reembed,
-                                progress=progress)
+        pools = build_pools(corpus.texts, corpus.questions, geometry.fit(corpus.texts), fetch_k,
+                            desc=f"{geometry.name}/{corpus.name}", show=show)
+        res = evaluate_haystack(corpus, pools, ks, model=geometry.label, reembed=reembed,
+                                show=show)
         log(f"haystack/{corpus.name}: {res.n_questions} questions x {len(ks)} k x "
             f"{len(res.labels)} rows, {res.seconds:.0f} s")
         results.append(res)
-    report = format_evidence_report(results)
+    runs = {geometry.name: results}
+    report = EVIDENCE_REPORT.document(runs)
     print(report)
-    for what, path in write_outputs(out, "haystack", report, evidence_json(results)).items():
+    for what, path in write_outputs(out, "haystack", report, EVIDENCE_REPORT.json(runs)).items():
         log(f"wrote {what}: {path}")
     return results

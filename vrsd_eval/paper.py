@@ -32,6 +32,7 @@ import numpy as np
 
 from vrsd_core import metrics
 
+from . import report
 from .methods import REFERENCE, MethodSpec
 from .report import save_figure
 from .store import build_store
@@ -193,11 +194,11 @@ def evaluate_dataset(
         specs: the methods (``parse_methods``).
         store: ``"faiss"`` or ``"memory"`` (see ``build_store``).
     """
-    from tqdm.auto import tqdm
-
     from vrsd_langchain import VRSDRetriever
 
-    from .disk_embeddings import count_uncached, warm_query_cache
+    from .disk_embeddings import count_uncached
+    from .geometries import embed_questions
+    from .pools import embed_corpus
 
     if not queries:
         raise ValueError("queries: no queries to evaluate")
@@ -212,20 +213,11 @@ def evaluate_dataset(
     corpus = list(corpus)
     encoded = count_uncached(embeddings, corpus) if hasattr(
         embeddings, "document_embedding_store") else len(corpus)
-    vectors: list[list[float]] = []
-    batch = 512
-    with tqdm(total=len(corpus), desc=f"{name}: corpus embeddings ({encoded} to encode)",
-              disable=not progress, unit="text") as bar:
-        for i in range(0, len(corpus), batch):
-            vectors += embeddings.embed_documents(corpus[i : i + batch])
-            bar.update(len(corpus[i : i + batch]))
+    vectors = embed_corpus(corpus, embeddings, f"{name}: corpus embeddings ({encoded} to encode)",
+                           progress)
     matrix = np.asarray(vectors, dtype=np.float64)
     vs = build_store(store, corpus, vectors, embeddings)
-    with tqdm(total=1, desc=f"{name}: query embeddings", disable=not progress) as bar:
-        if hasattr(embeddings, "query_embedding_store"):
-            warm_query_cache(embeddings, list(queries))
-        query_vecs = np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
-        bar.update(1)
+    query_vecs = embed_questions(embeddings, queries)
     retrievers = {
         (k, s.label): VRSDRetriever(
             vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method, method_kwargs=dict(s.options)
@@ -234,8 +226,8 @@ def evaluate_dataset(
     }
     sim = {k: {s.label: np.zeros(len(queries)) for s in specs} for k in ks}
     div = {k: {s.label: np.zeros(len(queries)) for s in specs} for k in ks}
-    for qi, query in enumerate(tqdm(queries, desc=f"{name}: {len(retrievers)} retrievers",
-                                    disable=not progress, unit="query")):
+    for qi, query in enumerate(report.progress(queries, unit="query", enabled=progress,
+                                               desc=f"{name}: {len(retrievers)} retrievers")):
         for (k, label), retriever in retrievers.items():
             docs = retriever.invoke(query)
             picked = matrix[[int(d.metadata["row"]) for d in docs]]

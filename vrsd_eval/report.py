@@ -3,11 +3,74 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 DEFAULT_STYLE = dict(color="black", lw=2.6, zorder=3)  # the default's line in the plots
+
+
+@dataclass(frozen=True)
+class ProtocolReport:
+    """How the evidence and the budget protocols write their results (``runs``: model
+    name -> its results, one per corpus): the same tables, summary, JSON and plots,
+    with their own columns (k, or token budgets) and baseline row."""
+
+    stem: str  # the files: <stem>.md, <stem>.json, <stem>_<model>.png
+    axis: str  # the JSON key of the columns
+    keys: tuple[str, ...]  # the JSON names of ``res.cell``'s values
+    column: Callable[[int], str]  # a column's heading
+    cells: str  # what a cell shows
+    cell_format: str  # ``res.cell``'s values formatted
+    title: str  # the summary's heading
+    baseline: str  # the row the default is held against
+    baseline_name: str
+    ylabel: str  # the plot: ``res.cell``'s value at ``y_value`` against the columns
+    y_value: int
+    xlabel: str
+    emphasis: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def table(self, res: Any) -> str:
+        """One corpus: a row per method or peer, a column per k or budget, the mean
+        all-evidence rate."""
+        return markdown_table(
+            f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
+            f"fetch_k {res.fetch_k}, {res.model}); cells: {self.cells}",
+            [self.column(c) for c in res.ks], res.labels,
+            lambda label, i: self.cell_format.format(*res.cell(res.ks[i], label)),
+            res.mean_all_evidence)
+
+    def summary(self, runs: Mapping[str, Sequence[Any]]) -> str:
+        return summary_table(runs, self.baseline, self.baseline_name, self.column)
+
+    def document(self, runs: Mapping[str, Sequence[Any]]) -> str:
+        """The summary, then every model's tables."""
+        return report_document(self.title, self.summary(runs),
+                               {results[0].model: [self.table(r) for r in results]
+                                for results in runs.values() if results})
+
+    def json(self, runs: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+        """model -> corpus -> run facts, every cell and every row's mean all-evidence."""
+        return {name: results_json(results, self.axis, lambda res: res.ks, self.keys)
+                for name, results in runs.items()}
+
+    def plot(self, results: Sequence[Any], path: str | Path) -> Path:
+        """PNG: one panel per corpus, one line per row, the default emphasised."""
+        return plot_panels(results, path, xs=lambda res: res.ks,
+                           y=lambda res, c, label: res.cell(c, label)[self.y_value],
+                           xlabel=self.xlabel, ylabel=self.ylabel,
+                           emphasis={"default": DEFAULT_STYLE, **self.emphasis})
+
+    def write(self, runs: Mapping[str, Sequence[Any]], out_dir: str | Path) -> dict[str, Path]:
+        """``<stem>.md``, ``<stem>.json`` and ``<stem>_<model>.png`` in ``out_dir``."""
+        return write_outputs(out_dir, self.stem, self.document(runs), self.json(runs),
+                             {name: (lambda path, r=results: self.plot(r, path))
+                              for name, results in runs.items()})
 
 
 def markdown_table(title: str, columns: Sequence[str], labels: Sequence[str],
@@ -24,7 +87,7 @@ def markdown_table(title: str, columns: Sequence[str], labels: Sequence[str],
 
 def plot_panels(results: Sequence[Any], path: str | Path, *, xs: Callable[[Any], list[int]],
                 y: Callable[[Any, int, str], float], xlabel: str, ylabel: str,
-                emphasis: dict[str, dict[str, Any]]) -> Path:
+                emphasis: Mapping[str, Mapping[str, Any]]) -> Path:
     """PNG: one panel per corpus result, one line per row (``y(result, x, label)``);
     ``emphasis`` styles named rows, peers are dashed (both protocols' plots)."""
     import matplotlib
@@ -81,16 +144,59 @@ def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Seq
 
 
 def write_outputs(out_dir: str | Path, stem: str, markdown: str, data: dict[str, Any],
-                  plot: Callable[[Path], Path] | None = None) -> dict[str, Path]:
-    """``<stem>.md``, ``<stem>.json`` and (with ``plot``) ``<stem>.png`` in ``out_dir``."""
+                  plots: Mapping[str, Callable[[Path], Path]] | None = None
+                  ) -> dict[str, Path]:
+    """``<stem>.md``, ``<stem>.json`` and, for each ``plots`` entry (name -> writer),
+    ``<stem>_<name>.png`` in ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / f"{stem}.md", "json": out / f"{stem}.json"}
     paths["markdown"].write_text(markdown, encoding="utf-8")
     paths["json"].write_text(json.dumps(data, indent=1), encoding="utf-8")
-    if plot is not None:
-        paths["plot"] = plot(out / f"{stem}.png")
+    for name, plot in (plots or {}).items():
+        paths[f"plot {name}"] = plot(out / f"{stem}_{file_name(name)}.png")
     return paths
+
+
+def file_name(name: str) -> str:
+    """``name`` with every character outside ``[A-Za-z0-9_.-]`` replaced by ``_``."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_name: str,
+                  column: Callable[[int], str]) -> str:
+    """Per model and corpus (and all corpora together): the ``default`` row's lowest
+    recall minus ``baseline``'s over the columns, and the mean all-evidence rate of the
+    default, of the baseline and of the best other row. Empty without both rows."""
+    lines = [f"| model | corpus | lowest recall, default − {baseline_name} | mean all-evidence: "
+             f"default | {baseline_name} | best other row |", "|---|---|---:|---:|---:|---|"]
+    for results in runs.values():
+        if not results or not {"default", baseline} <= set(results[0].labels):
+            return ""
+        groups = [(res.variant, [res]) for res in results]
+        if len(results) > 1:
+            groups.append((f"**all {len(results)}**", list(results)))
+        for corpus, group in groups:
+            worst, where = min((r.cell(c, "default")[0] - r.cell(c, baseline)[0],
+                                f"{r.variant}, {column(c)}" if len(group) > 1 else column(c))
+                               for r in group for c in r.ks)
+            mean = {lab: float(np.mean([r.mean_all_evidence(lab) for r in group]))
+                    for lab in group[0].labels}
+            others = [lab for lab in mean if lab not in ("default", baseline)]
+            best = max(others, key=lambda lab: mean[lab]) if others else None
+            best_text = f"{mean[best]:.3f} ({best})" if best else "—"
+            lines.append(f"| {group[0].model} | {corpus} | {worst:+.3f} ({where}) | "
+                         f"{mean['default']:.3f} | {mean[baseline]:.3f} | {best_text} |")
+    return "\n".join(lines)
+
+
+def report_document(title: str, summary: str, tables: Mapping[str, Sequence[str]]) -> str:
+    """A protocol's markdown: the summary under ``title`` (if any), then each model's
+    tables under its name."""
+    parts = [f"## {title}\n\n{summary}"] if summary else []
+    parts += [f"## {model}\n\n" + "\n\n".join(model_tables)
+              for model, model_tables in tables.items()]
+    return "\n\n".join(parts) + "\n"
 
 
 def bar_panels(panels: Sequence[tuple[str, str, dict[str, dict[str, float]]]],
@@ -121,3 +227,11 @@ def bar_panels(panels: Sequence[tuple[str, str, dict[str, dict[str, float]]]],
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return save_figure(fig, path)
+
+
+def progress(iterable: Any = None, *, enabled: bool = True, **kwargs: Any) -> Any:
+    """A tqdm progress bar, on stderr and only when it is a terminal (and ``enabled``):
+    a log file or a pipe gets no bar (the protocols' one place for progress bars)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, disable=not (enabled and sys.stderr.isatty()), **kwargs)

