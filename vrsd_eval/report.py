@@ -34,6 +34,7 @@ class ProtocolReport:
     y_value: int
     xlabel: str
     emphasis: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    not_compared: frozenset[str] = frozenset()  # rows left out of the summary's best other
 
     def table(self, res: Any) -> str:
         """One corpus: a row per method or peer, a column per k or budget, the mean
@@ -46,7 +47,8 @@ class ProtocolReport:
             res.mean_all_evidence)
 
     def summary(self, runs: Mapping[str, Sequence[Any]]) -> str:
-        return summary_table(runs, self.baseline, self.baseline_name, self.column)
+        return summary_table(runs, self.baseline, self.baseline_name, self.column,
+                             self.not_compared)
 
     def document(self, runs: Mapping[str, Sequence[Any]]) -> str:
         """The summary, then every model's tables."""
@@ -164,10 +166,12 @@ def file_name(name: str) -> str:
 
 
 def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_name: str,
-                  column: Callable[[int], str]) -> str:
+                  column: Callable[[int], str], not_compared: frozenset[str] = frozenset()
+                  ) -> str:
     """Per model and corpus (and all corpora together): the ``default`` row's lowest
     recall minus ``baseline``'s over the columns, and the mean all-evidence rate of the
-    default, of the baseline and of the best other row. Empty without both rows."""
+    default, of the baseline and of the best other row (``not_compared`` left out).
+    Empty without both rows."""
     lines = [f"| model | corpus | lowest recall, default − {baseline_name} | mean all-evidence: "
              f"default | {baseline_name} | best other row |", "|---|---|---:|---:|---:|---|"]
     for results in runs.values():
@@ -182,7 +186,8 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
                                for r in group for c in r.ks)
             mean = {lab: float(np.mean([r.mean_all_evidence(lab) for r in group]))
                     for lab in group[0].labels}
-            others = [lab for lab in mean if lab not in ("default", baseline)]
+            others = [lab for lab in mean
+                      if lab not in ("default", baseline) and lab not in not_compared]
             best = max(others, key=lambda lab: mean[lab]) if others else None
             best_text = f"{mean[best]:.3f} ({best})" if best else "—"
             lines.append(f"| {group[0].model} | {corpus} | {worst:+.3f} ({where}) | "

@@ -113,7 +113,7 @@ def docs_block(command: str, at_k: Mapping[str, Sequence[EvidenceResult]],
     """The numbers of docs/evaluation.md: what was measured, both summaries, then every
     model's tables folded (``<details>``)."""
     first = next(iter(at_k.values()))
-    models = ", ".join(results[0].model for results in at_k.values())
+    models = "; ".join(results[0].model for results in at_k.values())
     corpora = ", ".join(f"{r.variant} ({r.n_corpus} texts)" for r in first)
     budgets = next(iter(at_budgets.values()))[0].ks
     parts = [

@@ -71,6 +71,8 @@ def test_outputs(budget_run):
     table = (out / "budget.md").read_text()
     assert "**plain** corpus" in table and "**redundant** corpus" in table
     assert "lowest recall, default − filled list" in table
+    # lost-in-the-middle spends more than the budget: never the summary's best other row
+    assert "lost-in-the-middle" not in table.split("## all-MiniLM-L6-v2")[0]
     report = json.loads((out / "budget.json").read_text())["minilm"]
     b = str(results[0].budgets[0])
     assert set(report["plain"]["budget"][b]["default"]) == {"recall", "all_evidence",
