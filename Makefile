@@ -26,5 +26,5 @@ lint: setup
 bench: setup
 	$(PY) benchmarks/speed.py
 
-eval: $(VENV)/.installed-cli
+eval: $(VENV)/.installed-eval
 	$(VENV)/bin/vrsd eval

@@ -1,26 +1,33 @@
 """The same ``lambda_mult`` on four stores: the project's MMR against each store's own.
 
-    .venv/bin/python benchmarks/lambda_convention.py ["question"]
+    .venv/bin/python benchmarks/lambda_convention.py ["question"] [--plot PATH]
 
 The demo corpus goes into InMemoryVectorStore, FAISS, Chroma and Qdrant (local
 mode). For lambda_mult in 0, 0.5, 1 it prints the ids picked by
 ``DiverseVectorStore(store).as_retriever(search_type="mmr")`` (the core's MMR,
 LangChain's meaning: 1 = relevance only) and by the store's own
-``max_marginal_relevance_search`` with the same value.
+``max_marginal_relevance_search`` with the same value, and plots how many of each
+set's picks plain top-k also picks (LangChain's meaning: all of them at 1).
+
+    --plot PATH    the plot (default: results/lambda_convention.png)
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-import sys
 import tempfile
 import warnings
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from vrsd_cli.demo import load_corpus  # noqa: E402
+from vrsd_eval.report import bar_panels  # noqa: E402
 from vrsd_langchain import DiverseVectorStore, default_embeddings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
 K, FETCH_K = 4, 12
@@ -58,12 +65,19 @@ def build_stores(texts: list[str], ids: list[str], embeddings, tmp: str) -> dict
 
 
 def main() -> None:
-    question = sys.argv[1] if len(sys.argv) > 1 else QUESTION
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("question", nargs="?", default=QUESTION)
+    ap.add_argument("--plot", type=Path, default=ROOT / "results" / "lambda_convention.png")
+    args = ap.parse_args()
+    question = args.question
     passages = load_corpus()
     embeddings = default_embeddings()
+    shared: dict[str, dict[str, float]] = {}  # "store, lambda" -> row -> picks in top-k
     with tempfile.TemporaryDirectory() as tmp:
         stores = build_stores([p.text for p in passages], [p.id for p in passages],
                               embeddings, tmp)
+        ranked = [d.metadata["pid"] for d in stores["InMemory"].similarity_search(question, k=K)]
+        top = set(ranked)
         print(f"Question: {question}\nk={K}, fetch_k={FETCH_K}; ids in selection order\n")
         print("| store | lambda_mult | this project's MMR (vrsd_core) "
               "| store's own max_marginal_relevance_search |")
@@ -78,8 +92,13 @@ def main() -> None:
                     question, k=K, fetch_k=FETCH_K, lambda_mult=lam)
                 print(f"| {name} | {lam} | {', '.join(d.metadata['pid'] for d in ours)} "
                       f"| {', '.join(d.metadata['pid'] for d in own)} |")
-        top = stores["InMemory"].similarity_search(question, k=K)
-        print(f"\nplain top-{K}: {', '.join(d.metadata['pid'] for d in top)}")
+                shared[f"{name}, {lam}"] = {
+                    "this project's MMR": len(top & {d.metadata["pid"] for d in ours}),
+                    "store's own MMR": len(top & {d.metadata["pid"] for d in own})}
+        print(f"\nplain top-{K}: {', '.join(ranked)}")
+    path = bar_panels([(f"picks shared with plain top-{K}, by store and lambda_mult",
+                        "picks", shared)], args.plot)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

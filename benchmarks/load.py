@@ -23,10 +23,12 @@ not the encoder. Each setting runs every query sequentially (latency p50/p99)
 and then with ``--workers`` threads sharing one retriever (throughput, QPS, the
 median of ``--qps-rounds`` runs). Retrievers are interleaved (query by query for
 latency, run by run for QPS) so that drift on a shared machine hits them alike.
-Wall-clock time; on a busy machine absolute numbers move, ratios much less.
+Wall-clock time; on a busy machine absolute numbers move, ratios much less. Prints a
+table per store and plots p50 latency and QPS per method and store (``--plot``).
 
 Run: ``.venv/bin/python benchmarks/load.py [--stores memory chroma postgres] [--corpus 500]
-[--queries 100] [--workers 8] [--qps-rounds 3] [--k 4] [--fetch-k 20]``.
+[--queries 100] [--workers 8] [--qps-rounds 3] [--k 4] [--fetch-k 20]
+[--plot results/load.png]``.
 """
 
 from __future__ import annotations
@@ -132,7 +134,9 @@ def table(store_name: str, lat: dict[str, list[float]], qps: dict[str, float],
     return rows
 
 
-def run_store(store_name: str, store, queries: list[str], args) -> list[str]:
+def run_store(store_name: str, store, queries: list[str], args,
+              figures: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    """The store's table; its p50 latency (ms) and QPS per method go into ``figures``."""
     retrievers = build_retrievers(store, args.k, args.fetch_k)
     for retriever in retrievers.values():  # warm-up: connections, caches, lazy imports
         retriever.invoke(queries[0])
@@ -143,6 +147,8 @@ def run_store(store_name: str, store, queries: list[str], args) -> list[str]:
         for name, retriever in retrievers.items():
             runs[name].append(throughput(retriever, queries, args.workers, 1))
     qps = {name: statistics.median(values) for name, values in runs.items()}
+    figures["p50"][store_name] = {name: percentile(v, 0.5) * 1e3 for name, v in lat.items()}
+    figures["qps"][store_name] = qps
     return table(store_name, lat, qps, args.workers)
 
 
@@ -158,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="throughput runs per retriever (median reported)")
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--fetch-k", type=int, default=20)
+    parser.add_argument("--plot", type=Path, default=HERE.parent / "results" / "load.png")
     args = parser.parse_args(argv)
 
     from langchain_classic.embeddings import CacheBackedEmbeddings
@@ -165,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_core.vectorstores import InMemoryVectorStore
     from langchain_huggingface import HuggingFaceEmbeddings
 
-    from vrsd_cli.datasets import load_dataset
     from vrsd_kit.bundled_model import bundled_model_path
+    from vrsd_eval.datasets import load_dataset
+    from vrsd_eval.report import bar_panels
 
     data = load_dataset("arc_da")
     texts = data.corpus[: args.corpus]
@@ -193,10 +201,11 @@ def main(argv: list[str] | None = None) -> int:
           "Wall clock.\n")
 
     outputs: list[str] = []
+    figures: dict[str, dict[str, dict[str, float]]] = {"p50": {}, "qps": {}}
     if "memory" in args.stores:
         store = InMemoryVectorStore(embeddings)
         store.add_texts(texts, ids=ids)
-        outputs += run_store("InMemoryVectorStore", store, queries, args) + [""]
+        outputs += run_store("InMemoryVectorStore", store, queries, args, figures) + [""]
     if "chroma" in args.stores:
         helper = load_server_helper()
         from langchain_chroma import Chroma
@@ -207,14 +216,18 @@ def main(argv: list[str] | None = None) -> int:
             store = Chroma(collection_name="vrsd-load", embedding_function=embeddings,
                            client=client, collection_metadata={"hnsw:space": "cosine"})
             store.add_texts(texts, ids=ids)
-            outputs += run_store("Chroma server (HTTP)", store, queries, args) + [""]
+            outputs += run_store("Chroma server (HTTP)", store, queries, args, figures) + [""]
     if "postgres" in args.stores:
-        outputs += run_postgres(texts, ids, embeddings, queries, args) + [""]
+        outputs += run_postgres(texts, ids, embeddings, queries, args, figures) + [""]
     print("\n".join(outputs))
+    path = bar_panels([("p50 latency per query", "ms", figures["p50"]),
+                       (f"throughput, {args.workers} threads", "queries per second",
+                        figures["qps"])], args.plot)
+    print(f"wrote {path}")
     return 0
 
 
-def run_postgres(texts, ids, embeddings, queries, args) -> list[str]:
+def run_postgres(texts, ids, embeddings, queries, args, figures) -> list[str]:
     """PGVector on a pgserver Postgres in a temporary directory, stopped afterwards."""
     import pgserver
     from langchain_postgres import PGVector
@@ -228,7 +241,7 @@ def run_postgres(texts, ids, embeddings, queries, args) -> list[str]:
                              use_jsonb=True, engine_args={"pool_size": args.workers})
             store.add_texts(texts, ids=ids)
             return run_store("Postgres + pgvector (PGVector, unix socket)", store, queries,
-                             args)
+                             args, figures)
         finally:
             server.cleanup()
 

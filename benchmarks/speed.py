@@ -22,7 +22,8 @@ call follows an untimed one of the same implementation (warm caches for all). Th
 clock is the process's CPU time by default (``--clock wall`` for elapsed time):
 on a machine shared with other jobs, elapsed time mostly measures the queue
 for a core. BLAS runs on one thread by default (``--blas-threads``). Prints
-markdown tables and the speed targets, each marked met or missed.
+markdown tables and the speed targets, each marked met or missed, and plots every
+implementation's median time per case (``--plot``, default ``results/speed.png``).
 
 Run: ``.venv/bin/python benchmarks/speed.py [--repeats N] [--quick]``.
 OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (set on some machines here) select an older
@@ -40,6 +41,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -213,7 +215,7 @@ def blas_description() -> str:
         return "unknown (threadpoolctl not installed)"
 
 
-def run(repeats: int, quick: bool, seed: int) -> int:
+def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
     rng = np.random.default_rng(seed)
     coretype = os.environ.get("OPENBLAS_CORETYPE")
     print("# vrsd_core speed benchmark\n")
@@ -294,6 +296,11 @@ def run(repeats: int, quick: bool, seed: int) -> int:
         print(t.row())
     missed = [t for t in targets if not t.met]
     print(f"\n{len(targets) - len(missed)} of {len(targets)} targets met.")
+    from vrsd_eval.report import bar_panels
+
+    by_case = {f"n={n}, d={d}, k={k}": {name: t * 1e3 for name, t in med.items()}
+               for (n, d, k), med in medians.items()}
+    print(f"wrote {bar_panels([('median time per call', 'ms', by_case)], plot, log=True)}")
     return 0
 
 
@@ -311,6 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="cpu (default): this process's CPU time, steady on a machine "
                         "shared with other jobs; wall: elapsed time")
+    parser.add_argument("--plot", type=Path,
+                        default=Path(__file__).resolve().parent.parent / "results" / "speed.png",
+                        help="the plot of every implementation's median time per case")
     args = parser.parse_args(argv)
     global clock
     clock = CLOCKS[args.clock]
@@ -321,8 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=args.blas_threads, user_api="blas"):
-            return run(repeats, args.quick, args.seed)
-    return run(repeats, args.quick, args.seed)
+            return run(repeats, args.quick, args.seed, args.plot)
+    return run(repeats, args.quick, args.seed, args.plot)
 
 
 if __name__ == "__main__":

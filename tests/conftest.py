@@ -13,22 +13,22 @@ import pytest
 
 @pytest.fixture(scope="session")
 def data_dir():
-    """The data vendored with vrsd_cli (or $VRSD_DATA_DIR)."""
-    from vrsd_cli.datasets import default_data_dir
+    """The data vendored with vrsd_eval (or $VRSD_DATA_DIR)."""
+    from vrsd_eval.datasets import default_data_dir
 
     return default_data_dir()
 
 
 @pytest.fixture(scope="session")
 def arc_da(data_dir):
-    from vrsd_cli.datasets import load_dataset
+    from vrsd_eval.datasets import load_dataset
 
     return load_dataset("arc_da", data_dir)
 
 
 @pytest.fixture(scope="session")
 def openbookqa(data_dir):
-    from vrsd_cli.datasets import load_dataset
+    from vrsd_eval.datasets import load_dataset
 
     return load_dataset("openbookqa", data_dir)
 

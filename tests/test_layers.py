@@ -1,6 +1,7 @@
 """The floors, read from the code's imports: ``vrsd_core`` (selection) <- ``vrsd_kit``
 (what the adapters share) <- the adapters of ``vrsd_kit.adapters.ADAPTERS`` <- the
-applications (``vrsd_cli`` and any other ``vrsd_*`` package). Nothing imports upward,
+evaluation (``vrsd_eval``) <- the applications (``vrsd_cli`` and any other ``vrsd_*``
+package). Nothing imports upward,
 no adapter imports another, and neither the core nor the kit imports a framework; the
 core does not even name an adapter or a framework (adapters register themselves)."""
 
@@ -15,8 +16,9 @@ import pytest
 from vrsd_kit.adapters import ADAPTERS
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOORS = {"vrsd_core": 1, "vrsd_kit": 2, **{adapter.package: 3 for adapter in ADAPTERS}}
-APPLICATION = 4
+FLOORS = {"vrsd_core": 1, "vrsd_kit": 2, **{adapter.package: 3 for adapter in ADAPTERS},
+          "vrsd_eval": 4}
+APPLICATION = 5
 FRAMEWORKS = {frame for adapter in ADAPTERS for frame in adapter.frames}
 PACKAGES = sorted(path.name for path in ROOT.glob("vrsd_*") if (path / "__init__.py").exists())
 

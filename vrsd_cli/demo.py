@@ -169,9 +169,8 @@ def run_demo(
     from langchain_core.vectorstores import InMemoryVectorStore
 
     from vrsd_core import DEFAULT_METHOD, check_count, check_options, metrics
+    from vrsd_eval.disk_embeddings import cached_embeddings, model_label
     from vrsd_langchain import VRSDRetriever
-
-    from .disk_embeddings import cached_embeddings, model_label
 
     query = DEFAULT_QUERY if query is None else query
     if not query.strip():

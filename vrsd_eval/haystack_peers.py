@@ -57,7 +57,7 @@ class _DiversityOrders:
         from ._compat import memoised_diversity_ranker
 
         memo: dict[tuple[str, tuple[str, ...]], Any] = {}
-        # its embedding step looks in memo first (a private method: see vrsd_cli._compat)
+        # its embedding step looks in memo first (a private method: see vrsd_eval._compat)
         ranker = memoised_diversity_ranker(memo)
         greedy = ranker(model=model_path, strategy="greedy_diversity_order")
         greedy.warm_up()

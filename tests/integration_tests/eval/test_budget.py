@@ -8,9 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_cli import budget_eval as be
-from vrsd_cli.evidence import evidence_specs, load_evidence_corpora
 from vrsd_kit.tokens import approx_token_count
+from vrsd_eval import budget as be
+from vrsd_eval.evidence import evidence_specs, load_evidence_corpora
+from vrsd_eval.pools import build_pools
 
 LIMIT = 10
 ROWS = ["default", "similarity", "mmr:lambda_mult=0.7", "top_m"]
@@ -28,13 +29,18 @@ def test_budget_helpers():
 
 @pytest.fixture(scope="module")
 def budget_run(tmp_path_factory, data_dir):
-    from vrsd_cli.disk_embeddings import cached_embeddings
+    from vrsd_eval.geometries import geometry
 
-    corpora = load_evidence_corpora(data_dir, limit=LIMIT)
+    corpora = load_evidence_corpora(data_dir, limit=LIMIT)[:2]
     out = tmp_path_factory.mktemp("budget_out")
-    results = be.run_budget_protocol(
-        corpora[:2], cached_embeddings(None), evidence_specs(ROWS), None, 30,
-        out=out, model="all-MiniLM-L6-v2", progress=False, log=lambda line: None)
+    budgets = be.passage_budgets(corpora[0])
+    embeddings = geometry("minilm").fit([])
+    results = [be.evaluate_budgets(corpus, build_pools(corpus.texts, corpus.questions,
+                                                       embeddings, 30, show=False),
+                                   evidence_specs(ROWS), budgets, model="all-MiniLM-L6-v2",
+                                   show=False)
+               for corpus in corpora]
+    be.BUDGET_REPORT.write({"minilm": results}, out)
     return corpora, results, out
 
 
@@ -64,12 +70,14 @@ def test_outputs(budget_run):
     _, results, out = budget_run
     table = (out / "budget.md").read_text()
     assert "**plain** corpus" in table and "**redundant** corpus" in table
-    assert "default against the ranked list filled to the budget" in table
-    report = json.loads((out / "budget.json").read_text())
+    assert "lowest recall, default − filled list" in table
+    # lost-in-the-middle spends more than the budget: never the summary's best other row
+    assert "lost-in-the-middle" not in table.split("## all-MiniLM-L6-v2")[0]
+    report = json.loads((out / "budget.json").read_text())["minilm"]
     b = str(results[0].budgets[0])
     assert set(report["plain"]["budget"][b]["default"]) == {"recall", "all_evidence",
                                                             "tokens_used"}
-    assert (out / "budget.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "budget_minilm.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_the_command_line_flag(vrsd, data_dir, tmp_path):
@@ -78,7 +86,7 @@ def test_the_command_line_flag(vrsd, data_dir, tmp_path):
                "--out", tmp_path, "--no-progress")
     assert run.code == 0, run.err
     assert "| 120 tokens | 240 tokens |" in run.out
-    assert json.loads((tmp_path / "budget.json").read_text())["plain"]["budget"].keys() == {
-        "120", "240"}
+    assert json.loads((tmp_path / "budget.json").read_text())["minilm"]["plain"][
+        "budget"].keys() == {"120", "240"}
     bad = vrsd("eval", "--protocol", "evidence", "--budget", "lots", "--out", tmp_path)
     assert bad.code != 0 and "--budget: " in bad.err

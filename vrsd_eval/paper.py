@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,11 +32,13 @@ import numpy as np
 
 from vrsd_core import metrics
 
+from . import report
 from .methods import REFERENCE, MethodSpec
+from .report import save_figure
+from .store import build_store
 
 DEFAULT_KS = (6, 12, 18)
 DEFAULT_FETCH_K = 50
-STORES = ("faiss", "memory")
 
 
 @dataclass
@@ -172,50 +173,6 @@ def plot_result(result: DatasetResult, path: str | Path) -> Path:
     return save_figure(fig, path)
 
 
-def save_figure(fig: Any, path: str | Path) -> Path:
-    """Lay out ``fig``, write it to ``path`` as a PNG (folders made as needed), close it."""
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
-
-
-def build_store(kind: str, texts: list[str], vectors: list[list[float]], embeddings: Any) -> Any:
-    """A LangChain vector store holding ``texts`` with their precomputed ``vectors``.
-
-    Each document's metadata carries ``row`` (its position in ``texts``).
-    ``faiss``: exact cosine (flat inner-product index over L2-normalised vectors);
-    ``memory``: ``InMemoryVectorStore`` (exact cosine, ~40 ms per query at 5k texts).
-    """
-    ids = [str(i) for i in range(len(texts))]
-    metadatas = [{"row": i} for i in range(len(texts))]
-    if kind == "faiss":
-        from langchain_community.vectorstores import FAISS
-        from langchain_community.vectorstores.utils import DistanceStrategy
-
-        with warnings.catch_warnings():
-            # FAISS warns that normalize_L2 "is not applicable" to inner product, yet
-            # applies it (to the index and every query): exactly the cosine we want.
-            warnings.filterwarnings("ignore", message="Normalizing L2")
-            return FAISS.from_embeddings(
-                list(zip(texts, vectors, strict=True)), embeddings, metadatas=metadatas,
-                ids=ids, distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
-                normalize_L2=True,
-            )
-    if kind == "memory":
-        from langchain_core.vectorstores import InMemoryVectorStore
-
-        store = InMemoryVectorStore(embeddings)
-        # Embeds through ``embeddings``: with the on-disk cache, a lookup, not a re-encode.
-        store.add_texts(texts, metadatas=metadatas, ids=ids)
-        return store
-    raise ValueError(f"store: expected one of {STORES}, got {kind!r}")
-
-
 def evaluate_dataset(
     name: str,
     queries: Sequence[str],
@@ -237,11 +194,11 @@ def evaluate_dataset(
         specs: the methods (``parse_methods``).
         store: ``"faiss"`` or ``"memory"`` (see ``build_store``).
     """
-    from tqdm.auto import tqdm
-
     from vrsd_langchain import VRSDRetriever
 
-    from .disk_embeddings import count_uncached, warm_query_cache
+    from .disk_embeddings import count_uncached
+    from .geometries import embed_questions
+    from .pools import embed_corpus
 
     if not queries:
         raise ValueError("queries: no queries to evaluate")
@@ -256,20 +213,11 @@ def evaluate_dataset(
     corpus = list(corpus)
     encoded = count_uncached(embeddings, corpus) if hasattr(
         embeddings, "document_embedding_store") else len(corpus)
-    vectors: list[list[float]] = []
-    batch = 512
-    with tqdm(total=len(corpus), desc=f"{name}: corpus embeddings ({encoded} to encode)",
-              disable=not progress, unit="text") as bar:
-        for i in range(0, len(corpus), batch):
-            vectors += embeddings.embed_documents(corpus[i : i + batch])
-            bar.update(len(corpus[i : i + batch]))
+    vectors = embed_corpus(corpus, embeddings, f"{name}: corpus embeddings ({encoded} to encode)",
+                           progress)
     matrix = np.asarray(vectors, dtype=np.float64)
     vs = build_store(store, corpus, vectors, embeddings)
-    with tqdm(total=1, desc=f"{name}: query embeddings", disable=not progress) as bar:
-        if hasattr(embeddings, "query_embedding_store"):
-            warm_query_cache(embeddings, list(queries))
-        query_vecs = np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
-        bar.update(1)
+    query_vecs = embed_questions(embeddings, queries)
     retrievers = {
         (k, s.label): VRSDRetriever(
             vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method, method_kwargs=dict(s.options)
@@ -278,8 +226,8 @@ def evaluate_dataset(
     }
     sim = {k: {s.label: np.zeros(len(queries)) for s in specs} for k in ks}
     div = {k: {s.label: np.zeros(len(queries)) for s in specs} for k in ks}
-    for qi, query in enumerate(tqdm(queries, desc=f"{name}: {len(retrievers)} retrievers",
-                                    disable=not progress, unit="query")):
+    for qi, query in enumerate(report.progress(queries, unit="query", enabled=progress,
+                                               desc=f"{name}: {len(retrievers)} retrievers")):
         for (k, label), retriever in retrievers.items():
             docs = retriever.invoke(query)
             picked = matrix[[int(d.metadata["row"]) for d in docs]]
@@ -292,7 +240,7 @@ def evaluate_dataset(
     )
 
 
-def results_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
+def paper_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
     """Means and win rates of every dataset and k, as plain JSON data."""
     return {
         res.name: {
@@ -304,14 +252,14 @@ def results_json(results: Sequence[DatasetResult]) -> dict[str, Any]:
     }
 
 
-def write_outputs(results: Sequence[DatasetResult], out_dir: str | Path) -> dict[str, Path]:
+def write_paper_outputs(results: Sequence[DatasetResult], out_dir: str | Path) -> dict[str, Path]:
     """Write ``eval.md`` (the tables), ``eval.json`` and ``eval_<dataset>.png`` into
     ``out_dir``; returns their paths by name."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {"markdown": out / "eval.md", "json": out / "eval.json"}
     paths["markdown"].write_text(format_report(results), encoding="utf-8")
-    paths["json"].write_text(json.dumps(results_json(results), indent=1), encoding="utf-8")
+    paths["json"].write_text(json.dumps(paper_json(results), indent=1), encoding="utf-8")
     for res in results:
         paths[f"plot_{res.name}"] = plot_result(res, out / f"eval_{res.name}.png")
     return paths

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from vrsd_cli.demo import load_corpus
-from vrsd_cli.evidence import VARIANTS
-from vrsd_cli.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 from vrsd_core import DEFAULT_METHOD, select
+from vrsd_eval.evidence import VARIANTS
+from vrsd_eval.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 
 QUERIES = ["Will an afternoon coffee keep me awake at night?", "How do plants make sugar?"]
 N = 24
@@ -114,7 +114,7 @@ def test_eval_haystack_writes_the_table_and_vrsd_ranker_matches_the_default(
                   f"haystack diversity mmr({ST_MMR_LAMBDA})",
                   "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"):
         assert f"| {label} |" in table
-    report = json.loads((tmp_path / "haystack.json").read_text())
+    report = json.loads((tmp_path / "haystack.json").read_text())["minilm"]
     assert set(report) == set(VARIANTS)  # every corpus variant of the evidence protocol
     for variant in report.values():  # the Haystack component picks what the core picks
         for cells in variant["k"].values():

@@ -1,4 +1,4 @@
-"""Where ``vrsd_cli`` reaches past a framework's public API: the evaluation's Haystack peer
+"""Where ``vrsd_eval`` reaches past a framework's public API: the evaluation's Haystack peer
 rows override one private method of ``SentenceTransformersDiversityRanker``. Each such
 member is used in this module only and is an entry of ``PRIVATE_MEMBERS``
 (``vrsd_kit.stores.PrivateMember``; tests/integration_tests/test_store_registry.py checks

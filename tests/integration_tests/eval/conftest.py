@@ -1,0 +1,4 @@
+"""The evaluation tests' fixtures: a private embedding cache and in-process ``vrsd``
+calls (``tests/helpers/cli_fixtures.py``), as the CLI tests'."""
+
+from tests.helpers.cli_fixtures import cache_dir, embeddings, vrsd  # noqa: F401

@@ -1,0 +1,93 @@
+"""Every question's candidate pool, fetched once and shared by every row of a protocol.
+
+For each question, the adapters' own fetch (``vrsd_langchain.fetch_candidates``)
+asks the corpus' LangChain FAISS store for its top ``fetch_k`` with their stored
+vectors: exactly what a ``VRSDRetriever`` over that store hands its method. The
+project's rows then run as one ``vrsd_core.select_batch`` call per row and k over all
+the pools (the evidence tests hold that equal to ``VRSDRetriever`` per question);
+the peers run per question on the same arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vrsd_core import DEFAULT_METHOD, metrics, select_batch
+
+from .geometries import embed_questions
+from .methods import MethodSpec
+from .report import progress
+
+EMBED_BATCH = 512  # corpus texts per embedding call (a progress step)
+
+
+@dataclass
+class Pools:
+    """The candidates of every question of one corpus.
+
+    Attributes:
+        queries: (Q, d) question vectors.
+        rows: (Q, n) the candidates' corpus rows, in the store's order.
+        vectors: (Q, n, d) the candidates' vectors, as the store returned them.
+        store: the LangChain FAISS store (``store.build_store``) they come from.
+        embeddings: the ``Embeddings`` the store and the questions use.
+    """
+
+    queries: np.ndarray
+    rows: np.ndarray
+    vectors: np.ndarray
+    store: Any
+    embeddings: Any
+
+
+def embed_corpus(texts: Sequence[str], embeddings: Any, desc: str,
+                 show: bool = True) -> list[list[float]]:
+    """``embeddings.embed_documents`` of ``texts`` in batches, with a progress bar."""
+    vectors: list[list[float]] = []
+    with progress(total=len(texts), desc=desc, unit="text", enabled=show) as bar:
+        for i in range(0, len(texts), EMBED_BATCH):
+            vectors += embeddings.embed_documents(list(texts[i : i + EMBED_BATCH]))
+            bar.update(len(texts[i : i + EMBED_BATCH]))
+    return vectors
+
+
+def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
+                fetch_k: int, *, desc: str = "", show: bool = True) -> Pools:
+    """Index ``texts`` in FAISS, embed ``questions``, fetch each one's top ``fetch_k``."""
+    from vrsd_langchain import EmbeddingCache, fetch_candidates
+
+    from .store import build_store
+
+    store = build_store("faiss", list(texts),
+                        embed_corpus(texts, embeddings, f"{desc}: corpus embeddings", show),
+                        embeddings)
+    queries = embed_questions(embeddings, questions)
+    rows, vectors, cache = [], [], EmbeddingCache()
+    for question, qvec in zip(progress(questions, desc=f"{desc}: candidates", unit="question",
+                                       enabled=show), queries, strict=True):
+        found = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)
+        rows.append([int(d.metadata["row"]) for d in found.documents])
+        vectors.append(np.asarray(found.vectors))
+    return Pools(queries, np.asarray(rows, dtype=np.int64), np.stack(vectors), store, embeddings)
+
+
+def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[np.ndarray]:
+    """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
+    ``select_batch`` call. ``spec.method`` empty (the ``default`` row): the adapters'
+    default, ``DEFAULT_METHOD`` with its own options. ``budget``: ``max_tokens`` and
+    ``token_counts`` (Q, n), as ``select_batch`` takes them."""
+    picked = select_batch(pools.queries, pools.vectors, k, method=spec.method or DEFAULT_METHOD,
+                          **spec.options, **budget)
+    return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]
+
+
+def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[int]
+          ) -> tuple[float, bool]:
+    """(evidence recall, all evidence found) of the picked corpus ``rows``: ``owner``
+    maps a row to its evidence unit, ``gold`` lists the question's units."""
+    found = set(owner[np.asarray(rows, dtype=np.int64)].tolist()) & set(gold)
+    return metrics.evidence_recall(found, gold), metrics.all_evidence(found, gold)

@@ -1,0 +1,143 @@
+"""``vrsd eval --protocol evidence``: the evidence protocol at fixed k (``evidence``) and
+at equal token budgets (``budget``) on every geometry asked for (``geometries``), each
+corpus' candidate pools fetched once for both; the reports printed and written.
+
+``--docs`` runs both and writes ``evaluation_tables.md``: the block of
+docs/evaluation.md that holds the numbers, to paste as it is (summaries first, then
+every table), headed by the command and what it was measured on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from .budget import BUDGET_REPORT, BudgetResult, evaluate_budgets, passage_budgets
+from .evidence import (
+    EVIDENCE_FETCH_K,
+    EVIDENCE_KS,
+    EVIDENCE_REPORT,
+    EvidenceCorpus,
+    EvidenceResult,
+    evaluate_evidence,
+)
+from .geometries import Geometry
+from .lsa import one_blas_thread
+from .methods import MethodSpec
+from .pools import build_pools
+
+DOCS_FILE = "evaluation_tables.md"
+
+
+def run_evidence_protocol(
+    corpora: Sequence[EvidenceCorpus],
+    geometries: Sequence[Geometry],
+    specs: Sequence[MethodSpec],
+    *,
+    ks: Sequence[int] = EVIDENCE_KS,
+    fetch_k: int = EVIDENCE_FETCH_K,
+    at_k: bool = True,
+    budgets: Sequence[int] | None = None,
+    at_budgets: bool = False,
+    docs_command: str | None = None,
+    out: str | Path = "results",
+    show: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict[str, Path]:
+    """Run the protocol(s) on every geometry and corpus; print the report (with
+    ``docs_command``: the docs block) and write the outputs to ``out``.
+
+    Args:
+        budgets: token budgets (None: 2, 4 and 8 typical passages of the first corpus).
+        at_k, at_budgets: which protocols run (``docs_command`` runs both).
+        docs_command: the command line, for the docs block's heading.
+        log: where progress lines and the written paths go.
+    """
+    if docs_command is not None:
+        at_k = at_budgets = True
+    at_k_runs, budget_runs = _run_all(corpora, geometries, specs, ks, fetch_k, at_k, budgets,
+                                      at_budgets, show, log)
+    paths: dict[str, Path] = {}
+    if at_k:
+        paths.update({f"evidence {what}": path for what, path in
+                      EVIDENCE_REPORT.write(at_k_runs, out).items()})
+    if at_budgets:
+        paths.update({f"budget {what}": path for what, path in
+                      BUDGET_REPORT.write(budget_runs, out).items()})
+    if docs_command is not None:
+        block = docs_block(docs_command, at_k_runs, budget_runs)
+        paths["docs block"] = Path(out) / DOCS_FILE
+        paths["docs block"].write_text(block, encoding="utf-8")
+        print(block)
+    elif at_k:
+        print(paths["evidence markdown"].read_text(encoding="utf-8"))
+    if at_budgets and docs_command is None:
+        print(paths["budget markdown"].read_text(encoding="utf-8"))
+    for what, path in paths.items():
+        log(f"wrote {what}: {path}")
+    return paths
+
+
+def _run_all(corpora: Sequence[EvidenceCorpus], geometries: Sequence[Geometry],
+             specs: Sequence[MethodSpec], ks: Sequence[int], fetch_k: int, at_k: bool,
+             budgets: Sequence[int] | None, at_budgets: bool, show: bool,
+             log: Callable[[str], None]
+             ) -> tuple[dict[str, list[EvidenceResult]], dict[str, list[BudgetResult]]]:
+    """Every geometry and corpus: its pools, then the protocols asked for."""
+    chosen = list(budgets) if budgets is not None else passage_budgets(corpora[0])
+    at_k_runs: dict[str, list[EvidenceResult]] = {}
+    budget_runs: dict[str, list[BudgetResult]] = {}
+    for geo in geometries:
+        for corpus in corpora:
+            start = time.perf_counter()
+            pools = build_pools(corpus.texts, corpus.questions, geo.fit(corpus.texts), fetch_k,
+                                desc=f"{geo.name}/{corpus.name}", show=show)
+            rows = len(specs)
+            with one_blas_thread():  # the selections' products are small (see lsa)
+                if at_k:
+                    res = evaluate_evidence(corpus, pools, specs, ks, model=geo.label,
+                                            show=show)
+                    at_k_runs.setdefault(geo.name, []).append(res)
+                    rows = len(res.labels)
+                if at_budgets:
+                    budget_runs.setdefault(geo.name, []).append(evaluate_budgets(
+                        corpus, pools, specs, chosen, model=geo.label, show=show))
+            log(f"evidence/{geo.name}/{corpus.name}: {len(corpus.questions)} questions x "
+                f"{rows} rows, {time.perf_counter() - start:.0f} s")
+    return at_k_runs, budget_runs
+
+
+def docs_block(command: str, at_k: Mapping[str, Sequence[EvidenceResult]],
+               at_budgets: Mapping[str, Sequence[BudgetResult]]) -> str:
+    """The numbers of docs/evaluation.md: what was measured, both summaries, then every
+    model's tables folded (``<details>``)."""
+    first = next(iter(at_k.values()))
+    models = "; ".join(results[0].model for results in at_k.values())
+    corpora = ", ".join(f"{r.variant} ({r.n_corpus} texts)" for r in first)
+    budgets = next(iter(at_budgets.values()))[0].ks
+    parts = [
+        f"<!-- generated by `{command}`: paste as it is -->",
+        f"Measured with `{command}`: {first[0].n_questions} questions; models: {models}; "
+        f"corpora: {corpora}; the {first[0].fetch_k} nearest candidates; k = "
+        f"{', '.join(map(str, first[0].ks))}; token budgets "
+        f"{', '.join(map(str, budgets))}.",
+        "#### At fixed k: the default against top-k and every other row",
+        EVIDENCE_REPORT.summary(at_k),
+        "#### At equal token budgets: the default against the ranked list filled to the "
+        "budget",
+        BUDGET_REPORT.summary(at_budgets),
+        "#### Every row, every cell",
+    ]
+    for name, results in at_k.items():
+        label = results[0].model
+        parts.append(_folded(f"{label}: at fixed k", map(EVIDENCE_REPORT.table, results)))
+        parts.append(_folded(f"{label}: at equal token budgets",
+                             map(BUDGET_REPORT.table, at_budgets[name])))
+    return "\n\n".join(parts) + "\n"
+
+
+def _folded(summary: str, tables: Iterable[str]) -> str:
+    body = "\n\n".join(tables)
+    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+
