@@ -172,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_core.vectorstores import InMemoryVectorStore
     from langchain_huggingface import HuggingFaceEmbeddings
 
-    from vrsd_kit.bundled_model import bundled_model_path
     from vrsd_eval.datasets import load_dataset
     from vrsd_eval.report import bar_panels
+    from vrsd_kit.bundled_model import bundled_model_path
 
     data = load_dataset("arc_da")
     texts = data.corpus[: args.corpus]

@@ -400,7 +400,6 @@ def _run_index(args: argparse.Namespace) -> int:
 
 def _run_search(args: argparse.Namespace) -> int:
     require("search")
-    from vrsd_core import DEFAULT_METHOD
 
     from .indexing import format_hits, search_index
 

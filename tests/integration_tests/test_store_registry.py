@@ -16,9 +16,9 @@ import pytest
 
 from tests.helpers import store_cases
 from tests.helpers.extras import extras
-from vrsd_eval._compat import PRIVATE_MEMBERS as EVAL_PRIVATE
 from vrsd_cli.store_table import adapter_registries, store_records, store_table
 from vrsd_core.callers import internal_packages
+from vrsd_eval._compat import PRIVATE_MEMBERS as EVAL_PRIVATE
 from vrsd_kit.adapters import ADAPTERS, Adapter
 from vrsd_kit.stores import PrivateMember, StoreRecord
 

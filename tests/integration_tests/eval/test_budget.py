@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_kit.tokens import approx_token_count
 from vrsd_eval import budget as be
 from vrsd_eval.evidence import evidence_specs, load_evidence_corpora
 from vrsd_eval.pools import build_pools
+from vrsd_kit.tokens import approx_token_count
 
 LIMIT = 10
 ROWS = ["default", "similarity", "mmr:lambda_mult=0.7", "top_m"]

@@ -268,9 +268,9 @@ def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
     question, must pick the same passages, at every k and at token budgets (LSA: no
     model to load)."""
     pytest.importorskip("sklearn")
-    from vrsd_kit.tokens import approx_token_count, count_tokens
     from vrsd_eval.geometries import geometry
     from vrsd_eval.pools import build_pools, select_rows
+    from vrsd_kit.tokens import approx_token_count, count_tokens
     from vrsd_langchain import VRSDRetriever
 
     for corpus in load_evidence_corpora(data_dir, limit=ADAPTER_LIMIT):

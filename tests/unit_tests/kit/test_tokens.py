@@ -8,9 +8,9 @@ import os
 import numpy as np
 import pytest
 
+from vrsd_eval.datasets import default_data_dir, read_jsonl
 from vrsd_kit.contract import check_budget_options
 from vrsd_kit.tokens import approx_token_count, check_token_counter, count_tokens
-from vrsd_eval.datasets import default_data_dir, read_jsonl
 
 
 @pytest.fixture(scope="module")
