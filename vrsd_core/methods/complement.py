@@ -38,6 +38,8 @@ per pick for the Cholesky rows; ties go to the lower index (the store's order).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._kernels import TINY, argmax_first, argmax_first_1d, first_tie
@@ -131,10 +133,16 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
         return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
                       {"filled_by_relevance": 0, "held_back": {}})
     rel, sq = prep.rel[0], prep.sq_norm[0]
-    z = _standardised(rel, None)
+    mean = float(rel.sum()) / n
+    dev = rel - mean
+    std = math.sqrt(float(dev @ dev) / n)
+    z = dev / std if std > 1e-12 * max(1.0, abs(mean)) else np.zeros(n)  # as _standardised
     w = np.exp(z / 2.0)
     qsim = prep.qsim[0]
-    step_rel = qsim if prep.rel is prep.qsim else _on_cosine_scale(qsim, z, None)
+    if prep.rel is prep.qsim:
+        step_rel = qsim
+    else:
+        step_rel = _on_cosine_scale(prep.qsim, z[None], prep.valid)[0]
     row_scale = w * prep.scale[0] if prep.normalize else w
     d2 = w * w * sq
     floor = _RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
@@ -188,20 +196,16 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     return Picked(picks, gains, info, objective)
 
 
-def _moments(x: np.ndarray, valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _moments(x: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, deviations (0 at padding) and standard deviation of ``x`` over the real
-    candidates of each row (the last axis; ``valid`` None: every candidate is real)."""
-    if valid is None:
-        mean = x.mean(axis=-1, keepdims=True)
-        dev = x - mean
-        return mean, dev, np.sqrt((dev * dev).mean(axis=-1, keepdims=True))
+    candidates of each row of a (B, n) table."""
     real = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
     mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / real
     dev = np.where(valid, x - mean, 0.0)
     return mean, dev, np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / real)
 
 
-def _standardised(rel: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+def _standardised(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """z-scores of ``rel`` within each row's real candidates (0 at padding, and
     everywhere in a row whose relevance does not vary)."""
     mean, dev, std = _moments(rel, valid)
@@ -209,7 +213,7 @@ def _standardised(rel: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     return np.where(spread, dev / np.where(spread, std, 1.0), 0.0)
 
 
-def _on_cosine_scale(qsim: np.ndarray, z: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+def _on_cosine_scale(qsim: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """An outside relevance's z-scores placed on the pool's cosine scale, for the step."""
     mean, _, std = _moments(qsim, valid)
     return mean + std * z
