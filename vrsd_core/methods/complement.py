@@ -3,8 +3,9 @@
 One idea: take the k candidates that are most likely *together* under a
 determinantal point process (Kulesza & Taskar; greedy MAP as in Chen, Zhang &
 Zhou 2018) whose quality is each candidate's relevance **standardised within its
-pool**, except that the second pick is VRSD's (Gao, Deng & Zhang): the candidate
-whose sum with the first is best aligned with the query.
+pool**, except that the second pick is VRSD's (Gao, Deng & Zhang): of the candidates
+the determinant rates within one e-fold of its best, the one whose sum with the first
+is best aligned with the query.
 
 * **Quality.** z_i = (rel_i - mean) / std over the pool's candidates, and the kernel
   is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the candidates' cosines. Then
@@ -15,13 +16,17 @@ whose sum with the first is best aligned with the query.
   ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what the
   candidate says that the picks do not. A restatement of a pick adds almost
   nothing and waits; a distinct passage of the same topic does not.
-* **The second pick** is argmax_j cos(c_1 + c_j, q). A multi-hop question needs
-  two passages whose parts away from the question cancel (each covers what the
-  other leaves out); the determinant sees only that they differ, the sum sees
-  that they complement each other. With an outside relevance, each candidate's
-  relevance is put on the pool's cosine scale for this step (the cosines' pool
-  mean plus their standard deviation times z), so the step reads the reranker's
-  order. It never takes a copy of the first pick.
+* **The second pick** is argmax_j cos(c_1 + c_j, q) over the candidates whose
+  determinant ratio is at least 1/e of the best one (one e-fold: the worth of one
+  standard deviation of relevance, the kernel's own unit). A multi-hop question
+  needs two passages whose parts away from the question cancel (each covers what
+  the other leaves out); the determinant sees only that they differ, the sum sees
+  that they complement each other. The e-fold keeps the step among the candidates
+  the determinant nearly prefers: on a compressed cosine band (e5) the sum alone
+  reaches for weakly relevant candidates. With an outside relevance, each
+  candidate's relevance is put on the pool's cosine scale for this step (the
+  cosines' pool mean plus their standard deviation times z), so the step reads the
+  reranker's order.
 * **Held back.** ``info["held_back"]`` maps each candidate that plain top-k (by the
   same relevance, the same number of picks) would have returned but this did not
   to the pick it is closest to: what the candidate restates. Under a cap or a
@@ -82,19 +87,17 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     for t in range(K):
-        if t == 1:  # VRSD's step: the sum with the first pick best aligned with the query
+        best = np.where(avail, d2, -np.inf).max(axis=1, initial=-np.inf)
+        exhausted |= best <= floor[:, 0]
+        if t == 1:  # VRSD's step, among the candidates within one e-fold of the best ratio
             a = picks[:, 0]
             length_sq = prep.sq_norm[rows, a][:, None] + prep.sq_norm + 2.0 * sims[:, 0]
             score = (step_rel[rows, a][:, None] + step_rel) / np.sqrt(np.maximum(length_sq, TINY))
-            score[d2 <= floor] = -np.inf  # never a copy of the first pick
+            score[d2 < best[:, None] / math.e] = -np.inf
         else:
-            exhausted |= np.where(avail, d2, -np.inf).max(axis=1, initial=-np.inf) <= floor[:, 0]
-            score = np.where(exhausted[:, None], by_rel, d2)
+            score = d2.copy()
+        score = np.where(exhausted[:, None], by_rel, score)
         score[~avail] = -np.inf
-        if t == 1:  # every candidate left is a copy: fill by relevance
-            none = ~np.isfinite(score).any(axis=1) & avail.any(axis=1)
-            exhausted |= none
-            score = np.where(none[:, None] & avail, by_rel, score)
         p = argmax_first(score, prep.tie_rtol)
         active = step_active(t, counts, cons)
         picks[:, t] = p
@@ -157,15 +160,15 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     exhausted = False
     cap = start_constraints(prep)  # a group cap only: a budget takes the batched path
     for t in range(K):
-        if t == 1:
+        if not exhausted:
+            top = int(d2.argmax())
+            best = float(d2[top])
+            exhausted = best <= floor
+        if t == 1 and not exhausted:  # VRSD's step, within one e-fold of the best ratio
             a = int(picks[0])
             cos_a = kernel[0] / (w * w[a])
             score = (step_rel[a] + step_rel) / np.sqrt(np.maximum(sq[a] + sq + 2.0 * cos_a, TINY))
-            score[~(d2 > floor)] = -np.inf  # picked, blocked, or a copy of the first pick
-            exhausted = not np.isfinite(score).any()
-        elif not exhausted:
-            top = int(d2.argmax())
-            exhausted = float(d2[top]) <= floor
+            score[d2 < best / math.e] = -np.inf  # picked, blocked, or far below the best
         if exhausted:
             p = argmax_first_1d(by_rel, rtol)
             filled += 1

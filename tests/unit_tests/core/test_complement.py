@@ -22,7 +22,8 @@ def unit(x):
 def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
     """The method written out: z-scores, the kernel L = diag(e^(z/2)) S diag(e^(z/2)),
     each step's determinant ratio det(L[Y+j]) / det(L[Y]) computed outright, the second
-    pick VRSD's max cos(c_1 + c_j, q), then the relevance fill. Returns (picks, held_back)."""
+    pick VRSD's max cos(c_1 + c_j, q) among the candidates whose ratio is within one
+    e-fold of the best, then the relevance fill. Returns (picks, held_back)."""
     q, C = unit(q), unit(C)
     n = len(C)
     cos = C @ q
@@ -53,13 +54,14 @@ def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
         if not cands:
             break
         ratios = {} if exhausted else {j: ratio(j) for j in cands}
-        if t == 1 and not exhausted:
-            a = picks[0]
-            score = {j: (step_rel[a] + step_rel[j]) / np.linalg.norm(C[a] + C[j])
-                     for j in cands if ratios[j] > floor}
-            exhausted = not score
-        elif not exhausted:
+        if not exhausted:
             exhausted = max(ratios.values()) <= floor
+        if t == 1 and not exhausted:  # VRSD's step within one e-fold of the best ratio
+            a = picks[0]
+            top = max(ratios.values())
+            score = {j: (step_rel[a] + step_rel[j]) / np.linalg.norm(C[a] + C[j])
+                     for j in cands if ratios[j] >= top / np.e}
+        elif not exhausted:
             score = ratios
         if exhausted:
             score = {j: rel[j] for j in cands}
