@@ -68,7 +68,8 @@ def test_input_documents_are_untouched_and_edge_cases(bm25, spy):
     assert len(out) == 3 and docs == snapshot
     assert all(METADATA_KEY not in d.metadata for d in docs)
     assert compressor.compress_documents([], QUERY) == []
-    assert VRSDCompressor(embeddings=spy, k=0).compress_documents(docs, QUERY) == []
+    with pytest.raises(ValueError, match=r"k: expected an integer >= 1, got 0"):
+        VRSDCompressor(embeddings=spy, k=0)
     assert len(VRSDCompressor(embeddings=spy, k=50).compress_documents(docs, QUERY)) == FETCH
 
 
@@ -88,10 +89,10 @@ def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"k": -2}, "k: expected an integer >= 0"),
-        ({"k": 2.0}, "k: expected an integer >= 0, got 2.0"),
-        ({"k": True}, "k: expected an integer >= 0, got True"),
-        ({"k": "3"}, "k: expected an integer >= 0, got '3'"),
+        ({"k": -2}, "k: expected an integer >= 1"),
+        ({"k": 2.0}, "k: expected an integer >= 1, got 2.0"),
+        ({"k": True}, "k: expected an integer >= 1, got True"),
+        ({"k": "3"}, "k: expected an integer >= 1, got '3'"),
         ({"method": "vrsd2"}, "method: unknown method"),
         ({"method": "dpp", "method_kwargs": {"lambda_mult": 0.5}}, "lambda_mult: not an option"),
     ],

@@ -224,13 +224,16 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
         )
 
 
-def test_k_zero_gives_no_documents_and_embeds_nothing(make_spy, corpus_docs):
+def test_k_zero_is_refused_and_embeds_nothing(make_spy, corpus_docs):
+    """One rule in every adapter and the CLI: a count below 1 is a ValueError naming it."""
     spy = make_spy()
     store = InMemoryVectorStore(spy)
     store.add_documents(corpus_docs[:5])
     spy.reset()
-    assert VRSDRetriever(vectorstore=store, k=0).invoke(QUERY) == []
-    assert VRSDRetriever(vectorstore=store, k=3).invoke(QUERY, k=0) == []
+    with pytest.raises(ValueError, match=r"k: expected an integer >= 1, got 0"):
+        VRSDRetriever(vectorstore=store, k=0)
+    with pytest.raises(ValueError, match=r"^k: expected an integer >= 1, got 0"):
+        VRSDRetriever(vectorstore=store, k=3).invoke(QUERY, k=0)
     assert spy.query_calls == 0
 
 
@@ -259,14 +262,14 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
          "normalize: not an option of method 'mmr'"),
         ({"method": "mmr", "method_kwargs": {"relevance": [1.0, 2.0]}},
          "relevance: not an option of method 'mmr'"),
-        ({"k": -1}, "k: expected an integer >= 0"),
-        ({"k": 2.5}, "k: expected an integer >= 0, got 2.5"),
-        ({"k": 2.0}, "k: expected an integer >= 0, got 2.0"),
-        ({"k": True}, "k: expected an integer >= 0, got True"),
-        ({"k": "3"}, "k: expected an integer >= 0, got '3'"),
-        ({"fetch_k": 20.0}, "fetch_k: expected an integer >= 0, got 20.0"),
-        ({"fetch_k": False}, "fetch_k: expected an integer >= 0, got False"),
-        ({"fetch_k": -3}, "fetch_k: expected an integer >= 0"),
+        ({"k": -1}, "k: expected an integer >= 1"),
+        ({"k": 2.5}, "k: expected an integer >= 1, got 2.5"),
+        ({"k": 2.0}, "k: expected an integer >= 1, got 2.0"),
+        ({"k": True}, "k: expected an integer >= 1, got True"),
+        ({"k": "3"}, "k: expected an integer >= 1, got '3'"),
+        ({"fetch_k": 20.0}, "fetch_k: expected an integer >= 1, got 20.0"),
+        ({"fetch_k": False}, "fetch_k: expected an integer >= 1, got False"),
+        ({"fetch_k": -3}, "fetch_k: expected an integer >= 1"),
         ({"search_kwargs": {"filtr": None}}, "filtr: not a search argument of InMemoryVectorStore"),
         ({"search_kwargs": {"filter": {"split": "A"}}}, "filter: InMemoryVectorStore filters"),
         ({"cache_size": -1}, "maxsize"),
