@@ -90,6 +90,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress bars only on a terminal: not with --no-progress, and not when stderr is a
+    file, a pipe or a CI log (where each refresh of a bar would be a line of its own)."""
+    return not args.no_progress and sys.stderr.isatty()
+
+
 def _add_model(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model", default=None,
@@ -184,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="LangChain store holding the corpus: FAISS (exact cosine, default) or "
                     "InMemoryVectorStore")
     ev.add_argument("--out", default="results", help="output folder (default: results/)")
-    ev.add_argument("--no-progress", action="store_true", help="no progress bars")
+    ev.add_argument("--no-progress", action="store_true",
+                    help="no progress bars (there are none unless stderr is a terminal)")
     _add_model(ev)
     _add_cache(ev)
 
@@ -288,7 +295,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         corpus = data.corpus[: args.corpus_limit] if args.corpus_limit else data.corpus
         res = ev.evaluate_dataset(
             data.name, queries, corpus, embeddings, specs, ks, fetch_k,
-            model=label, store=args.store, progress=not args.no_progress,
+            model=label, store=args.store, progress=show_progress(args),
         )
         print(f"{data.name}: {res.n_queries} queries x {len(ks)} k x {len(specs)} methods, "
               f"{res.encoded} corpus texts encoded ({res.n_corpus - res.encoded} from cache), "
@@ -331,20 +338,20 @@ def _run_evidence(args: argparse.Namespace) -> int:
         from .haystack_eval import run_haystack_protocol
 
         run_haystack_protocol(corpora, embeddings, ks, fetch_k, out=args.out,
-                              model=model_label(args.model), progress=not args.no_progress,
+                              model=model_label(args.model), progress=show_progress(args),
                               log=lambda line: print(line, file=sys.stderr))
         return 0
     if args.budget is not None:  # equal token budgets instead of equal k (budget_eval)
         be.run_budget_protocol(
             corpora, embeddings, specs, budgets, args.fetch_k or be.BUDGET_FETCH_K,
-            out=args.out, model=model_label(args.model), progress=not args.no_progress,
+            out=args.out, model=model_label(args.model), progress=show_progress(args),
             log=lambda line: print(line, file=sys.stderr))
         return 0
     results = []
     for corpus in corpora:
         res = evd.evaluate_evidence(
             corpus, embeddings, specs, ks, fetch_k, model=model_label(args.model),
-            progress=not args.no_progress,
+            progress=show_progress(args),
         )
         print(f"evidence/{corpus.name}: {res.n_questions} questions x {len(ks)} k x "
               f"{len(res.labels)} rows, {res.seconds:.0f} s", file=sys.stderr)
