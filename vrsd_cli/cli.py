@@ -25,6 +25,8 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from .telemetry import disable_telemetry
+
 
 class CLIError(ValueError):
     """A problem with the user's input: printed as ``vrsd: error: ...``, exit code 2."""
@@ -416,7 +418,7 @@ def _one_line_warnings(command: str) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``vrsd`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-home
+    disable_telemetry()  # chromadb, haystack, ...: nothing phones home (unless the user asked)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar
     parser = build_parser()
