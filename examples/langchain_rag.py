@@ -2,6 +2,10 @@
 
     python examples/langchain_rag.py ["your question"]
 
+Install (from a checkout; torch first, as the README's Install says):
+
+    pip install ".[langchain-embeddings]"
+
 The retriever over-fetches 20 passages of the built-in demo corpus by
 similarity and keeps 4 with the recommended default method
 (``vrsd_core.DEFAULT_METHOD``: the most relevant passage, the one that best

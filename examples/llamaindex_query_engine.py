@@ -2,6 +2,10 @@
 
     python examples/llamaindex_query_engine.py ["your question"]
 
+Install (from a checkout; torch first, as the README's Install says):
+
+    pip install ".[llamaindex-embeddings]"
+
 ``VectorStoreIndex`` over the built-in demo corpus; the query engine retrieves
 20 nodes by similarity and ``VRSDPostprocessor`` keeps 4 with the recommended
 default method (``vrsd_core.DEFAULT_METHOD``). The sources are printed with their

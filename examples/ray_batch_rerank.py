@@ -2,6 +2,10 @@
 
     python examples/ray_batch_rerank.py [--queries 2000] [--k 5] [--method NAME]
 
+Install (from a checkout; no torch):
+
+    pip install . "ray[data]"
+
 A typical offline job: a retrieval step has already written, per query, its
 over-fetched candidates and their vectors (here: synthetic, seeded, 10 to 40
 candidates per query with near-duplicates among them, 64-d). Ray Data reads the
