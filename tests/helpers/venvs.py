@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
+from importlib.metadata import distribution
 from pathlib import Path
+
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,6 +51,46 @@ class Env:
         return {p["name"].lower().replace("_", "-"): p["version"]
                 for p in json.loads(done.stdout)}
 
+    @property
+    def site_packages(self) -> Path:
+        return self.path / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" \
+            / "site-packages"
+
     def size(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()
                    and not f.is_symlink())
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def link_installed(env: Env, name: str) -> list[str]:
+    """Put the distribution ``name`` and what it requires, as this environment has them,
+    into ``env`` (hard links, else copies): what ``pip install`` would unpack, without
+    its minute of unpacking a large wheel such as torch. Distributions ``env`` already
+    has are left alone. Returns the names put in."""
+    site = env.site_packages
+    present = {_normalized(p.name.split("-")[0]) for p in site.glob("*.dist-info")}
+    done: list[str] = []
+    todo = [name]
+    while todo:
+        dist = distribution(todo.pop())
+        key = _normalized(dist.metadata["Name"])
+        if key in present or key in done:
+            continue
+        done.append(key)
+        for requirement in map(Requirement, dist.requires or []):
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
+        for file in dist.files or []:
+            source = Path(str(dist.locate_file(file)))
+            if str(file).startswith("..") or not source.is_file():
+                continue  # scripts outside site-packages; files the RECORD lists but lacks
+            target = site / file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+    return done
