@@ -123,7 +123,8 @@ def keywords_checked(init: _Init) -> _Init:
     params = inspect.signature(init).parameters.values()
     names = [p.name for p in params if p.name != "self" and p.kind in (
         inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
-    owner = init.__qualname__.split(".")[-2:][0]  # the class: "VRSDRanker.__init__"
+    qualname = init.__qualname__.split(".")  # [..., "VRSDRanker", "__init__"]
+    owner = qualname[-2] if len(qualname) > 1 else qualname[0]
 
     @functools.wraps(init)
     def checked(self: Any, *args: Any, **kwargs: Any) -> None:
