@@ -2,6 +2,10 @@
 
     python examples/compare_methods.py ["your question"]
 
+Install (from a checkout; torch first, as the README's Install says):
+
+    pip install ".[langchain-embeddings]"
+
 ``DiverseVectorStore(store).as_retriever(search_type=..., search_kwargs=...)``
 is LangChain's familiar retriever call with the ``vrsd_core`` methods as extra
 search types. For one question over the built-in demo corpus this prints, per

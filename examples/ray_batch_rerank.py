@@ -1,6 +1,10 @@
 """Offline batch reranking with Ray Data: many queries' candidate lists, reranked in batches.
 
-    python examples/ray_batch_rerank.py [--queries 2000] [--k 5] [--method vrsd]
+    python examples/ray_batch_rerank.py [--queries 2000] [--k 5] [--method NAME]
+
+Install (from a checkout; no torch):
+
+    pip install . "ray[data]"
 
 A typical offline job: a retrieval step has already written, per query, its
 over-fetched candidates and their vectors (here: synthetic, seeded, 10 to 40
@@ -19,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import select, select_batch
+from vrsd_core import DEFAULT_METHOD, select, select_batch
 
 DIM = 64
 
@@ -87,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--method", default="vrsd")
+    parser.add_argument("--method", default=DEFAULT_METHOD,
+                        help=f"a vrsd_core method (default: {DEFAULT_METHOD}, the recommendation)")
     args = parser.parse_args(argv)
 
     import ray

@@ -1,14 +1,39 @@
-"""Shared test fixtures: the bundled model (offline) and the paper's data."""
+"""Shared test fixtures: the bundled model (offline), the paper's data, and no network.
+
+Before any library is imported, everything that phones home by default is turned off
+(``vrsd_cli.telemetry``, forced: a developer's own settings do not leak into a test
+run), Hugging Face is offline and LangSmith tracing off. During the session a guard
+refuses and records every connection or name lookup leaving this machine
+(``tests/helpers/network.py``); the session fails if there was one.
+"""
 
 from __future__ import annotations
 
 import os
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-home attempts
+from vrsd_cli.telemetry import disable_telemetry
 
-import pytest
+disable_telemetry(force=True)
+os.environ.update({
+    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+    "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false",
+})
+
+# the settings above come before any library is imported
+import pytest  # noqa: E402
+
+from tests.helpers.network import NetworkGuard  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_network():
+    """Refuse and record every attempt to reach another machine; fail the session on one."""
+    guard = NetworkGuard()
+    guard.install()
+    yield guard
+    guard.uninstall()
+    assert not guard.attempts, "the tests tried to use the network:\n" + "\n".join(
+        guard.attempts)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import code
 import os
 import re
+import shlex
 import sys
 import traceback
 from pathlib import Path
@@ -116,7 +117,7 @@ def _install_line_above(block: str) -> str:
     text = README.read_text(encoding="utf-8")
     before = text[: text.index(block)]
     section = before[before.rindex("\n#"):]  # from the block's heading down to the block
-    lines = re.findall(r'^pip install "?vrsd\[([^\]]+)\]"?', section, re.M)
+    lines = re.findall(r'^pip install "?(?:vrsd|\.)\[([^\]]+)\]"?', section, re.M)
     assert lines, f"no pip install line above the block in {section[:80]!r}"
     return lines[0]
 
@@ -130,6 +131,24 @@ def test_each_quick_start_has_the_install_line_that_runs_it(module):
         if mention in block:
             assert distribution in installed, (extras, distribution)
     assert "torch" not in installed  # no extra pulls torch: the README says how to get it
+
+
+def test_no_install_line_promises_a_package_that_is_not_published():
+    """vrsd is not on PyPI yet: the README installs it from a checkout (``.``) or a git
+    URL, and says so where it says how to install."""
+    text = README.read_text(encoding="utf-8")
+    install = text[text.index("## Install"):text.index("| extra |")]
+    assert 'pip install ".[langchain]"' in install
+    assert 'pip install "vrsd[langchain] @ git+https://' in install
+    commands = [m[1] for m in re.finditer(r"pip install ([^\n`#]+)(`? fails)?", text)
+                if not m[2]]  # "`pip install vrsd` fails" says what does not work
+    assert len(commands) >= 5
+    for command in commands:
+        for arg in shlex.split(command):
+            if not arg.startswith("-") and "vrsd" in arg.split("@")[0]:
+                assert "@ git+" in arg, f"pip install {command}: vrsd is not on PyPI"
+            elif not arg.startswith("-"):
+                assert arg == "torch" or arg.startswith((".", "https://")), command
 
 
 def test_the_readme_says_what_every_extra_holds_and_how_to_get_cpu_torch():

@@ -30,6 +30,8 @@ from typing import Any
 from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
 
+from .telemetry import disable_telemetry
+
 
 class CLIError(ValueError):
     """A problem with the user's input: printed as ``vrsd: error: ...``, exit code 2."""
@@ -97,6 +99,12 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress bars only on a terminal: not with --no-progress, and not when stderr is a
+    file, a pipe or a CI log (where each refresh of a bar would be a line of its own)."""
+    return not args.no_progress and sys.stderr.isatty()
 
 
 def _add_model(p: argparse.ArgumentParser) -> None:
@@ -200,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="--protocol evidence at fixed k and at token budgets, and the block "
                     "of docs/evaluation.md that holds the numbers: evaluation_tables.md")
     ev.add_argument("--out", default="results", help="output folder (default: results/)")
-    ev.add_argument("--no-progress", action="store_true", help="no progress bars")
+    ev.add_argument("--no-progress", action="store_true",
+                    help="no progress bars (there are none unless stderr is a terminal)")
     ev.add_argument(
         "--model", nargs="+", default=None, metavar="MODEL",
         help="embedding model(s): minilm (the bundled all-MiniLM-L6-v2, offline; the "
@@ -318,7 +327,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         corpus = data.corpus[: args.corpus_limit] if args.corpus_limit else data.corpus
         res = ev.evaluate_dataset(
             data.name, queries, corpus, embeddings, specs, ks, fetch_k,
-            model=label, store=args.store, progress=not args.no_progress,
+            model=label, store=args.store, progress=show_progress(args),
         )
         print(f"{data.name}: {res.n_queries} queries x {len(ks)} k x {len(specs)} methods, "
               f"{res.encoded} corpus texts encoded ({res.n_corpus - res.encoded} from cache), "
@@ -440,7 +449,7 @@ def _one_line_warnings(command: str) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``vrsd`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # chromadb: no phone-home
+    disable_telemetry()  # chromadb, haystack, ...: nothing phones home (unless the user asked)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar
     parser = build_parser()

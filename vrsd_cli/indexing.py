@@ -93,6 +93,7 @@ def _read_manifest(index_dir: Path) -> dict[str, Any] | None:
 
 
 def _open_store(index_dir: Path, embeddings: Embeddings) -> Any:
+    from chromadb.config import Settings
     from langchain_chroma import Chroma
 
     return Chroma(
@@ -100,6 +101,7 @@ def _open_store(index_dir: Path, embeddings: Embeddings) -> Any:
         embedding_function=embeddings,
         persist_directory=str(index_dir / "chroma"),
         collection_metadata={"hnsw:space": "cosine"},
+        client_settings=Settings(anonymized_telemetry=False),  # a user's notes phone no one
     )
 
 

@@ -5,9 +5,11 @@ Each raises ``ValueError`` naming the argument; none of them writes its input.
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -41,6 +43,24 @@ def check_k(k: Any) -> int:
     # A k past any candidate count (10**30, 1e300) means "all": clamp it so the
     # methods' numpy arithmetic on k cannot overflow.
     return max(min(int(k), sys.maxsize), -sys.maxsize)
+
+
+def did_you_mean(name: str, valid: Iterable[str], cutoff: float = 0.6) -> str:
+    """``"; did you mean X?"`` for the name in ``valid`` closest to ``name`` (difflib's
+    ratio at least ``cutoff``), else ``""``: the one spelling of that hint."""
+    close = difflib.get_close_matches(str(name), sorted(map(str, valid)), n=1, cutoff=cutoff)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def check_keywords(given: Iterable[Any], valid: Iterable[str], owner: str) -> None:
+    """ValueError for the first name in ``given`` that is not in ``valid``, naming it,
+    ``owner`` and the closest valid name (else all of them): a misspelt keyword
+    (``fetchk=4``) is refused instead of silently ignored."""
+    valid = set(valid)
+    unknown = sorted(str(name) for name in given if name not in valid)
+    if unknown:
+        hint = did_you_mean(unknown[0], valid) or f"; its keywords: {', '.join(sorted(valid))}"
+        raise ValueError(f"{unknown[0]}: unknown keyword for {owner}{hint}")
 
 
 def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:

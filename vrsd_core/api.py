@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_int, check_k
+from ._checks import check_int, check_k, did_you_mean
 from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
@@ -99,9 +99,13 @@ def _check_now(method: Any, options: Mapping[str, Any]) -> None:
     select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
 
 
-def check_count(value: Any, name: str, minimum: int = 0) -> int:
+def check_count(value: Any, name: str, minimum: int = 1) -> int:
     """``value`` as an int >= ``minimum`` (bools, floats and strings refused), or a
-    ValueError naming ``name``: the check adapters apply to k, fetch_k, top_n."""
+    ValueError naming ``name``: the check adapters apply to k, fetch_k, top_n, top_k.
+
+    The adapters' and the command line's one rule: a count below 1 is refused (asking
+    a retriever for nothing is a mistake, not a query); ``select(k=0)`` itself returns
+    an empty selection, as the core's semantics say."""
     out = check_int(value, name, low=minimum)
     assert out is not None
     return out
@@ -113,6 +117,7 @@ def _refuse_unknown(method: str, options: Mapping[str, Any], params: Mapping[str
         allowed = ", ".join(sorted(params)) or "none"
         raise ValueError(
             f"{unknown[0]}: not an option of method {method!r} (its options: {allowed})"
+            f"{did_you_mean(unknown[0], params)}"
         )
 
 

@@ -49,6 +49,7 @@ from vrsd_kit.contract import (
     check_method_options,
     check_relevance_spec,
     item_values,
+    keywords_checked,
     selection_inputs,
     selection_metadata_all,
 )
@@ -137,6 +138,7 @@ class VRSDRanker:
             ``"warn"`` (once per process), ``"allow"``, ``"refuse"`` (a ValueError).
     """
 
+    @keywords_checked  # VRSDRanker(topk=2): a ValueError naming top_k
     def __init__(
         self,
         top_k: int = 4,
@@ -150,7 +152,7 @@ class VRSDRanker:
         document_embedder: Any = None,
         reembed: Reembed = "warn",
     ) -> None:
-        self.top_k = check_count(top_k, "top_k", minimum=1)
+        self.top_k = check_count(top_k, "top_k")
         # "vrsd_swap" -> "vrsd" + refine="swap": one spelling per method, as in the others
         self.method, self.method_kwargs = resolve_method(method, method_kwargs)
         check_method_options(self.method, self.method_kwargs, "(Document) -> float")
@@ -284,7 +286,7 @@ class VRSDRanker:
                     ) -> Steps[dict[str, list[Document]]]:
         docs = _check_documents(documents)
         query = _query_vector(query_embedding)
-        k = self.top_k if top_k is None else check_count(top_k, "top_k", minimum=1)
+        k = self.top_k if top_k is None else check_count(top_k, "top_k")
         missing = self._missing(docs)
         fresh = (yield from self._embed_steps([docs[i] for i in missing])) if missing else []
         if not docs:

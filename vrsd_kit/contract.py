@@ -13,13 +13,18 @@ The LangChain retriever and the LlamaIndex postprocessor both:
   ``check_group_options``);
 - count each candidate's tokens for a ``max_tokens`` budget with the user's
   ``token_counter`` or ``vrsd_kit.tokens.approx_token_count``
-  (``check_budget_options``).
+  (``check_budget_options``);
+- refuse a keyword they do not know, naming the closest one they do
+  (``check_model_keywords`` for pydantic models, ``keywords_checked`` for an
+  ``__init__``; ``check_keywords`` underneath).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +36,8 @@ from vrsd_core import (
     check_options,
     resolve_method,
 )
+from vrsd_core._checks import check_keywords
+from vrsd_core._checks import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 
 from .tokens import TokenCounter, check_token_counter, count_tokens
 
@@ -119,6 +126,41 @@ def resolve_method_fields(
     return {**data, method_field: name, options_field: merged}
 
 
+def check_model_keywords(model: type, data: Any) -> None:
+    """For an adapter's pydantic ``mode="before"`` validator: ValueError for a keyword
+    that is not one of ``model``'s fields (or their aliases), naming the closest field.
+
+    Pydantic's own ``extra="forbid"`` refuses it too, but without the suggestion.
+    """
+    if not isinstance(data, Mapping):
+        return
+    fields = getattr(model, "model_fields", {})
+    valid = set(fields)
+    for info in fields.values():
+        valid.update(a for a in (info.alias, info.validation_alias) if isinstance(a, str))
+    check_keywords(data, valid, model.__name__)
+
+
+_Init = TypeVar("_Init", bound=Callable[..., None])
+
+
+def keywords_checked(init: _Init) -> _Init:
+    """Decorate an adapter's ``__init__`` so that a misspelt keyword is a ValueError
+    naming the closest parameter (``check_keywords``), not Python's TypeError."""
+    params = inspect.signature(init).parameters.values()
+    names = [p.name for p in params if p.name != "self" and p.kind in (
+        inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+    qualname = init.__qualname__.split(".")  # [..., "VRSDRanker", "__init__"]
+    owner = qualname[-2] if len(qualname) > 1 else qualname[0]
+
+    @functools.wraps(init)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> None:
+        check_keywords(kwargs, names, owner)
+        init(self, *args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
 def check_query_text(query: Any, name: str = "query") -> str:
     """``query`` if it is text an embedding model can encode, else ValueError naming ``name``.
 
@@ -175,12 +217,13 @@ def check_counts(
     k: Any,
     fetch_k: Any,
     *,
-    minimum: int = 0,
+    minimum: int = 1,
     k_name: str = "k",
     fetch_k_name: str = "fetch_k",
 ) -> tuple[int, int]:
-    """(k, fetch_k) as ints >= ``minimum`` with fetch_k >= k: how many to select, and
-    how many candidates to fetch to select them from.
+    """(k, fetch_k) as ints >= ``minimum`` (1: the adapters' rule, see
+    ``vrsd_core.check_count``) with fetch_k >= k: how many to select, and how many
+    candidates to fetch to select them from.
 
     Bools, floats and strings are refused like in ``vrsd_core.check_count``. The
     names in the messages are ``k_name``/``fetch_k_name`` (e.g. ``top_n`` in LlamaIndex).

@@ -119,17 +119,20 @@ def check_reembedding(policy: Reembed, store: str, reason: str, count: int,
     """
     if count == 0 or policy == "allow":
         return
-    what = (f"{store}: {reason}; {count} candidate text(s) would be embedded again "
-            "with the embedding model")
-    if policy == "refuse":
-        raise ValueError(f"{option}: {what}; {option}='refuse' forbids that (give a store "
-                         f"whose vectors can be read, or set {option}='allow')")
+    if policy == "refuse":  # nothing is embedded: say what would have been
+        raise ValueError(
+            f"{option}: {store}: {reason}; its {count} candidate text(s) would have to be "
+            f"embedded again with the embedding model; {option}='refuse' forbids that (give "
+            f"a store whose vectors can be read, or set {option}='allow')")
     with _warned_lock:
         if (store, reason) in _warned:
             return
         _warned.add((store, reason))
-    warnings.warn(f"{what} (warned once per store class; {option}='allow' silences this, "
-                  f"{option}='refuse' forbids it)", ReembeddingWarning, stacklevel=3)
+    # the embedding follows this warning at once: say what is done, not what might be
+    warnings.warn(f"{store}: {reason}, so its {count} candidate text(s) are embedded again "
+                  f"with the embedding model (warned once per store class; {option}='allow' "
+                  f"silences this, {option}='refuse' forbids it)", ReembeddingWarning,
+                  stacklevel=3)
 
 
 class ReembeddingWarning(UserWarning):

@@ -23,13 +23,14 @@ cannot be an instance of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 
+from vrsd_kit.contract import did_you_mean
 from vrsd_kit.steps import Steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 
@@ -90,23 +91,40 @@ def check_reembed_policy(store: VectorStore, reembed: Any, count: int) -> Reembe
     return reembed
 
 
-def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any], hint: str = "") -> None:
-    """ValueError if a fast path would not understand one of ``kwargs`` (names and, where
-    cheap to check, values).
+# A store without a fast path gets its search arguments unchecked; a name this close
+# (difflib's ratio) to one of vrsd's own keywords is a typo, not the store's argument.
+TYPO_CUTOFF = 0.8
 
-    The generic fallback passes search arguments to the store unchecked (the
-    store's own search decides). ``hint`` is appended to the message (e.g. the
-    method's options, when the argument may have been meant for the method).
+
+def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any],
+                        own: Collection[str] = (), hint: str = "") -> None:
+    """ValueError if a fast path would not understand one of ``kwargs`` (names and, where
+    cheap to check, values), naming the closest accepted name.
+
+    ``own`` are vrsd's keywords for the call (``k``, ``fetch_k``, the method's options,
+    ...), suggested beside the store's. The generic fallback passes search arguments to
+    the store's own search unchecked, as LangChain's ``VectorStoreRetriever`` does,
+    except a name within a typo of one of ``own`` (``fetchk``), which is refused.
+    ``hint`` is appended to the message (e.g. the method's options, when the argument
+    may have been meant for the method).
     """
+    name = type(unwrap(store)).__name__
     path = fast_path_for(store)
     if path is None:
+        for key in sorted(kwargs):
+            typo = did_you_mean(key, set(own) - {key}, cutoff=TYPO_CUTOFF)
+            if typo:
+                raise ValueError(
+                    f"{key}: unknown keyword{typo} ({name} has no fast path, so its search "
+                    "arguments go to its own search unchecked; this one looks misspelt)"
+                )
         return
     unknown = sorted(set(kwargs) - set(path.search_kwargs))
     if unknown:
-        name = type(unwrap(store)).__name__
         raise ValueError(
             f"{unknown[0]}: not a search argument of {name} "
             f"(accepted: {', '.join(path.search_kwargs)}){hint}"
+            f"{did_you_mean(unknown[0], {*path.search_kwargs, *own} - {unknown[0]})}"
         )
     path.check(kwargs)
 

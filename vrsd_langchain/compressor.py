@@ -11,7 +11,12 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
-from vrsd_kit.contract import check_budget_options, check_group_options, resolve_method_fields
+from vrsd_kit.contract import (
+    check_budget_options,
+    check_group_options,
+    check_model_keywords,
+    resolve_method_fields,
+)
 from vrsd_kit.steps import Steps, arun_steps, run_steps
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
@@ -71,7 +76,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     """Document-embedding cache; default a new one of ``cache_size`` entries."""
     cache_size: int = DEFAULT_CACHE_SIZE
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     @field_validator("k", mode="before")
     @classmethod
@@ -81,7 +86,8 @@ class VRSDCompressor(BaseDocumentCompressor):
 
     @model_validator(mode="before")
     @classmethod
-    def _resolve_alias(cls, data: Any) -> Any:
+    def _check_input(cls, data: Any) -> Any:
+        check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
         return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
@@ -107,7 +113,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         (``vrsd_kit.steps``): ``embed_query`` and the cache's ``embed_documents``, or
         their async forms."""
         docs = list(documents)
-        if not docs or self.k == 0:
+        if not docs:
             return []
         assert self.cache is not None  # set by the validator
         qvec = yield from query_vector_steps(self.embeddings, query)

@@ -50,6 +50,8 @@ __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
 
 # Per-candidate inputs besides the method's options: where each comes from (see README).
 PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter")
+# Every call's own keywords besides the method's options (the rest are store search arguments).
+OWN_KEYWORDS = ("k", "fetch_k", "method", *PER_CANDIDATE)
 
 
 def _options_text(method: str) -> str:
@@ -157,6 +159,7 @@ def make_plan(
     check_search_kwargs(
         store,
         search_kwargs,
+        own=OWN_KEYWORDS + tuple(method_defaults(method)),
         hint=f", nor an option of {method!r} (its options: {_options_text(method)})",
     )
     reembed = check_reembed_policy(store, reembed, fetch_k)
@@ -174,7 +177,7 @@ def check_per_candidate(method: str, relevance: Any) -> None:
 def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
            query: str = "") -> list[Document]:
     """Run the plan's method on the candidates; annotated copies in selection order."""
-    if len(candidates) == 0 or plan.k == 0:
+    if len(candidates) == 0:
         return []
     assert candidates.vectors is not None  # filled by fetch_candidates
     docs = candidates.documents
@@ -208,8 +211,6 @@ def pipeline_steps(
     """The whole pipeline for one query as steps (the query is embedded exactly once):
     ``run`` makes its calls, ``arun`` awaits ``aembed_query``, the store's async search
     and ``aembed_documents``."""
-    if plan.k == 0:
-        return []
     qvec = yield from query_vector_steps(embeddings, query)
     cands = yield from candidate_steps(
         store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
@@ -246,8 +247,6 @@ def run_by_vector(
             "relevance: a callable (query, documents) -> scores needs the query text, and "
             "a search by vector has none; name a metadata field instead"
         )
-    if plan.k == 0:
-        return []
     qvec = check_query_vector(vector)
     cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache,
                              plan.reembed)

@@ -15,7 +15,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
-from vrsd_kit.contract import resolve_method_fields
+from vrsd_kit.contract import check_model_keywords, resolve_method_fields
 from vrsd_kit.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
@@ -52,8 +52,10 @@ class VRSDRetriever(BaseRetriever):
     ``k``/``fetch_k``/``relevance``/``group_by``/``max_per_group``/``max_tokens``/
     ``token_counter`` replace the fields,
     names of the method's options update ``method_kwargs`` for that call, everything
-    else is added to ``search_kwargs``.
+    else is added to ``search_kwargs`` (as LangChain's ``VectorStoreRetriever`` does).
     ``method=`` may be given per call too; it then runs with only that call's options.
+    A search argument the store's fast path does not know, or a near-miss of one of
+    the names above on any store (``fetchk=3``), is a ValueError naming the closest.
 
     Search arguments are the store's own (e.g. ``filter``: a callable for
     InMemoryVectorStore, a metadata dict for FAISS and Chroma, a
@@ -63,9 +65,10 @@ class VRSDRetriever(BaseRetriever):
     option ``prior`` names a numeric metadata field (or is a callable
     ``(Document) -> float``), blended in with ``prior_weight``.
 
-    Every setting is checked when the retriever is built (bad method, option or
-    value, ``fetch_k < k``, no embeddings): a ``ValueError`` at once, not at the
-    first query.
+    Every setting is checked when the retriever is built (a misspelt keyword, bad
+    method, option or value, ``k < 1``, ``fetch_k < k``, no embeddings): a
+    ``ValueError`` at once, naming the argument (and for a typo, the closest keyword),
+    not at the first query.
 
     Example:
         .. code-block:: python
@@ -81,7 +84,7 @@ class VRSDRetriever(BaseRetriever):
     vectorstore: VectorStore
     """The store to retrieve from (any LangChain ``VectorStore``)."""
     k: int = 4
-    """How many documents to return."""
+    """How many documents to return (>= 1)."""
     fetch_k: int = 20
     """How many candidates to fetch from the store and choose from (>= k)."""
     method: str = DEFAULT_METHOD
@@ -128,7 +131,7 @@ class VRSDRetriever(BaseRetriever):
     (for embedding APIs paid per token; a store without a fast path is refused when the
     retriever is built)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     @field_validator("k", "fetch_k", mode="before")
     @classmethod
@@ -138,7 +141,8 @@ class VRSDRetriever(BaseRetriever):
 
     @model_validator(mode="before")
     @classmethod
-    def _resolve_alias(cls, data: Any) -> Any:
+    def _check_input(cls, data: Any) -> Any:
+        check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
         return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")

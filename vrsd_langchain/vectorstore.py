@@ -34,7 +34,9 @@ native MMR. The store's own MMR stays reachable as
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
 ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
 ``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
-``VRSDRetriever``), and the store's search arguments (e.g. ``filter``).
+``VRSDRetriever``), and the store's search arguments (e.g. ``filter``). A name that is
+none of these (for a store without a fast path: a near-miss of vrsd's own, ``fetchk``)
+is a ValueError naming the closest valid one, as is a misspelt ``as_retriever`` keyword.
 """
 
 from __future__ import annotations
@@ -51,10 +53,11 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
-from pydantic import model_validator
+from pydantic import ConfigDict, model_validator
 
 from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
 from vrsd_core.callers import user_stacklevel
+from vrsd_kit.contract import check_model_keywords
 from vrsd_kit.stores import Reembed, check_reembed
 
 from ._compat import relevance_score_fn, retriever_tags
@@ -108,6 +111,14 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     reembed: Reembed | None = None
     """For stores whose vectors cannot be read: ``"warn"``, ``"allow"`` or ``"refuse"``
     (see ``VRSDRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_keywords(cls, data: Any) -> Any:
+        check_model_keywords(cls, data)  # as_retriever(searchtype=...): names search_type
+        return data
 
     @model_validator(mode="after")
     def _check_core_settings(self) -> DiverseVectorStoreRetriever:

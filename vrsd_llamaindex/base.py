@@ -42,6 +42,7 @@ from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import (
+    ConfigDict,
     Field,
     PrivateAttr,
     field_validator,
@@ -61,6 +62,7 @@ from vrsd_kit.contract import (
     check_budget_options,
     check_group_options,
     check_method_options,
+    check_model_keywords,
     check_query_text,
     check_relevance_spec,
     item_values,
@@ -212,6 +214,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         "'refuse' (a ValueError, for embedding APIs paid per token).",
     )
 
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
     # set once this instance has warned that it had nothing to choose from
     _warned_few: bool = PrivateAttr(default=False)
     _warn_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -219,11 +223,12 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     @field_validator("top_n", mode="before")
     @classmethod
     def _strict_top_n(cls, value: Any) -> int:
-        return check_count(value, "top_n", minimum=1)
+        return check_count(value, "top_n")
 
     @model_validator(mode="before")
     @classmethod
-    def _resolve_alias(cls, data: Any) -> Any:
+    def _check_input(cls, data: Any) -> Any:
+        check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
         return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")

@@ -29,7 +29,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
-from vrsd_kit.contract import check_counts
+from vrsd_kit.contract import check_counts, keywords_checked
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed
 
@@ -63,6 +63,7 @@ class VRSDRetriever(BaseRetriever):
             be read (see ``VRSDPostprocessor``).
     """
 
+    @keywords_checked  # VRSDRetriever(r, topn=2): a ValueError naming top_n
     def __init__(
         self,
         retriever: BaseRetriever,
@@ -85,7 +86,7 @@ class VRSDRetriever(BaseRetriever):
             raise ValueError(
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
-        top_n, fetch_k = check_counts(top_n, fetch_k, minimum=1, k_name="top_n")
+        top_n, fetch_k = check_counts(top_n, fetch_k, k_name="top_n")
         embed_model = embed_model or index_embed_model(retriever)
         if vector_store is None:
             vector_store = index_vector_store(retriever)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+from vrsd_core import METHOD_INFO
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -31,6 +34,27 @@ def test_every_example_is_covered():
         "llamaindex_query_engine.py",
         "ray_batch_rerank.py",  # run by tests/integration_tests/batch/test_ray_batch.py
     ]
+
+
+def named_methods(path: Path) -> list[str]:
+    """Method names an example passes as ``method=``, ``search_type=`` or a ``--method``
+    default: a constant that overrides the recommended default."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [kw.value.value for node in ast.walk(tree) if isinstance(node, ast.Call)
+            for kw in node.keywords
+            if kw.arg in ("method", "search_type", "default")
+            and isinstance(kw.value, ast.Constant) and kw.value.value in METHOD_INFO]
+
+
+def test_the_examples_run_the_recommended_default(tmp_path):
+    """Only compare_methods.py, which is about comparing methods, may name one."""
+    before = tmp_path / "before.py"  # what langchain_rag.py did: the check sees it
+    before.write_text('VRSDRetriever(vectorstore=store, k=4, fetch_k=20, method="vrsd")\n'
+                      'parser.add_argument("--method", default="vrsd")\n')
+    assert named_methods(before) == ["vrsd", "vrsd"]
+    for path in sorted(EXAMPLES.glob("*.py")):
+        if path.name != "compare_methods.py":
+            assert named_methods(path) == [], path.name
 
 
 def test_haystack_pipeline_ranks_prompts_and_round_trips_yaml():

@@ -17,6 +17,7 @@ import pytest
 from haystack import Document, Pipeline
 from haystack.core.errors import DeserializationError
 
+from tests.helpers.approx import approx_scores, results
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
 from vrsd_haystack import METADATA_KEY, VRSDRanker
@@ -77,8 +78,10 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
         sel = select(query, [d.embedding for d in cands], K, method=method, **options)
         got = run(pipe, query)
         assert [d.id for d in got] == [cands[i].id for i in sel.indices]
-        assert [d.meta[METADATA_KEY] for d in got] == selection_metadata_all(sel)
-        assert [d.score for d in got] == [m["relevance"] for m in selection_metadata_all(sel)]
+        # the same picks; scores to the last digits the BLAS of this machine gives
+        assert [d.meta[METADATA_KEY] for d in got] == approx_scores(selection_metadata_all(sel))
+        assert [d.score for d in got] == approx_scores(
+            [m["relevance"] for m in selection_metadata_all(sel)])
 
 
 def test_default_differs_from_plain_similarity_somewhere(store, query_vectors):
@@ -156,7 +159,7 @@ def test_yaml_round_trip_gives_the_same_picks(hs_documents, query_vectors):
     assert again.to_dict() == ranker.to_dict()
     assert again.token_counter is len
     for query in query_vectors[:2]:
-        assert run(loaded, query) == run(pipe, query)
+        assert results(run(loaded, query)) == approx_scores(results(run(pipe, query)))
 
 
 def test_a_quality_prior_from_meta_or_a_callable_survives_a_round_trip(in_memory_store,
@@ -228,12 +231,14 @@ async def test_run_async_equals_run(store, query_vectors):
     for query in query_vectors[:2]:
         cands = candidates(store, query)
         sync = ranker.run(documents=cands, query_embedding=query)
-        assert await ranker.run_async(documents=cands, query_embedding=query) == sync
+        got = await ranker.run_async(documents=cands, query_embedding=query)
+        assert results(got) == approx_scores(results(sync))
     # embedded Qdrant and Chroma have no async client: the async pipeline on InMemory only
     if type(store).__name__ == "InMemoryDocumentStore":
         out = await pipe.run_async({"retriever": {"query_embedding": query_vectors[0]},
                                     "ranker": {"query_embedding": query_vectors[0]}})
-        assert out["ranker"]["documents"] == run(pipe, query_vectors[0])
+        assert results(out["ranker"]["documents"]) == approx_scores(
+            results(run(pipe, query_vectors[0])))
 
 
 def test_a_deprecated_method_alias_is_resolved_once():
@@ -318,6 +323,7 @@ async def test_run_async_equals_run_when_documents_are_embedded(in_memory_store,
     sync = ranker.run(documents=bare, query_embedding=query)
     reference = VRSDRanker(top_k=K).run(documents=cands, query_embedding=query)
     assert [d.id for d in sync["documents"]] == [d.id for d in reference["documents"]]
-    assert await ranker.run_async(documents=bare, query_embedding=query) == sync
+    got = await ranker.run_async(documents=bare, query_embedding=query)
+    assert results(got) == approx_scores(results(sync))
     if form != "callable":
         assert embedder.calls == ["run", "run" if form == "component" else "run_async"]

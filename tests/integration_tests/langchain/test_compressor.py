@@ -9,6 +9,7 @@ import pytest
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_community.retrievers import BM25Retriever
 
+from tests.helpers.approx import approx_scores, results
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, EmbeddingCache, VRSDCompressor, VRSDRetriever
 
@@ -45,7 +46,7 @@ def test_reranks_bm25_output_like_the_core(bm25, spy, embeddings):
                                atol=1e-6)
     assert (spy.query_calls, spy.document_calls, spy.documents_embedded) == (1, 1, FETCH)
     # The second time, the documents come from the cache.
-    assert retriever.invoke(QUERY) == got
+    assert results(retriever.invoke(QUERY)) == approx_scores(results(got))
     assert (spy.query_calls, spy.document_calls) == (2, 1)
 
 
@@ -57,7 +58,7 @@ async def test_async_compression_matches_sync(bm25, spy):
     )
     got = await retriever.ainvoke(QUERY)
     assert {d.metadata[METADATA_KEY]["method"] for d in got} == {"mmr"}
-    assert got == retriever.invoke(QUERY)
+    assert results(got) == approx_scores(results(retriever.invoke(QUERY)))
 
 
 def test_input_documents_are_untouched_and_edge_cases(bm25, spy):
@@ -68,7 +69,8 @@ def test_input_documents_are_untouched_and_edge_cases(bm25, spy):
     assert len(out) == 3 and docs == snapshot
     assert all(METADATA_KEY not in d.metadata for d in docs)
     assert compressor.compress_documents([], QUERY) == []
-    assert VRSDCompressor(embeddings=spy, k=0).compress_documents(docs, QUERY) == []
+    with pytest.raises(ValueError, match=r"k: expected an integer >= 1, got 0"):
+        VRSDCompressor(embeddings=spy, k=0)
     assert len(VRSDCompressor(embeddings=spy, k=50).compress_documents(docs, QUERY)) == FETCH
 
 
@@ -88,10 +90,10 @@ def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"k": -2}, "k: expected an integer >= 0"),
-        ({"k": 2.0}, "k: expected an integer >= 0, got 2.0"),
-        ({"k": True}, "k: expected an integer >= 0, got True"),
-        ({"k": "3"}, "k: expected an integer >= 0, got '3'"),
+        ({"k": -2}, "k: expected an integer >= 1"),
+        ({"k": 2.0}, "k: expected an integer >= 1, got 2.0"),
+        ({"k": True}, "k: expected an integer >= 1, got True"),
+        ({"k": "3"}, "k: expected an integer >= 1, got '3'"),
         ({"method": "vrsd2"}, "method: unknown method"),
         ({"method": "dpp", "method_kwargs": {"lambda_mult": 0.5}}, "lambda_mult: not an option"),
     ],

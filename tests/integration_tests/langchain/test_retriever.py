@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
+from tests.helpers.approx import approx_scores, results
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import (
     METADATA_KEY,
@@ -104,19 +105,20 @@ def test_lcel_chain_retriever_format_prompt(in_memory_store):
 
 async def test_ainvoke_and_abatch_match_invoke(in_memory_store, queries):
     retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=15)
-    sync = [retriever.invoke(q) for q in queries[:3]]
-    assert await retriever.ainvoke(queries[0]) == sync[0]
-    assert await retriever.abatch(queries[:3]) == sync
+    sync = approx_scores(results([retriever.invoke(q) for q in queries[:3]]))
+    assert results(await retriever.ainvoke(queries[0])) == sync[0]
+    assert results(await retriever.abatch(queries[:3])) == sync
     # The default's first pick is the most relevant candidate, whatever k (what it held
     # back in favour of that pick depends on k).
     one = await retriever.ainvoke(queries[1], k=1)
-    assert [d.id for d in one] == [sync[1][0].id]
+    assert [d.id for d in one] == [sync[1][0][0]]  # results(): (id, text, metadata)
     assert one[0].metadata["vrsd"]["held_back"] == []
 
 
 def test_batch_matches_invoke_and_accepts_per_call_kwargs(in_memory_store, queries):
     retriever = VRSDRetriever(vectorstore=in_memory_store, k=3)
-    assert retriever.batch(queries[:4]) == [retriever.invoke(q) for q in queries[:4]]
+    assert results(retriever.batch(queries[:4])) == approx_scores(
+        results([retriever.invoke(q) for q in queries[:4]]))
     assert [len(r) for r in retriever.batch(queries[:2], k=2)] == [2, 2]
 
 
@@ -227,13 +229,16 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
         )
 
 
-def test_k_zero_gives_no_documents_and_embeds_nothing(make_spy, corpus_docs):
+def test_k_zero_is_refused_and_embeds_nothing(make_spy, corpus_docs):
+    """One rule in every adapter and the CLI: a count below 1 is a ValueError naming it."""
     spy = make_spy()
     store = InMemoryVectorStore(spy)
     store.add_documents(corpus_docs[:5])
     spy.reset()
-    assert VRSDRetriever(vectorstore=store, k=0).invoke(QUERY) == []
-    assert VRSDRetriever(vectorstore=store, k=3).invoke(QUERY, k=0) == []
+    with pytest.raises(ValueError, match=r"k: expected an integer >= 1, got 0"):
+        VRSDRetriever(vectorstore=store, k=0)
+    with pytest.raises(ValueError, match=r"^k: expected an integer >= 1, got 0"):
+        VRSDRetriever(vectorstore=store, k=3).invoke(QUERY, k=0)
     assert spy.query_calls == 0
 
 
@@ -262,14 +267,14 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
          "normalize: not an option of method 'mmr'"),
         ({"method": "mmr", "method_kwargs": {"relevance": [1.0, 2.0]}},
          "relevance: not an option of method 'mmr'"),
-        ({"k": -1}, "k: expected an integer >= 0"),
-        ({"k": 2.5}, "k: expected an integer >= 0, got 2.5"),
-        ({"k": 2.0}, "k: expected an integer >= 0, got 2.0"),
-        ({"k": True}, "k: expected an integer >= 0, got True"),
-        ({"k": "3"}, "k: expected an integer >= 0, got '3'"),
-        ({"fetch_k": 20.0}, "fetch_k: expected an integer >= 0, got 20.0"),
-        ({"fetch_k": False}, "fetch_k: expected an integer >= 0, got False"),
-        ({"fetch_k": -3}, "fetch_k: expected an integer >= 0"),
+        ({"k": -1}, "k: expected an integer >= 1"),
+        ({"k": 2.5}, "k: expected an integer >= 1, got 2.5"),
+        ({"k": 2.0}, "k: expected an integer >= 1, got 2.0"),
+        ({"k": True}, "k: expected an integer >= 1, got True"),
+        ({"k": "3"}, "k: expected an integer >= 1, got '3'"),
+        ({"fetch_k": 20.0}, "fetch_k: expected an integer >= 1, got 20.0"),
+        ({"fetch_k": False}, "fetch_k: expected an integer >= 1, got False"),
+        ({"fetch_k": -3}, "fetch_k: expected an integer >= 1"),
         ({"search_kwargs": {"filtr": None}}, "filtr: not a search argument of InMemoryVectorStore"),
         ({"search_kwargs": {"filter": {"split": "A"}}}, "filter: InMemoryVectorStore filters"),
         ({"cache_size": -1}, "maxsize"),

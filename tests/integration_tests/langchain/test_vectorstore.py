@@ -8,6 +8,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
 
+from tests.helpers.approx import approx_scores, results
 from vrsd_core import DEFAULT_METHOD
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, DiverseVectorStoreRetriever
 
@@ -48,20 +49,19 @@ async def test_async_writes_go_to_the_wrapped_store(small):
 def test_searches_are_the_wrapped_stores(small, store_cases):
     inner, wrapped = small
     assert wrapped.similarity_search(QUERY, k=3) == inner.similarity_search(QUERY, k=3)
-    assert wrapped.similarity_search_with_score(QUERY, k=3) == inner.similarity_search_with_score(
-        QUERY, k=3
-    )
+    assert results(wrapped.similarity_search_with_score(QUERY, k=3)) == approx_scores(
+        results(inner.similarity_search_with_score(QUERY, k=3)))
     # MMR is the core's (one lambda_mult meaning on every store), not the store's own
-    assert wrapped.max_marginal_relevance_search(QUERY, k=3, lambda_mult=0.3) == (
-        wrapped.search(QUERY, "mmr", k=3, lambda_mult=0.3)
-    )
+    assert results(wrapped.max_marginal_relevance_search(QUERY, k=3, lambda_mult=0.3)) == (
+        approx_scores(results(wrapped.search(QUERY, "mmr", k=3, lambda_mult=0.3))))
     stock = wrapped.as_retriever(search_type="similarity", search_kwargs={"k": 3})
     assert stock.invoke(QUERY) == inner.as_retriever(search_kwargs={"k": 3}).invoke(QUERY)
     # Relevance scores need a store that defines them (InMemoryVectorStore does not): FAISS.
     faiss_store = store_cases["faiss"].store
     wrapped_faiss = DiverseVectorStore(faiss_store)
     scored = wrapped_faiss.similarity_search_with_relevance_scores(QUERY, k=5)
-    assert scored == faiss_store.similarity_search_with_relevance_scores(QUERY, k=5)
+    assert results(scored) == approx_scores(
+        results(faiss_store.similarity_search_with_relevance_scores(QUERY, k=5)))
     cut = float(scored[1][1] + scored[2][1]) / 2
     threshold = wrapped_faiss.as_retriever(
         search_type="similarity_score_threshold", search_kwargs={"score_threshold": cut, "k": 5}
@@ -85,7 +85,7 @@ def test_as_retriever_gives_the_subclass_with_diverse_types(small):
     assert retriever.tags == ["InMemoryVectorStore", "SpyEmbeddings"]
     got = retriever.invoke(QUERY)
     assert [d.metadata[METADATA_KEY]["method"] for d in got] == [DEFAULT_METHOD] * 3
-    assert wrapped.search(QUERY, DEFAULT_METHOD, k=3) == got
+    assert results(wrapped.search(QUERY, DEFAULT_METHOD, k=3)) == approx_scores(results(got))
     assert wrapped.search(QUERY, "similarity", k=3) == inner.similarity_search(QUERY, k=3)
     # Any core method is a search type, e.g. the exact VRSD optimum over a small pool.
     exact = wrapped.as_retriever(search_type="vrsd_exact", search_kwargs={"k": 3, "fetch_k": 8})
@@ -95,8 +95,9 @@ def test_as_retriever_gives_the_subclass_with_diverse_types(small):
 async def test_async_search_type(small):
     _, wrapped = small
     retriever = wrapped.as_retriever(search_type="dpp", search_kwargs={"k": 3, "theta": 0.7})
-    assert await retriever.ainvoke(QUERY) == retriever.invoke(QUERY)
-    assert await wrapped.asearch(QUERY, "dpp", k=3, theta=0.7) == retriever.invoke(QUERY)
+    want = approx_scores(results(retriever.invoke(QUERY)))
+    assert results(await retriever.ainvoke(QUERY)) == want
+    assert results(await wrapped.asearch(QUERY, "dpp", k=3, theta=0.7)) == want
 
 
 def test_from_texts_builds_and_wraps(make_spy):

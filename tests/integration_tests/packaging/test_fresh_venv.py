@@ -11,20 +11,16 @@ install, in one line with exit code 2. The environments are built once per sessi
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
 import venv
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.venvs import ROOT, Env, copy_checkout
+
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[3]
 TOY = (Path(__file__).parent / "toy_embeddings.py").read_text(encoding="utf-8")
 LIMIT_BYTES = 400 * 1024 * 1024
 
@@ -40,38 +36,6 @@ DATABASE_CLIENTS = {
 }
 
 
-@dataclass
-class Env:
-    extra: str
-    path: Path
-
-    @property
-    def python(self) -> Path:
-        return self.path / "bin" / "python"
-
-    def run(self, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        env["HF_HUB_OFFLINE"] = "1"
-        return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=600)
-
-    def packages(self) -> dict[str, str]:
-        done = self.run(self.python, "-m", "pip", "list", "--format=json", cwd=self.path)
-        assert done.returncode == 0, done.stderr
-        return {p["name"].lower().replace("_", "-"): p["version"]
-                for p in json.loads(done.stdout)}
-
-    def size(self) -> int:
-        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()
-                   and not f.is_symlink())
-
-
-# what a clone holds, without the local state (pip builds in the source folder: a copy
-# keeps build/ and *.egg-info out of the checkout)
-_NOT_SOURCE = shutil.ignore_patterns(".venv", ".git", "*.egg-info", "build", "dist", ".vrsd",
-                                     "results", "__pycache__", ".*_cache", ".hypothesis")
-
-
 def _build(root: Path, source: Path, extra: str) -> Env:
     env = Env(extra, root / f"venv-{extra}")
     venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
@@ -84,8 +48,7 @@ def _build(root: Path, source: Path, extra: str) -> Env:
 @pytest.fixture(scope="session")
 def fresh(tmp_path_factory) -> dict[str, Env]:
     root = tmp_path_factory.mktemp("fresh_venvs")
-    source = root / "vrsd"
-    shutil.copytree(ROOT, source, ignore=_NOT_SOURCE)
+    source = copy_checkout(root / "vrsd")
     return {extra: _build(root, source, extra) for extra in ("langchain", "llamaindex")}
 
 

@@ -213,7 +213,7 @@ def test_lc_k_and_fetch_k_per_call(hostile_memory_store, k, fetch_k):
     docs, err = call_checked(lambda: retriever.invoke("plants", k=k, fetch_k=fetch_k),
                              ("k", "fetch_k"))
     if err is None:
-        assert isinstance(k, int) and isinstance(fetch_k, int) and 0 <= k <= fetch_k
+        assert isinstance(k, int) and isinstance(fetch_k, int) and 1 <= k <= fetch_k
         check_documents(docs, k, set(_ids(len(HOSTILE_TEXTS))))
         assert len(docs) == min(k, len(HOSTILE_TEXTS))
     assert retriever.k == 2 and retriever.fetch_k == 5  # per-call values do not stick
@@ -229,14 +229,14 @@ def test_lc_k_and_fetch_k_at_construction(hostile_memory_store, k, fetch_k):
         ("k", "fetch_k"))
     if err is None:
         # As strict as invoke: no 2.0, "3" or True (pydantic's lax mode would coerce them).
-        assert isinstance(k, int) and isinstance(fetch_k, int) and 0 <= k <= fetch_k
+        assert isinstance(k, int) and isinstance(fetch_k, int) and 1 <= k <= fetch_k
         assert not isinstance(k, bool) and not isinstance(fetch_k, bool)
         docs = built.invoke("plants")
-        assert 0 <= built.k <= built.fetch_k
+        assert 1 <= built.k <= built.fetch_k
         check_documents(docs, built.k, set(_ids(len(HOSTILE_TEXTS))))
 
 
-@pytest.mark.parametrize(("k", "fetch_k"), [(0, 0), (0, 5), (5, 5), (10**9, 10**9)])
+@pytest.mark.parametrize(("k", "fetch_k"), [(1, 1), (1, 5), (5, 5), (10**9, 10**9)])
 def test_lc_counts_on_chroma(hostile_chroma_store, k, fetch_k):
     from vrsd_langchain import VRSDRetriever
 

@@ -7,6 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
+from tests.helpers.approx import approx_scores, assert_scores_close
 from vrsd_core import select, select_batch
 
 VARIANTS = [
@@ -25,16 +26,15 @@ RELEVANCE_METHODS = {"similarity", "mmr", "dpp"}
 def assert_same(batch_sel, single_sel, where: str, positions: np.ndarray | None = None):
     idx = single_sel.indices if positions is None else positions[single_sel.indices]
     assert batch_sel.indices.tolist() == idx.tolist(), where
-    np.testing.assert_allclose(batch_sel.gains, single_sel.gains, rtol=1e-9, atol=1e-12,
+    assert_scores_close(batch_sel.gains, single_sel.gains,
                                err_msg=where)
-    np.testing.assert_allclose(batch_sel.relevance, single_sel.relevance, rtol=1e-9,
-                               atol=1e-12, err_msg=where)
-    assert batch_sel.objective == pytest.approx(single_sel.objective, rel=1e-9, abs=1e-12)
+    assert_scores_close(batch_sel.relevance, single_sel.relevance, err_msg=where)
+    assert batch_sel.objective == approx_scores(single_sel.objective)
     assert batch_sel.method == single_sel.method and batch_sel.params == single_sel.params
     assert set(batch_sel.info) == set(single_sel.info), where
     for key, val in single_sel.info.items():
         if isinstance(val, float):
-            assert batch_sel.info[key] == pytest.approx(val, abs=1e-12), where
+            assert batch_sel.info[key] == approx_scores(val), where
         else:
             assert batch_sel.info[key] == val, where
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.helpers.approx import approx_scores, assert_scores_close
 from vrsd_core import select
 from vrsd_core.methods.vrsd_exact import MAX_SUBSETS
 
@@ -21,8 +22,8 @@ def test_exact_is_the_brute_force_optimum(ref, cases_for):
         n, kk = len(C), min(max(case.k, 0), len(C))
         values = {s: ref.sum_cos(q, C, s) for s in itertools.combinations(range(n), kk)}
         best = max(values.values())
-        assert sel.objective == pytest.approx(best, rel=1e-9, abs=1e-12), f"case {i}"
-        assert values[tuple(sorted(sel.indices.tolist()))] == pytest.approx(best, abs=1e-12)
+        assert sel.objective == approx_scores(best), f"case {i}"
+        assert values[tuple(sorted(sel.indices.tolist()))] == approx_scores(best)
 
 
 def test_exact_refuses_past_the_subset_limit():
@@ -68,13 +69,13 @@ def test_swap_never_lowers_the_greedy_and_ends_at_a_local_optimum(ref, cases_for
         q, C = ref.working(case.query, case.candidates, case.normalize)
         _swap_is_local_optimum(ref, q, C, swap.indices.tolist(), swap.objective)
         if len(swap):
-            assert swap.info["greedy_objective"] == pytest.approx(greedy.objective, abs=1e-12)
+            assert swap.info["greedy_objective"] == approx_scores(greedy.objective)
             assert swap.info["swap_limit_reached"] is False
             # The swapped set is listed in the order the greedy would pick it.
             inner = ref.vrsd(q, C[swap.indices], len(swap), normalize=False)
             assert inner.indices == list(range(len(swap))), where
-            np.testing.assert_allclose(swap.gains, inner.gains, rtol=1e-9, atol=1e-12)
-            assert swap.objective == pytest.approx(ref.sum_cos(q, C, swap.indices), abs=1e-9)
+            assert_scores_close(swap.gains, inner.gains)
+            assert swap.objective == approx_scores(ref.sum_cos(q, C, swap.indices))
             if swap.info["swaps"]:
                 improved += 1
                 assert swap.objective > greedy.objective

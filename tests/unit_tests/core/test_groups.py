@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from tests.helpers.approx import approx_scores, assert_scores_close
 from vrsd_core import METHOD_INFO, method_defaults, select, select_batch
 
 from .test_properties import problems
@@ -40,7 +41,7 @@ def options(method: str) -> dict:
 def same_info(a: dict, b: dict) -> bool:
     """Equal info, floats (e.g. greedy_objective) up to batch-vs-single rounding."""
     return set(a) == set(b) and all(
-        a[key] == pytest.approx(val, rel=1e-9, abs=1e-12) if isinstance(val, float)
+        a[key] == approx_scores(val) if isinstance(val, float)
         else a[key] == val
         for key, val in b.items()
     )
@@ -131,9 +132,9 @@ def test_no_cap_means_no_change():
         labels_only = select(q, C, 6, method=method, groups=groups, **opts)
         loose = select(q, C, 6, method=method, groups=groups, max_per_group=15, **opts)
         assert plain.indices.tolist() == labels_only.indices.tolist() == loose.indices.tolist()
-        np.testing.assert_array_equal(plain.gains, labels_only.gains)
-        assert labels_only.info == plain.info
-        np.testing.assert_allclose(loose.gains, plain.gains, rtol=1e-12)
+        assert_scores_close(plain.gains, labels_only.gains)
+        assert labels_only.info == approx_scores(plain.info)
+        assert_scores_close(loose.gains, plain.gains)
 
 
 # --------------------------------------------------------------------------- references
@@ -155,7 +156,7 @@ def test_capped_greedy_agrees_with_the_reference(method, cases_for, ref):
                                    normalize=case.normalize, groups=groups,
                                    max_per_group=cap, **kw)
         assert got.indices.tolist() == want.indices, (case, groups, cap)
-        np.testing.assert_allclose(got.gains, want.gains, rtol=1e-7, atol=1e-9)
+        assert_scores_close(got.gains, want.gains)
         assert len(got) == min(max(case.k, 0), feasible(groups, cap))
         if method == "vrsd_exact":
             assert got.info["subsets"] == want.info.get("subsets", 0)
@@ -230,7 +231,7 @@ def test_no_group_ever_exceeds_its_cap(data):
         batch = select_batch(Q, X, k, method=method, groups=groups, max_per_group=cap, **opts)
         for s, t in zip(batch, singles, strict=True):
             assert s.indices.tolist() == t.indices.tolist()
-            np.testing.assert_allclose(s.gains, t.gains, rtol=1e-9, atol=1e-12)
+            assert_scores_close(s.gains, t.gains)
             assert same_info(s.info, t.info)
 
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers.approx import approx_scores, assert_scores_close
 from vrsd_core import select
 
 CASES_PER_METHOD = 240
-GAIN_TOL = dict(rtol=1e-8, atol=1e-9)
 
 
 def _check(sel, expected, case, i, *, relevance=None):
     where = f"case {i}: {case!r}"
     assert sel.indices.tolist() == expected.indices, where
-    np.testing.assert_allclose(sel.gains, expected.gains, **GAIN_TOL, err_msg=where)
-    assert sel.objective == pytest.approx(expected.objective, rel=1e-8, abs=1e-9), where
+    assert_scores_close(sel.gains, expected.gains, err_msg=where)
+    assert sel.objective == approx_scores(expected.objective), where
     assert sel.indices.dtype == np.int64 and sel.gains.dtype == np.float64
 
 
@@ -33,7 +33,7 @@ def _rel_check(sel, case, ref, i):
         if case.relevance is not None
         else [float(C[j] @ q) for j in sel.indices]
     )
-    np.testing.assert_allclose(sel.relevance, want, rtol=1e-9, atol=1e-12, err_msg=f"case {i}")
+    assert_scores_close(sel.relevance, want, err_msg=f"case {i}")
 
 
 def test_similarity_matches_reference(ref, cases_for):
@@ -54,7 +54,7 @@ def test_vrsd_matches_algorithm_1(ref, cases_for):
         _rel_check(sel, case, ref, i)
         # For vrsd the gain of the last pick is the objective of the set.
         if len(sel):
-            assert sel.gains[-1] == pytest.approx(sel.objective, rel=1e-9, abs=1e-12)
+            assert sel.gains[-1] == approx_scores(sel.objective)
 
 
 @pytest.mark.parametrize("lambdas", [(0.0, 0.2, 0.5, 0.8, 1.0), "uniform"])

@@ -84,12 +84,63 @@ def test_check_counts_refuses(k, fetch_k, name):
 
 
 def test_check_counts_accepts_and_renames():
-    assert contract.check_counts(0, 0) == (0, 0)
+    assert contract.check_counts(1, 1) == (1, 1)
+    assert contract.check_counts(0, 0, minimum=0) == (0, 0)
     assert contract.check_counts(np.int64(3), 3) == (3, 3)
     with pytest.raises(ValueError, match=r"^fetch_k: must be >= top_n .*fetch_k=2 < top_n=3"):
-        contract.check_counts(3, 2, minimum=1, k_name="top_n")
-    with pytest.raises(ValueError, match="^top_n:"):
-        contract.check_counts(0, 2, minimum=1, k_name="top_n")
+        contract.check_counts(3, 2, k_name="top_n")
+    with pytest.raises(ValueError, match="^top_n: expected an integer >= 1, got 0"):
+        contract.check_counts(0, 2, k_name="top_n")
+
+
+def test_the_adapters_count_rule_refuses_zero():
+    """One rule for the adapters and the CLI, written once: k < 1 is a ValueError naming
+    the argument (the core's select(k=0) stays an empty selection)."""
+    from vrsd_core import check_count, select
+
+    for name in ("k", "top_n", "top_k", "fetch_k"):
+        with pytest.raises(ValueError, match=f"^{name}: expected an integer >= 1, got 0"):
+            check_count(0, name)
+        with pytest.raises(ValueError, match=f"^{name}: expected an integer >= 1, got 0"):
+            contract.check_counts(0, 5, k_name=name)
+    assert check_count(1, "k") == 1
+    assert len(select(Q, C, 0)) == 0
+
+
+def test_check_keywords_names_the_closest_valid_keyword():
+    valid = ["k", "fetch_k", "method", "method_kwargs"]
+    with pytest.raises(ValueError, match=r"^fetchk: unknown keyword for R; did you mean fetch_k\?"):
+        contract.check_keywords({"k": 2, "fetchk": 4}, valid, "R")
+    with pytest.raises(ValueError, match=r"^methd: unknown keyword for R; did you mean method\?$"):
+        contract.check_keywords(["methd"], valid, "R")
+    # nothing close: every valid keyword is listed instead
+    with pytest.raises(ValueError, match=r"^zzz: .*its keywords: fetch_k, k, method, method_k"):
+        contract.check_keywords(["zzz"], valid, "R")
+    contract.check_keywords(["k", "method"], valid, "R")  # all known: no error
+    assert contract.did_you_mean("lamda_mult", ["lambda_mult", "theta"]) == (
+        "; did you mean lambda_mult?")
+    assert contract.did_you_mean("zzz", ["lambda_mult"]) == ""
+
+
+def test_keywords_checked_keeps_the_signature_and_refuses_typos():
+    import inspect
+
+    class Ranker:
+        @contract.keywords_checked
+        def __init__(self, top_k: int = 4, method: str = "x") -> None:
+            self.top_k, self.method = top_k, method
+
+    assert list(inspect.signature(Ranker.__init__).parameters) == ["self", "top_k", "method"]
+    assert Ranker(3, method="y").top_k == 3
+    with pytest.raises(ValueError, match=r"^topk: unknown keyword for Ranker; did you mean top_k"):
+        Ranker(topk=2)
+
+
+def test_method_options_name_the_closest_option():
+    from vrsd_core import check_options
+
+    with pytest.raises(ValueError, match=r"^lamda_mult: not an option .*did you mean lambda_mult"):
+        check_options("mmr", {"lamda_mult": 0.5})
 
 
 def test_check_prior_values():

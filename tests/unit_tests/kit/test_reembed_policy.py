@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("fresh_reembed_warnings")
 
 
 def test_warn_once_per_store_and_reason():
-    with pytest.warns(ReembeddingWarning, match="StoreA: no vectors; 3 candidate"):
+    with pytest.warns(ReembeddingWarning, match="StoreA: no vectors, so its 3 candidate"):
         check_reembedding("warn", "StoreA", "no vectors", 3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -27,6 +27,17 @@ def test_warn_once_per_store_and_reason():
         check_reembedding("warn", "StoreB", "no vectors", 3)
     with pytest.warns(ReembeddingWarning, match="another reason"):
         check_reembedding("warn", "StoreA", "another reason", 3)
+
+
+def test_the_warning_says_what_is_done_and_the_refusal_what_was_not():
+    """The warning comes with the embedding (the texts are embedded); only the refusal,
+    which embeds nothing, speaks of what would have been."""
+    with pytest.warns(ReembeddingWarning) as caught:
+        check_reembedding("warn", "StoreC", "no vectors", 4)
+    text = str(caught[0].message)
+    assert "its 4 candidate text(s) are embedded again" in text and "would" not in text
+    with pytest.raises(ValueError, match="4 candidate text.s. would have to be embedded again"):
+        check_reembedding("refuse", "StoreC", "no vectors", 4)
 
 
 def test_refuse_names_store_reason_and_option():

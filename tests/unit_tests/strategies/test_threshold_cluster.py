@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
+from tests.helpers.approx import assert_scores_close
 from vrsd_core import select
 
 DRAWS = 2400
@@ -45,7 +46,7 @@ def test_threshold_keeps_only_dissimilar_items_and_is_maximal(seed, n, d, k, m, 
     assert np.all(pair[~np.eye(len(idx), dtype=bool)] < limit)
     # gains: largest similarity to the earlier keeps (0 for the first)
     want = [0.0] + [G[idx[t], idx[:t]].max() for t in range(1, len(idx))]
-    np.testing.assert_allclose(sel.gains, want, atol=1e-12)
+    assert_scores_close(sel.gains, want)
     assert sel.info["short_by"] == min(k, n) - len(idx)
     if len(idx) < min(k, n):  # it ran out: every other pool item was rejected by a keep
         others = np.setdiff1d(pool, idx)
