@@ -132,20 +132,12 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     the cosines the step and ``held_back`` read are that row over the weights. Picked
     and blocked candidates get d^2 = -inf and relevance -inf, so no mask is applied."""
     n = prep.n
-    if K == 0:
-        return Picked(np.zeros(0, dtype=np.int64), np.zeros(0),
-                      {"filled_by_relevance": 0, "held_back": {}})
     rel, sq = prep.rel[0], prep.sq_norm[0]
-    mean = float(rel.sum()) / n
-    dev = rel - mean
-    std = math.sqrt(float(dev @ dev) / n)
-    z = dev / std if std > 1e-12 * max(1.0, abs(mean)) else np.zeros(n)  # as _standardised
+    z = _standardised(prep.rel, prep.valid)[0]
     w = np.exp(z / 2.0)
     qsim = prep.qsim[0]
-    if prep.rel is prep.qsim:
-        step_rel = qsim
-    else:
-        step_rel = _on_cosine_scale(prep.qsim, z[None], prep.valid)[0]
+    step_rel = (qsim if prep.rel is prep.qsim
+                else _on_cosine_scale(prep.qsim, z[None], prep.valid)[0])
     row_scale = w * prep.scale[0] if prep.normalize else w
     d2 = w * w * sq
     floor = _RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
@@ -153,7 +145,6 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     by_rel = rel.copy()
     factors = np.zeros((K, n))
     kernel = np.zeros((K, n))
-    tmp = np.empty(n)
     picks = np.zeros(K, dtype=np.int64)
     gains = np.zeros(K)
     filled = 0
@@ -179,13 +170,9 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
         by_rel[p] = -np.inf
         prep.products_into(p, float(w[p]), kernel[t], row_scale)
         if t < K - 1 and not exhausted:
-            e = factors[t]
-            if t:
-                np.subtract(kernel[t], factors[:t, p] @ factors[:t], out=e)
-            else:
-                e[:] = kernel[t]
+            e = np.subtract(kernel[t], factors[:t, p] @ factors[:t], out=factors[t])
             e /= np.sqrt(max(float(d2[p]), floor))
-            d2 -= np.multiply(e, e, out=tmp)
+            d2 -= e * e
         d2[p] = -np.inf
         if cap is not None and (blocked := cap.add_one(0, p)) is not None:
             d2[blocked] = by_rel[blocked] = -np.inf  # a full group's candidates are out
@@ -222,9 +209,8 @@ def _on_cosine_scale(qsim: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.n
     return mean + std * z
 
 
-def _held_back(
-    rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, pick_sims: np.ndarray
-) -> dict[int, int]:
+def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,
+               pick_sims: np.ndarray) -> dict[int, int]:
     """{candidate: the pick it is closest to} for each candidate that plain top-k by
     ``rel`` (as many picks) would have returned, that is still open and not picked."""
     if not len(picked):
