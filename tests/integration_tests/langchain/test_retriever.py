@@ -173,7 +173,7 @@ def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddin
     qvec = np.asarray(embeddings.embed_query(QUERY))
     for rank, doc in enumerate(got):
         entry = doc.metadata[METADATA_KEY]
-        assert set(entry) == {"rank", "relevance", "gain", "method"}
+        assert set(entry) == {"rank", "relevance", "gain", "method", "held_back"}
         assert entry["rank"] == rank and entry["method"] == DEFAULT_METHOD
         assert isinstance(entry["relevance"], float) and isinstance(entry["gain"], float)
         stored = in_memory_store.store[doc.id]
@@ -183,7 +183,7 @@ def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddin
         assert stored["metadata"] is not doc.metadata
         assert METADATA_KEY not in stored["metadata"]
     gains = [d.metadata[METADATA_KEY]["gain"] for d in got]
-    assert gains[0] == pytest.approx(got[0].metadata[METADATA_KEY]["relevance"])
+    assert gains[0] == max(gains) and min(gains) > 0  # determinant ratios: the first is largest
     assert in_memory_store.store.keys() == before.keys()
     assert all(in_memory_store.store[k]["metadata"] == before[k]["metadata"] for k in before)
 

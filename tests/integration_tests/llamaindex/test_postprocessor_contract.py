@@ -61,8 +61,10 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
         # the payload both adapters share (vrsd_kit.contract.selection_metadata)
+        held = [f"n{j}" for j, p in sel.info["held_back"].items() if p == i]
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
-                                           "gain": pytest.approx(gain), "method": DEFAULT_METHOD}
+                                           "gain": pytest.approx(gain), "method": DEFAULT_METHOD,
+                                           "held_back": held}
         assert n.node.metadata["source"] == "hand-built"
 
 
