@@ -79,8 +79,8 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
         got = run(pipe, query)
         assert [d.id for d in got] == [cands[i].id for i in sel.indices]
         # the same picks; scores to the last digits the BLAS of this machine gives
-        ids = [d.id for d in cands]
-        assert [d.meta[METADATA_KEY] for d in got] == approx_scores(selection_metadata_all(sel, ids))
+        want = selection_metadata_all(sel, [d.id for d in cands])
+        assert [d.meta[METADATA_KEY] for d in got] == approx_scores(want)
         assert [d.score for d in got] == approx_scores(
             [m["relevance"] for m in selection_metadata_all(sel)])
 
