@@ -73,7 +73,7 @@ def inspect_store(
     asked = None if questions is None else read_questions(questions)
     if asked is None:
         sample = check_count(sample, "sample", minimum=1)
-        seed = check_count(seed, "seed")
+        seed = check_count(seed, "seed", minimum=0)
     src = source_for(store, embedder, k, fetch_k, source, cache_dir)  # its k, fetch_k checked
     k, fetch_k = src.k, src.fetch_k
     pairs: list[tuple[str, Passage | None]]

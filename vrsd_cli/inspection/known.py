@@ -9,8 +9,7 @@
 * HotpotQA ``redundant``: the same plus, per paragraph, an overlapping chunk of it (its
   first sentence dropped). Crowded: a paragraph and its chunk restate each other.
 
-The evaluation data is read through ``_evidence_corpora`` alone (one import to change
-when the evaluation package moves).
+The evaluation data comes through ``_eval`` (one module to change when it moves).
 """
 
 from __future__ import annotations
@@ -19,15 +18,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from ._eval import evidence_corpora
 from .figures import Inspection
-
-
-def _evidence_corpora(limit: int | None) -> list[Any]:
-    """The evidence protocol's plain, redundant and chunked corpora (``limit``: the
-    first questions and only their paragraphs)."""
-    from vrsd_cli.evidence import load_evidence_corpora
-
-    return load_evidence_corpora(limit=limit)
 
 
 @dataclass(frozen=True)
@@ -88,7 +80,7 @@ def demo_corpus() -> KnownCorpus:
 def hotpotqa_corpora(limit: int | None = None) -> tuple[KnownCorpus, KnownCorpus]:
     """HotpotQA's plain and redundant corpora of the first ``limit`` questions (None:
     all 500), a passage's id its paragraph's (``p12``; its chunk ``p12-chunk``)."""
-    plain, redundant = _evidence_corpora(limit)[:2]
+    plain, redundant = evidence_corpora(limit)[:2]
     out = []
     for corpus in (plain, redundant):
         seen: set[int] = set()

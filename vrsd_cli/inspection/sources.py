@@ -148,13 +148,21 @@ class LangChainSource:
         return Passage(doc.id, doc.page_content, _label(self.source, doc, meta), name)
 
     def prepare(self, questions: list[str]) -> None:
-        """The ``vrsd`` command's cached embeddings (a ``vrsd index`` folder's): the
-        questions not cached yet are embedded in batches (``warm_query_cache``), many
-        times faster on a CPU than one ``embed_query`` each."""
-        from ..disk_embeddings import warm_query_cache
+        """The questions embedded ahead into a query cache (the model's own, for the
+        ``vrsd`` command's disk-cached embeddings; else one in memory for this call):
+        in batches when the model embeds a query as it embeds a document (a
+        sentence-transformers model without a query prompt), many times faster on a CPU
+        than one ``embed_query`` each; else one by one, as the retriever would."""
+        from ._eval import warm_query_cache
 
-        if getattr(self.embeddings, "query_embedding_store", None) is not None:
-            warm_query_cache(self.embeddings, questions)
+        if getattr(self.embeddings, "query_embedding_store", None) is None:
+            from langchain_classic.embeddings import CacheBackedEmbeddings
+            from langchain_core.stores import InMemoryByteStore
+
+            self.embeddings = CacheBackedEmbeddings.from_bytes_store(
+                self.embeddings, InMemoryByteStore(), query_embedding_cache=True,
+                key_encoder="sha256")
+        warm_query_cache(self.embeddings, questions)
 
     def pool(self, question: str, n: int) -> Pool:
         from vrsd_kit.steps import run_steps

@@ -464,3 +464,19 @@ def test_vrsd_inspect_bad_input_is_one_line_and_exit_2(vrsd, index_dir, empty_in
     assert "line 2 is blank" in run.err
     run = vrsd("inspect", "--k", "0")
     assert run.code == 2 and "expected a number >= 1" in run.err
+
+
+def test_vrsd_inspect_without_its_dependencies_names_the_extra(vrsd, monkeypatch, tmp_path):
+    import importlib.util
+
+    from vrsd_cli import cli
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else find_spec(name, *a))
+    monkeypatch.chdir(tmp_path)
+    run = vrsd("inspect")
+    assert run.code == 2 and run.err.count("\n") == 1
+    assert run.err.startswith("vrsd inspect: error: inspect needs matplotlib (not installed): "
+                              "pip install 'vrsd[cli]'")
+    assert not list(tmp_path.iterdir())  # nothing was written
