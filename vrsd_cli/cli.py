@@ -1,10 +1,11 @@
-"""The ``vrsd`` command line: ``demo``, ``eval``, ``index`` and ``search``.
+"""The ``vrsd`` command line: ``demo``, ``eval``, ``index``, ``search`` and ``inspect``.
 
     vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
     vrsd eval [--datasets ...]        the VRSD paper's quality protocol (table + plot)
     vrsd eval --protocol evidence     evidence coverage on HotpotQA multi-hop questions
     vrsd index PATH                   chunk a folder of .txt/.md files into a local Chroma index
     vrsd search "question"            search that index with any selection method
+    vrsd inspect                      how crowded that index's top-k is; what the default changes
 
 Everything runs offline on the bundled all-MiniLM-L6-v2. Heavy libraries
 (torch, LangChain, Chroma, matplotlib) are imported only by the command that
@@ -61,6 +62,7 @@ NEEDS: dict[str, dict[str, str]] = {
                  "sentence-transformers-haystack"},
     "index": {**_EMBEDDINGS, **_INDEX},
     "search": {**_EMBEDDINGS, **_INDEX},
+    "inspect": {**_EMBEDDINGS, **_INDEX, "matplotlib": "matplotlib"},
 }
 # The smallest extra holding a command's needs; others: cli. The evaluation protocols
 # are the vrsd_eval package, whose extra is eval.
@@ -248,7 +250,42 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+    _add_inspect(sub)
     return parser
+
+
+def _add_inspect(sub: argparse._SubParsersAction) -> None:
+    ins = sub.add_parser(
+        "inspect", help="how crowded is top-k on the index, and what would the default change",
+        description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
+        "choose --k of the same --fetch-k candidates of the index built by 'vrsd index'. The "
+        "default holds back the top-k passages that restate one it keeps; the report counts "
+        "them (the crowding rate), the source concentration, what the default changes, and "
+        "gives a verdict. Without --questions, a sample of the index's own chunks are the "
+        "questions, each with itself left out. Prints a table; writes a self-contained HTML "
+        "report (a plot, the most crowded questions side by side). See docs/inspect.md.",
+    )
+    ins.add_argument("--index-dir", default=None,
+                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
+    ins.add_argument("--questions", default=None, metavar="FILE",
+                     help='one question a line, or JSON lines with a "question" field '
+                     "(default: a sample of the index's chunks)")
+    ins.add_argument("--k", type=_positive_int, default=None,
+                     help="chunks kept per question (4, as vrsd search)")
+    ins.add_argument("--fetch-k", type=_positive_int, default=None,
+                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+    ins.add_argument("--sample", type=_positive_int, default=None,
+                     help="chunks asked as questions without --questions (100)")
+    ins.add_argument("--seed", type=int, default=0, help="the sample's random seed (0)")
+    ins.add_argument("--source", default="source",
+                     help="the metadata field naming a chunk's source ('source': the file, as "
+                     "vrsd index records it); '' for none")
+    ins.add_argument("--html", default="vrsd_inspect.html", metavar="PATH",
+                     help="where to write the HTML report (vrsd_inspect.html)")
+    ins.add_argument("--no-html", action="store_true", help="write no HTML report")
+    ins.add_argument("--show", type=_positive_int, default=5,
+                     help="most crowded questions listed in the terminal (5)")
+    _add_cache(ins)
 
 
 def _as_flag(exc: ValueError, flags: dict[str, str]) -> ValueError:
@@ -426,7 +463,37 @@ def _run_search(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"demo": _run_demo, "eval": _run_eval, "index": _run_index, "search": _run_search}
+def _run_inspect(args: argparse.Namespace) -> int:
+    require("inspect")
+    from .demo import report_width
+    from .indexing import default_index_dir
+    from .inspection import DEFAULT_SAMPLE, format_table, inspect_store, write_html
+
+    if args.questions is not None and args.sample is not None:
+        raise CLIError("--sample: the questions come from --questions; give one of the two")
+    try:
+        found = inspect_store(
+            default_index_dir() if args.index_dir is None else args.index_dir, args.questions,
+            k=args.k, fetch_k=args.fetch_k, sample=args.sample or DEFAULT_SAMPLE,
+            seed=args.seed, source=args.source or None, cache_dir=args.cache_dir,
+            progress=sys.stderr.isatty(),
+        )
+    except ValueError as exc:
+        raise _as_flag(exc, {"store": "--index-dir", "index_dir": "--index-dir",
+                             "questions": "--questions", "k": "--k", "fetch_k": "--fetch-k",
+                             "sample": "--sample", "seed": "--seed"}) from None
+    print(format_table(found, show=args.show, width=report_width()))
+    if not args.no_html:
+        try:
+            path = write_html(found, args.html)
+        except ValueError as exc:
+            raise _as_flag(exc, {"html": "--html"}) from None
+        print(f"wrote report: {path}", file=sys.stderr)
+    return 0
+
+
+_COMMANDS = {"demo": _run_demo, "eval": _run_eval, "index": _run_index, "search": _run_search,
+             "inspect": _run_inspect}
 
 
 @contextmanager

@@ -1,0 +1,147 @@
+"""Corpora whose answer is known, to check the report against (its tests and
+``benchmarks/inspect_corpora.py``): which passages restate which is labelled.
+
+* ``demo``: the built-in corpus of ``vrsd demo``; ids that differ only in their last
+  letter state one fact (``coffee-02a``, ``coffee-02b``). Crowded by construction.
+  Source: the topic (the id's prefix).
+* HotpotQA ``plain``: every paragraph of the vendored questions once. Clean: no two
+  passages restate each other by the labels. Source: the article's title.
+* HotpotQA ``redundant``: the same plus, per paragraph, an overlapping chunk of it (its
+  first sentence dropped). Crowded: a paragraph and its chunk restate each other.
+
+The evaluation data comes through ``_eval`` (one module to change when it moves).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from ._eval import evidence_corpora
+from .figures import Inspection
+
+
+@dataclass(frozen=True)
+class KnownCorpus:
+    """Passages with what each states, and questions to ask.
+
+    Attributes:
+        ids, texts, sources: the passages (``sources[i]`` a metadata ``source``).
+        states: for each id, what it states: equal values restate each other.
+        questions: questions to ask (the demo's ordinary ones; HotpotQA's own).
+    """
+
+    name: str
+    ids: list[str]
+    texts: list[str]
+    sources: list[str]
+    states: dict[str, str]
+    questions: list[str]
+
+    def restates(self, a: str | None, b: str | None) -> bool:
+        """Passages ``a`` and ``b`` (ids) state the same thing, by the labels."""
+        return a is not None and b is not None and self.states[a] == self.states[b]
+
+    def langchain_store(self, embeddings: Any, kind: str = "memory") -> Any:
+        """The passages in a LangChain store (ids kept, metadata ``source``), embedded
+        with ``embeddings``: ``"memory"``, an ``InMemoryVectorStore``; ``"faiss"``, FAISS
+        with an exact inner-product index over unit vectors (cosine; much faster to
+        search than the in-memory store past a few thousand passages)."""
+        metadatas = [{"source": s} for s in self.sources]
+        if kind == "faiss":
+            from langchain_community.vectorstores import FAISS
+            from langchain_community.vectorstores.utils import DistanceStrategy
+
+            pairs = list(zip(self.texts, embeddings.embed_documents(self.texts), strict=True))
+            with warnings.catch_warnings():  # "Normalizing L2 is not applicable": it is
+                warnings.filterwarnings("ignore", message="Normalizing L2")
+                return FAISS.from_embeddings(
+                    pairs, embeddings, metadatas=metadatas, ids=self.ids, normalize_L2=True,
+                    distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT)
+        from langchain_core.vectorstores import InMemoryVectorStore
+
+        store = InMemoryVectorStore(embeddings)
+        store.add_texts(self.texts, ids=self.ids, metadatas=metadatas)
+        return store
+
+
+def demo_corpus() -> KnownCorpus:
+    """The demo's 67 passages, labelled by their ids, with its 32 ordinary questions."""
+    from ..demo import ORDINARY_QUESTIONS, fact_of, load_corpus
+
+    passages = load_corpus()
+    ids = [p.id for p in passages]
+    return KnownCorpus("demo", ids, [p.text for p in passages],
+                       [i.split("-")[0] for i in ids], {i: fact_of(i) for i in ids},
+                       list(ORDINARY_QUESTIONS))
+
+
+def hotpotqa_corpora(limit: int | None = None) -> tuple[KnownCorpus, KnownCorpus]:
+    """HotpotQA's plain and redundant corpora of the first ``limit`` questions (None:
+    all 500), a passage's id its paragraph's (``p12``; its chunk ``p12-chunk``)."""
+    plain, redundant = evidence_corpora(limit)[:2]
+    out = []
+    for corpus in (plain, redundant):
+        seen: set[int] = set()
+        ids = []
+        for owner in corpus.passage_of:
+            ids.append(f"p{owner}" if owner not in seen else f"p{owner}-chunk")
+            seen.add(owner)
+        out.append(KnownCorpus(
+            corpus.name, ids, list(corpus.texts), [t.split("\n", 1)[0] for t in corpus.texts],
+            {i: str(owner) for i, owner in zip(ids, corpus.passage_of, strict=True)},
+            list(corpus.questions)))
+    return out[0], out[1]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How the report's held-back passages agree with a corpus's labels.
+
+    Attributes:
+        held_back: held-back slots over all questions.
+        restating: of those, how many the labels say restate the kept passage the
+            report names.
+        labelled: top-k slots whose passage restates a higher-ranked top-k passage by the
+            labels (the crowding the labels see).
+        caught: of those, how many the default holds back.
+    """
+
+    held_back: int
+    restating: int
+    labelled: int
+    caught: int
+    slots: int
+
+    @property
+    def precision(self) -> float:
+        """The share of held-back passages that really restate their kept passage."""
+        return self.restating / self.held_back if self.held_back else 1.0
+
+    @property
+    def recall(self) -> float:
+        """The share of labelled restatements in top-k that the default holds back."""
+        return self.caught / self.labelled if self.labelled else 1.0
+
+    @property
+    def labelled_rate(self) -> float:
+        """Labelled restatements / top-k slots: the crowding rate the labels give."""
+        return self.labelled / self.slots if self.slots else 0.0
+
+
+def agreement(found: Inspection, corpus: KnownCorpus) -> Agreement:
+    """The report's held-back passages against ``corpus``'s labels."""
+    held = restating = labelled = caught = 0
+    for q in found.questions:
+        top = [r.passage.id for r in q.top_k]
+        repeats = {rank for rank, pid in enumerate(top, 1)
+                   if any(corpus.restates(pid, above) for above in top[:rank - 1])}
+        held_ranks = {h.rank for h in q.held_back}
+        for h in q.held_back:
+            gone, kept = q.restated(h)
+            held += 1
+            restating += corpus.restates(gone.passage.id, kept.passage.id)
+        labelled += len(repeats)
+        caught += len(repeats & held_ranks)
+    return Agreement(held, restating, labelled, caught, found.slots)
