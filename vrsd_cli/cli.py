@@ -250,12 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
-    _add_inspect(sub)
-    return parser
-
-
-def _add_inspect(sub: argparse._SubParsersAction) -> None:
-    ins = sub.add_parser(
+    _add_inspect(sub.add_parser(
         "inspect", help="how crowded is top-k on the index, and what would the default change",
         description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
         "choose --k of the same --fetch-k candidates of the index built by 'vrsd index'. The "
@@ -264,7 +259,11 @@ def _add_inspect(sub: argparse._SubParsersAction) -> None:
         "gives a verdict. Without --questions, a sample of the index's own chunks are the "
         "questions, each with itself left out. Prints a table; writes a self-contained HTML "
         "report (a plot, the most crowded questions side by side). See docs/inspect.md.",
-    )
+    ))
+    return parser
+
+
+def _add_inspect(ins: argparse.ArgumentParser) -> None:
     ins.add_argument("--index-dir", default=None,
                      help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
     ins.add_argument("--questions", default=None, metavar="FILE",
