@@ -169,7 +169,7 @@ def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
 # the default's rule was fixed and never used to choose it. On each the default must hand
 # over at least as many distinct facts as plain top-k and repeat no more facts than it
 # does (measured, bundled model: a repeat on 11 of 24 questions against top-k's 20; e5:
-# 11 against 14; docs/evaluation.md).
+# 11 against 14).
 
 
 @pytest.mark.parametrize("question", ORDINARY_QUESTIONS)
