@@ -51,6 +51,7 @@ from .._kernels import TINY, argmax_first, argmax_first_1d, first_tie
 from .._prepare import Prepared
 from ._common import (
     Picked,
+    cholesky_step,
     pick_counts,
     single_count,
     split_rows,
@@ -108,13 +109,8 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
             avail[blocked] = False  # a full group's, or too long for the tokens left
         sims[:, t] = prep.sims_to(p)
         if t < K - 1 and not exhausted.all():
-            d_p = np.sqrt(np.maximum(d2[rows, p], floor[:, 0]))
-            d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
             kernel_row = w * w[rows, p][:, None] * sims[:, t]
-            proj = np.einsum("bt,btn->bn", factors[rows, :t, p], factors[:, :t, :])
-            e = (kernel_row - proj) / d_p[:, None]
-            factors[:, t] = e
-            d2 = d2 - e * e
+            d2 = cholesky_step(factors, d2, t, p, kernel_row, floor[:, 0])
     taken = taken_counts(counts, cons)
     result = split_rows(picks, gains, taken)
     for b, picked in enumerate(result):

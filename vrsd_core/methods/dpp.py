@@ -21,6 +21,7 @@ from .._kernels import argmax_first, argmax_first_1d, first_tie
 from .._prepare import Prepared
 from ._common import (
     Picked,
+    cholesky_step,
     pick_counts,
     single_count,
     split_rows,
@@ -72,13 +73,8 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
         if cons is not None and (blocked := cons.add(p, active)) is not None:
             avail[blocked] = False  # a full group's, or too long for the tokens left
         if t < K - 1 and not exhausted.all():
-            d_p = np.sqrt(np.maximum(d2[rows, p], floor))
-            d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
             kernel_row = w * w[rows, p][:, None] * prep.sims_to(p)
-            proj = np.einsum("bt,btn->bn", factors[rows, :t, p], factors[:, :t, :])
-            e = (kernel_row - proj) / d_p[:, None]
-            factors[:, t, :] = e
-            d2 = d2 - e * e
+            d2 = cholesky_step(factors, d2, t, p, kernel_row, floor)
     result = split_rows(picks, gains, taken_counts(counts, cons))
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
