@@ -12,7 +12,8 @@ Usage::
                                                                return_embedding=True))
     pipe.add_component("ranker", VRSDRanker(top_k=5))
     pipe.connect("retriever.documents", "ranker.documents")
-    out = pipe.run({"retriever": {"query_embedding": q}, "ranker": {"query_embedding": q}})
+    out = pipe.run({"retriever": {"query_embedding": q},
+                    "ranker": {"query_embedding": q, "query": text}})
 
 The ranker needs each candidate's vector and the query's. Candidate vectors are
 ``Document.embedding``, as a retriever returns them with ``return_embedding=True``
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -42,17 +44,22 @@ from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method, select
+from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
     check_budget_options,
+    check_flag,
     check_group_options,
     check_method_options,
+    check_query_text,
     check_relevance_spec,
     item_values,
     keywords_checked,
     selection_inputs,
     selection_metadata_all,
+    words_relevance,
 )
+from vrsd_kit.lexical import PoolRelevance
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 
@@ -136,6 +143,12 @@ class VRSDRanker:
             store's vectors were made with. None: such documents are refused.
         reembed: with a ``document_embedder``, what embedding documents again does:
             ``"warn"`` (once per process), ``"allow"``, ``"refuse"`` (a ValueError).
+        lexical: the default method's relevance reads the documents' words as well as
+            their vectors: z(cosine) + z(BM25 of the documents' ``content`` against the
+            ``query`` input), within the pool (``vrsd_kit.lexical``; ``meta["vrsd"]``
+            shows ``cosine`` and ``lexical``). It needs the query text: connect it to
+            the ``query`` input (without it the run uses the vectors only and warns
+            once). False: the vectors only.
     """
 
     @keywords_checked  # VRSDRanker(topk=2): a ValueError naming top_k
@@ -151,6 +164,7 @@ class VRSDRanker:
         token_counter: Callable[[str], int] | None = None,
         document_embedder: Any = None,
         reembed: Reembed = "warn",
+        lexical: bool = True,
     ) -> None:
         self.top_k = check_count(top_k, "top_k")
         # "vrsd_swap" -> "vrsd" + refine="swap": one spelling per method, as in the others
@@ -168,6 +182,8 @@ class VRSDRanker:
                              "component or a callable list[str] -> list[list[float]]")
         self.document_embedder = document_embedder
         self.reembed = check_reembed(reembed)
+        self.lexical = check_flag(lexical, "lexical")
+        self._warned_no_query = False
 
     def warm_up(self) -> None:
         """Warm up the document embedder, if it has anything to load."""
@@ -195,6 +211,7 @@ class VRSDRanker:
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
             token_counter=ser(self._token_counter_given),
             document_embedder=ser(self.document_embedder), reembed=self.reembed,
+            lexical=self.lexical,
         )
 
     @classmethod
@@ -255,8 +272,24 @@ class VRSDRanker:
         return list((yield call(embedder, lambda texts: asyncio.to_thread(embedder, texts),
                                 [d.content or "" for d in docs])))
 
+    def _words(self, query_text: str | None, documents: list[Document], texts: Any,
+               query: np.ndarray, matrix: np.ndarray) -> PoolRelevance | None:
+        """The words' part of the relevance (``words_relevance``), warning once when the
+        default would use it but the run got no query text."""
+        if query_text is None and self.lexical and self.relevance is None \
+                and self.method == DEFAULT_METHOD and not self._warned_no_query:
+            self._warned_no_query = True
+            warnings.warn(
+                "VRSDRanker: no query text, so the relevance comes from the vectors only; "
+                "connect the query to the ranker's `query` input to use the documents' "
+                "words (or set lexical=False to silence this)", UserWarning, stacklevel=4)
+        query_text = None if query_text is None else check_query_text(query_text)
+        return words_relevance(self.method, self.lexical, self.relevance, query_text, texts,
+                               query, matrix)
+
     def _select(self, documents: list[Document], vectors: Sequence[Sequence[float]],
-                query: np.ndarray, top_k: int) -> dict[str, list[Document]]:
+                query: np.ndarray, top_k: int, query_text: str | None = None
+                ) -> dict[str, list[Document]]:
         try:
             matrix = np.asarray(vectors, dtype=np.float64)
         except (TypeError, ValueError):
@@ -268,43 +301,49 @@ class VRSDRanker:
                 f"query_embedding: a {query.shape[0]}-d vector but the documents' embeddings "
                 f"are {matrix.shape[1]}-d; embed the query with the documents' model"
             )
+        def texts() -> list[str]:
+            return [d.content or "" for d in documents]
+
+        words = self._words(query_text, documents, texts, query, matrix)
         options = selection_inputs(
             self.method_kwargs, len(documents),
             lambda spec, name: document_values(spec, documents, name),
-            relevance=self.relevance, group_by=self.group_by,
+            relevance=self.relevance, words=words, group_by=self.group_by,
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-            token_counter=self.token_counter, texts=lambda: [d.content or "" for d in documents],
+            token_counter=self.token_counter, texts=texts,
         )
         sel = select(query, matrix, top_k, method=self.method, **options)
         ids = [d.id for d in documents]
         return {"documents": [
             annotated_copy(documents[int(i)], entry)
-            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids), strict=True)
+            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids, words), strict=True)
         ]}
 
-    def _rank_steps(self, documents: Any, query_embedding: Any, top_k: Any
+    def _rank_steps(self, documents: Any, query_embedding: Any, top_k: Any, query: Any
                     ) -> Steps[dict[str, list[Document]]]:
         docs = _check_documents(documents)
-        query = _query_vector(query_embedding)
+        vector = _query_vector(query_embedding)
         k = self.top_k if top_k is None else check_count(top_k, "top_k")
         missing = self._missing(docs)
         fresh = (yield from self._embed_steps([docs[i] for i in missing])) if missing else []
         if not docs:
             return {"documents": []}
-        return self._select(docs, self._embedded(docs, missing, fresh), query, k)
+        return self._select(docs, self._embedded(docs, missing, fresh), vector, k, query)
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document], query_embedding: list[float],
-            top_k: int | None = None) -> dict[str, list[Document]]:
+            top_k: int | None = None, query: str | None = None) -> dict[str, list[Document]]:
         """Rerank ``documents`` for the query: the ``top_k`` picks, in selection order.
+        ``query``: the query text, whose words the default reads (see ``lexical``).
 
         Raises:
-            ValueError: naming ``documents``, ``query_embedding`` or ``top_k``.
+            ValueError: naming ``documents``, ``query_embedding``, ``top_k`` or ``query``.
         """
-        return run_steps(self._rank_steps(documents, query_embedding, top_k))
+        return run_steps(self._rank_steps(documents, query_embedding, top_k, query))
 
     @component.output_types(documents=list[Document])
     async def run_async(self, documents: list[Document], query_embedding: list[float],
-                        top_k: int | None = None) -> dict[str, list[Document]]:
+                        top_k: int | None = None, query: str | None = None
+                        ) -> dict[str, list[Document]]:
         """Async ``run`` (the embedder's ``run_async`` when it has one)."""
-        return await arun_steps(self._rank_steps(documents, query_embedding, top_k))
+        return await arun_steps(self._rank_steps(documents, query_embedding, top_k, query))

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from vrsd_core import (
+    DEFAULT_METHOD,
     METHOD_ALIASES,
     METHOD_INFO,
     Selection,
@@ -39,6 +40,7 @@ from vrsd_core import (
 from vrsd_core._checks import check_keywords
 from vrsd_core._checks import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 
+from .lexical import PoolRelevance, pool_relevance
 from .tokens import TokenCounter, check_token_counter, count_tokens
 
 METADATA_KEY = "vrsd"
@@ -46,14 +48,18 @@ METADATA_KEY = "vrsd"
 
 
 def selection_metadata(
-    selection: Selection, position: int, ids: Sequence[Any] | None = None
+    selection: Selection, position: int, ids: Sequence[Any] | None = None,
+    words: PoolRelevance | None = None,
 ) -> dict[str, Any]:
     """The ``METADATA_KEY`` entry of the item picked at ``position`` of ``selection``::
 
         {
             "rank": 0,            # position in the selection order (0-based)
-            "relevance": 0.71,    # the item's relevance (cosine to the query unless
-                                  # the caller gave relevance scores)
+            "relevance": 0.71,    # what the method ranked it by: the cosine to the
+                                  # query, the caller's relevance scores, or, for the
+                                  # default with the words on, z(cosine) + z(lexical)
+            "cosine": 0.62,       # only with the words: the cosine to the query
+            "lexical": 7.3,       # only with the words: its BM25 score in the pool
             "gain": 0.71,         # the method's objective gain when it was picked
             "method": "vrsd",     # the selection method
             "prior": 0.9,         # only when a quality prior was given: its value
@@ -84,6 +90,10 @@ def selection_metadata(
         "gain": float(selection.gains[at]),
         "method": selection.method,
     }
+    if words is not None:
+        index = int(selection.indices[at])
+        entry["cosine"] = float(words.cosine[index])
+        entry["lexical"] = float(words.lexical[index])
     prior = selection.info.get("prior")
     if prior is not None:
         entry["prior"] = float(prior[at])
@@ -101,11 +111,32 @@ def _candidate_name(index: int, ids: Sequence[Any] | None) -> Any:
 
 
 def selection_metadata_all(
-    selection: Selection, ids: Sequence[Any] | None = None
+    selection: Selection, ids: Sequence[Any] | None = None,
+    words: PoolRelevance | None = None,
 ) -> list[dict[str, Any]]:
     """``selection_metadata`` for every pick, in selection order (``ids``: one per
-    candidate, naming what the default held back)."""
-    return [selection_metadata(selection, i, ids) for i in range(len(selection))]
+    candidate, naming what the default held back; ``words``: the relevance's parts when
+    the words were used, from ``words_relevance``)."""
+    return [selection_metadata(selection, i, ids, words) for i in range(len(selection))]
+
+
+def words_relevance(
+    method: str,
+    lexical: bool,
+    relevance: Any,
+    query: str | None,
+    texts: Callable[[], Sequence[str]],
+    query_vector: Any,
+    vectors: Any,
+) -> PoolRelevance | None:
+    """The candidates' relevance from their vectors *and* their words
+    (``vrsd_kit.lexical.pool_relevance``), when it applies: ``lexical`` on, the default
+    method (the other methods keep their documented relevance, the cosine), no outside
+    ``relevance`` (a reranker's scores replace both parts), and a query text (a search
+    by vector has no words). Else None: the method ranks by the cosine."""
+    if not lexical or relevance is not None or method != DEFAULT_METHOD or not query:
+        return None
+    return pool_relevance(query, texts(), np.asarray(query_vector), np.asarray(vectors))
 
 
 def resolve_method_fields(
@@ -159,6 +190,13 @@ def keywords_checked(init: _Init) -> _Init:
         init(self, *args, **kwargs)
 
     return checked  # type: ignore[return-value]
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """``value`` if it is a bool, else a ValueError naming ``name`` (no 0/1 or "no")."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name}: expected True or False, got {value!r}")
+    return bool(value)
 
 
 def check_query_text(query: Any, name: str = "query") -> str:
@@ -322,6 +360,7 @@ def selection_inputs(
     *,
     relevance: Any = None,
     score: Callable[[Callable[..., Any]], Any] | None = None,
+    words: PoolRelevance | None = None,
     group_by: Any = None,
     max_per_group: int | None = None,
     max_tokens: int | None = None,
@@ -338,9 +377,12 @@ def selection_inputs(
     ``values(spec, name)`` gives one value per candidate for a metadata field name or a
     per-item callable (``item_values`` in the adapter's terms); ``score(fn)`` calls a
     relevance callable the way the adapter presents it, e.g. ``fn(query, documents)``.
-    Prior and relevance values are checked by ``check_prior_values``.
+    Prior and relevance values are checked by ``check_prior_values``. ``words``
+    (``words_relevance``): its fused relevance is the one the method ranks by.
     """
     out = dict(options)
+    if words is not None:
+        out["relevance"] = words.fused
     if out.get("prior") is not None:
         out["prior"] = check_prior_values(values(out["prior"], "prior"), count)
     if relevance is not None:

@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from vrsd_core import DEFAULT_METHOD, check_count
 from vrsd_kit.contract import (
     check_budget_options,
+    check_flag,
     check_group_options,
     check_model_keywords,
     resolve_method_fields,
@@ -72,6 +73,9 @@ class VRSDCompressor(BaseDocumentCompressor):
     this (as in ``VRSDRetriever``). None: no budget."""
     token_counter: Any = None  # (str) -> int | None, checked at construction
     """text -> int for ``max_tokens`` (the LLM's tokenizer); None: ``approx_token_count``."""
+    lexical: bool = True
+    """The default method's relevance reads the documents' words as well as their vectors
+    (as in ``VRSDRetriever``); False: the vectors only."""
     cache: EmbeddingCache | None = None
     """Document-embedding cache; default a new one of ``cache_size`` entries."""
     cache_size: int = DEFAULT_CACHE_SIZE
@@ -83,6 +87,11 @@ class VRSDCompressor(BaseDocumentCompressor):
     def _strict_k(cls, value: Any) -> int:
         # Strict like VRSDRetriever's: no 2.0, "3" or True (pydantic would coerce them).
         return check_count(value, "k")
+
+    @field_validator("lexical", mode="before")
+    @classmethod
+    def _strict_lexical(cls, value: Any) -> bool:
+        return check_flag(value, "lexical")  # pydantic would read "no" or 0 as False
 
     @model_validator(mode="before")
     @classmethod
@@ -105,7 +114,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         return SearchPlan(self.k, n, self.method, dict(self.method_kwargs),
                           relevance=self.relevance, group_by=self.group_by,
                           max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-                          token_counter=self.token_counter)
+                          token_counter=self.token_counter, lexical=self.lexical)
 
     def _compress_steps(self, documents: Sequence[Document], query: str
                        ) -> Steps[Sequence[Document]]:

@@ -10,11 +10,13 @@ from langchain_core.documents import Document
 
 from vrsd_core import Selection
 from vrsd_kit.contract import METADATA_KEY, selection_metadata_all
+from vrsd_kit.lexical import PoolRelevance
 
 __all__ = ["METADATA_KEY", "annotate"]
 
 
-def annotate(documents: Sequence[Document], selection: Selection) -> list[Document]:
+def annotate(documents: Sequence[Document], selection: Selection,
+             words: PoolRelevance | None = None) -> list[Document]:
     """The picked documents, in selection order, as annotated copies.
 
     ``documents`` are the candidates in the order the selection indexes them.
@@ -26,8 +28,8 @@ def annotate(documents: Sequence[Document], selection: Selection) -> list[Docume
     """
     out: list[Document] = []
     ids = [doc.id for doc in documents]
-    for index, entry in zip(selection.indices.tolist(), selection_metadata_all(selection, ids),
-                            strict=True):
+    entries = selection_metadata_all(selection, ids, words)
+    for index, entry in zip(selection.indices.tolist(), entries, strict=True):
         doc = documents[index]
         metadata: dict[str, Any] = copy.deepcopy(dict(doc.metadata))
         metadata[METADATA_KEY] = entry

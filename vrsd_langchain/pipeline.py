@@ -25,9 +25,11 @@ from vrsd_kit.contract import (
     check_method_options,
     check_query_text,
     check_query_vector,
+    check_flag,
     check_relevance_spec,
     item_values,
     selection_inputs,
+    words_relevance,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 
@@ -48,8 +50,10 @@ __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
            "check_query_vector", "choose", "make_plan", "pipeline_steps", "query_vector_steps",
            "run", "arun", "run_by_vector"]
 
-# Per-candidate inputs besides the method's options: where each comes from (see README).
-PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter")
+# Per-candidate inputs besides the method's options: where each comes from (see README),
+# and whether the default reads the candidates' words.
+PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter",
+                 "lexical")
 # Every call's own keywords besides the method's options (the rest are store search arguments).
 OWN_KEYWORDS = ("k", "fetch_k", "method", *PER_CANDIDATE)
 
@@ -131,6 +135,9 @@ class SearchPlan:
     reembed: Reembed = "warn"
     """What to do when the candidates' vectors cannot be read from the store:
     ``"warn"`` (once per store class), ``"allow"`` or ``"refuse"``."""
+    lexical: bool = True
+    """The default's relevance reads the candidates' words too (``vrsd_kit.lexical``);
+    False: the vectors only."""
 
 
 def make_plan(
@@ -147,6 +154,7 @@ def make_plan(
     max_tokens: Any = None,
     token_counter: Any = None,
     reembed: Any = "warn",
+    lexical: Any = True,
 ) -> SearchPlan:
     """Check every setting of a call (counts, method and options, per-candidate inputs,
     token budget, store search arguments, the re-embedding policy: ``"refuse"`` on a
@@ -165,7 +173,7 @@ def make_plan(
     reembed = check_reembed_policy(store, reembed, fetch_k)
     return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs),
                       relevance, group_by, cap, max_tokens=budget, token_counter=counter,
-                      reembed=reembed)
+                      reembed=reembed, lexical=check_flag(lexical, "lexical"))
 
 
 def check_per_candidate(method: str, relevance: Any) -> None:
@@ -181,17 +189,22 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
         return []
     assert candidates.vectors is not None  # filled by fetch_candidates
     docs = candidates.documents
-    # prior, outside relevance (a field, or fn(query, documents)), group labels and
-    # token counts (of the text the LLM reads)
+
+    def texts() -> list[str]:
+        return [doc.page_content for doc in docs]
+
+    words = words_relevance(plan.method, plan.lexical, plan.relevance, query, texts,
+                            query_vector, candidates.vectors)
+    # prior, outside relevance (a field, or fn(query, documents)) or the words', group
+    # labels and token counts (of the text the LLM reads)
     options = selection_inputs(
         plan.options, len(docs), lambda spec, name: document_values(spec, docs, name),
-        relevance=plan.relevance, score=lambda fn: fn(query, docs),
+        relevance=plan.relevance, score=lambda fn: fn(query, docs), words=words,
         group_by=plan.group_by, max_per_group=plan.max_per_group,
-        max_tokens=plan.max_tokens, token_counter=plan.token_counter,
-        texts=lambda: [doc.page_content for doc in docs],
+        max_tokens=plan.max_tokens, token_counter=plan.token_counter, texts=texts,
     )
     sel = select(query_vector, candidates.vectors, plan.k, method=plan.method, **options)
-    return annotate(docs, sel)
+    return annotate(docs, sel, words)
 
 
 def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[np.ndarray]:

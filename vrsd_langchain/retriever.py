@@ -15,7 +15,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
-from vrsd_kit.contract import check_model_keywords, resolve_method_fields
+from vrsd_kit.contract import check_flag, check_model_keywords, resolve_method_fields
 from vrsd_kit.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
@@ -114,6 +114,11 @@ class VRSDRetriever(BaseRetriever):
     """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
     ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_kit.tokens.approx_token_count``
     (offline, no dependency; about 5 % mean error on English prose)."""
+    lexical: bool = True
+    """The default method's relevance reads the candidates' words as well as their vectors:
+    z(cosine) + z(BM25 of the fetched texts against the query), both within the pool
+    (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``). False:
+    the vectors only. Other methods, and an outside ``relevance``, are unaffected."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
@@ -138,6 +143,11 @@ class VRSDRetriever(BaseRetriever):
     def _strict_count(cls, value: Any, info: ValidationInfo) -> int:
         # As strict as a per-call override: no 2.0, "3" or True (pydantic would coerce them).
         return check_count(value, info.field_name or "k")
+
+    @field_validator("lexical", mode="before")
+    @classmethod
+    def _strict_lexical(cls, value: Any) -> bool:
+        return check_flag(value, "lexical")  # pydantic would read "no" or 0 as False
 
     @model_validator(mode="before")
     @classmethod

@@ -60,6 +60,7 @@ from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
     check_budget_options,
+    check_flag,
     check_group_options,
     check_method_options,
     check_model_keywords,
@@ -69,6 +70,7 @@ from vrsd_kit.contract import (
     resolve_method_fields,
     selection_inputs,
     selection_metadata_all,
+    words_relevance,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
@@ -207,6 +209,12 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         "None = vrsd_kit.tokens.approx_token_count (offline).",
         exclude=True,
     )
+    lexical: bool = Field(
+        default=True,
+        description="The default method's relevance reads the nodes' words as well as their "
+        "vectors: z(cosine) + z(BM25 of the nodes' text against the query), within the pool "
+        "(vrsd_kit.lexical); False = the vectors only.",
+    )
     reembed: Reembed = Field(
         default="warn",
         description="Nodes whose vectors neither they nor vector_store hold are embedded "
@@ -224,6 +232,11 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     @classmethod
     def _strict_top_n(cls, value: Any) -> int:
         return check_count(value, "top_n")
+
+    @field_validator("lexical", mode="before")
+    @classmethod
+    def _strict_lexical(cls, value: Any) -> bool:
+        return check_flag(value, "lexical")  # pydantic would read "no" or 0 as False
 
     @model_validator(mode="before")
     @classmethod
@@ -335,21 +348,25 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         """Run the core on the vectors and return annotated copies in selection order
         (the quality prior, outside relevance, group labels and token counts read from
         the nodes)."""
-        # prior, outside relevance (a field, or fn(query, nodes)), group labels and
-        # token counts of the text the LLM reads
+        def texts() -> list[str]:  # what the LLM reads
+            return [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes]
+
+        words = words_relevance(self.method, self.lexical, self.relevance, query_str, texts,
+                                query_vector, vectors)
+        # prior, outside relevance (a field, or fn(query, nodes)) or the words', group
+        # labels and token counts
         options = selection_inputs(
             self.method_kwargs, len(nodes), lambda spec, name: node_values(spec, nodes, name),
             relevance=self.relevance, score=lambda fn: fn(query_str, [n.node for n in nodes]),
-            group_by=self.group_by, max_per_group=self.max_per_group,
-            max_tokens=self.max_tokens, token_counter=self.token_counter,
-            texts=lambda: [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes],
+            words=words, group_by=self.group_by, max_per_group=self.max_per_group,
+            max_tokens=self.max_tokens, token_counter=self.token_counter, texts=texts,
         )
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
                                 **options)
         ids = [n.node.node_id for n in nodes]
         return [
             annotated_copy(nodes[int(i)], entry)
-            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids), strict=True)
+            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids, words), strict=True)
         ]
 
     @contextmanager

@@ -61,6 +61,8 @@ class VRSDRetriever(BaseRetriever):
             vector index retriever's store.
         reembed: ``"warn"``, ``"allow"`` or ``"refuse"``, for nodes whose vectors cannot
             be read (see ``VRSDPostprocessor``).
+        lexical: the default's relevance reads the nodes' words too (see
+            ``VRSDPostprocessor``); False: the vectors only.
     """
 
     @keywords_checked  # VRSDRetriever(r, topn=2): a ValueError naming top_n
@@ -79,6 +81,7 @@ class VRSDRetriever(BaseRetriever):
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
         reembed: Reembed = "warn",
+        lexical: bool = True,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -104,6 +107,7 @@ class VRSDRetriever(BaseRetriever):
             embed_model=embed_model,
             vector_store=vector_store,
             reembed=reembed,
+            lexical=lexical,
             callback_manager=callback_manager or CallbackManager(),
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)

@@ -1,0 +1,124 @@
+"""What the candidates' words say: BM25 over the over-fetched pool, fused with the cosine.
+
+A small embedding model blurs the names, numbers and rare terms a question turns
+on; the candidates' own words keep them. ``bm25`` scores the pool's texts against
+the query with statistics from the pool alone (no index: the n candidates are the
+collection), and ``fuse`` adds the two relevances in the pool's own units::
+
+    relevance_i = z(cosine)_i + z(bm25)_i,   z(x) = (x - mean(x)) / std(x) over the pool
+
+so neither part needs a weight: each counts one standard deviation of its own
+spread in this pool. A part that does not vary over the pool (no query word in any
+candidate) contributes 0. The core receives the result as ``select(...,
+relevance=...)`` and stays numpy-only.
+
+Tokens are Unicode word characters, case-folded (``\\w+``): any language that
+separates words, no stop list, no stemmer. BM25 is Okapi's with Lucene's
+non-negative IDF, ``log(1 + (N - df + 0.5) / (df + 0.5))``, and the usual
+``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
+tokenised once per process (``term_counts`` is cached on the text), so a candidate
+seen by many queries is not read again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+K1 = 1.5
+B = 0.75
+_WORD = re.compile(r"\w+")
+_CACHED_TEXTS = 1 << 16  # tokenised texts kept per process (a few MB for 700-character passages)
+
+
+def tokenize(text: str) -> list[str]:
+    """The text's words: runs of Unicode word characters, case-folded."""
+    return _WORD.findall(text.casefold())
+
+
+@lru_cache(maxsize=_CACHED_TEXTS)
+def term_counts(text: str) -> tuple[dict[str, int], int]:
+    """(word -> count, number of words) of ``text``; cached, so each text is read once."""
+    words = tokenize(text)
+    return dict(Counter(words)), len(words)
+
+
+def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> NDArray[np.float64]:
+    """BM25 score of each text against ``query``, with document frequencies and the mean
+    length taken from ``texts`` themselves (the pool is the collection).
+
+    >>> scores = bm25("caffeine half-life", ["Caffeine has a half-life of five hours.",
+    ...                                        "Alcohol fragments sleep."])
+    >>> bool(scores[0] > 0 == scores[1])
+    True
+    """
+    n = len(texts)
+    query_terms = Counter(tokenize(query))
+    if n == 0 or not query_terms:
+        return np.zeros(n)
+    counted = [term_counts(text) for text in texts]
+    terms = list(query_terms)
+    tf = np.array([[counts.get(t, 0) for t in terms] for counts, _ in counted], dtype=np.float64)
+    lengths = np.array([length for _, length in counted], dtype=np.float64)
+    df = np.count_nonzero(tf, axis=0)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    mean_length = lengths.mean()
+    norm = k1 * (1.0 - b + b * lengths / mean_length) if mean_length > 0 else np.full(n, k1)
+    weights = idf * np.array([query_terms[t] for t in terms], dtype=np.float64)
+    return (tf * (k1 + 1.0) / (tf + norm[:, None])) @ weights  # type: ignore[no-any-return]
+
+
+def standardised(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """z-scores of ``x`` over its entries (all 0 when ``x`` does not vary)."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return x
+    std = x.std()
+    if not std > 1e-12 * max(1.0, abs(float(x.mean()))):
+        return np.zeros_like(x)
+    return (x - x.mean()) / std  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class PoolRelevance:
+    """One query's relevance of its candidates, and its parts.
+
+    Attributes:
+        cosine: each candidate's cosine to the query (what the vectors say).
+        lexical: each candidate's BM25 score against the query within the pool
+            (what the words say).
+        fused: ``z(cosine) + z(lexical)``, what the selection ranks by.
+    """
+
+    cosine: NDArray[np.float64]
+    lexical: NDArray[np.float64]
+    fused: NDArray[np.float64]
+
+
+def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
+            ) -> NDArray[np.float64]:
+    """Cosine of each row of ``vectors`` to ``query_vector`` (a zero vector scores 0)."""
+    q = np.asarray(query_vector, dtype=np.float64)
+    x = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(q)
+    return np.divide(x @ q, norms, out=np.zeros(len(x)), where=norms > 0)
+
+
+def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.floating],
+                   vectors: NDArray[np.floating]) -> PoolRelevance:
+    """The vectors' and the words' relevance of one query's candidates, fused."""
+    cos = cosines(query_vector, vectors)
+    lexical = bm25(query, texts)
+    return PoolRelevance(cos, lexical, fuse(cos, lexical))
+
+
+def fuse(cosine: NDArray[np.floating], lexical: NDArray[np.floating]) -> NDArray[np.float64]:
+    """``z(cosine) + z(lexical)`` over the pool: each part in its own pool units."""
+    return standardised(np.asarray(cosine, dtype=np.float64)) + standardised(
+        np.asarray(lexical, dtype=np.float64))
