@@ -21,11 +21,11 @@ from vrsd_core import method_defaults, select
 from vrsd_kit.contract import (
     check_budget_options,
     check_counts,
+    check_flag,
     check_group_options,
     check_method_options,
     check_query_text,
     check_query_vector,
-    check_flag,
     check_relevance_spec,
     item_values,
     selection_inputs,
