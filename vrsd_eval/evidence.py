@@ -68,10 +68,18 @@ ROW_SETTINGS = {
     "vrsd": ("vrsd", "vrsd:refine=swap"),
     "mmr": tuple(f"mmr:lambda_mult={lam}" for lam in PEER_MMR_LAMBDAS),
 }
-# The project's rows: "default" is VRSDRetriever() with no method given (the
-# recommendation users get), then every registered method in table order but the
-# default itself and the exhaustive ones (they refuse realistic candidate counts).
-DEFAULT_ROWS = ("default", *(
+# Rows by the words (vrsd_kit.lexical), by their --methods token: "default" is
+# VRSDRetriever() as it comes (the recommendation users get: words and vectors);
+# "default-vectors" the same with lexical=False; "top-k-words" ranks by the fused
+# relevance, no diversity.
+WORDS_ROWS = {
+    "default": MethodSpec("default", "", {}, words=True),
+    "default-vectors": MethodSpec("default, vectors only", "", {}),
+    "top-k-words": MethodSpec("top-k by words and vectors", "similarity", {}, words=True),
+}
+# The project's rows: the rows by the words, then every registered method in table order
+# but the default itself and the exhaustive ones (they refuse realistic candidate counts).
+DEFAULT_ROWS = (*WORDS_ROWS, *(
     token
     for name in methods_where(exhaustive=False) if name != DEFAULT_METHOD
     for token in ROW_SETTINGS.get(name, (name,))
@@ -375,11 +383,12 @@ def evaluate_evidence(
 
 def evidence_specs(tokens: Sequence[str] | None = None) -> list[MethodSpec]:
     """The project's rows: ``tokens`` (method tokens) or ``DEFAULT_ROWS``; the token
-    ``default`` is the retriever's default configuration."""
+    ``default`` is the retriever's default configuration, the other ``WORDS_ROWS``
+    labels its variants."""
     specs: list[MethodSpec] = []
     for token in tokens or DEFAULT_ROWS:
-        if token == "default":
-            specs.append(MethodSpec("default", "", {}))
+        if token in WORDS_ROWS:
+            specs.append(WORDS_ROWS[token])
             continue
         for spec in parse_method(token, expand_mmr=False):
             if spec.label not in {s.label for s in specs}:

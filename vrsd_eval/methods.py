@@ -37,6 +37,9 @@ class MethodSpec:
     label: str
     method: str
     options: dict[str, Any] = field(default_factory=dict)
+    words: bool = False
+    """Rank by the candidates' words and vectors (``vrsd_kit.lexical``: the fused
+    relevance the adapters give the default) instead of the cosine."""
 
     def options_text(self) -> str:
         """The options as ``key=value`` pairs: the method's defaults overridden by

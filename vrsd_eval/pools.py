@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from vrsd_core import DEFAULT_METHOD, metrics, select_batch
+from vrsd_kit.lexical import pool_relevance
 
 from .geometries import embed_questions
 from .methods import MethodSpec
@@ -35,6 +36,9 @@ class Pools:
         vectors: (Q, n, d) the candidates' vectors, as the store returned them.
         store: the LangChain FAISS store (``store.build_store``) they come from.
         embeddings: the ``Embeddings`` the store and the questions use.
+        words: (Q, n) each candidate's relevance from its vector and its words,
+            z(cosine) + z(BM25 in the pool), as the adapters compute it for the default
+            (``vrsd_kit.lexical.pool_relevance``).
     """
 
     queries: np.ndarray
@@ -42,6 +46,7 @@ class Pools:
     vectors: np.ndarray
     store: Any
     embeddings: Any
+    words: np.ndarray
 
 
 def embed_corpus(texts: Sequence[str], embeddings: Any, desc: str,
@@ -72,16 +77,23 @@ def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
         found = fetch_candidates(store, question, qvec, fetch_k, {}, embeddings, cache)
         rows.append([int(d.metadata["row"]) for d in found.documents])
         vectors.append(np.asarray(found.vectors))
-    return Pools(queries, np.asarray(rows, dtype=np.int64), np.stack(vectors), store, embeddings)
+    stacked = np.stack(vectors)
+    words = np.stack([
+        pool_relevance(question, [texts[r] for r in found], qvec, cands).fused
+        for question, found, qvec, cands in zip(questions, rows, queries, stacked, strict=True)
+    ])
+    return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words)
 
 
 def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[np.ndarray]:
     """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
-    ``select_batch`` call. ``spec.method`` empty (the ``default`` row): the adapters'
-    default, ``DEFAULT_METHOD`` with its own options. ``budget``: ``max_tokens`` and
-    ``token_counts`` (Q, n), as ``select_batch`` takes them."""
+    ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
+    default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
+    words too (``pools.words``). ``budget``: ``max_tokens`` and ``token_counts`` (Q, n),
+    as ``select_batch`` takes them."""
+    relevance = pools.words if spec.words else None
     picked = select_batch(pools.queries, pools.vectors, k, method=spec.method or DEFAULT_METHOD,
-                          **spec.options, **budget)
+                          relevance=relevance, **spec.options, **budget)
     return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]
 
 

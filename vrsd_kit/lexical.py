@@ -13,8 +13,10 @@ candidate) contributes 0. The core receives the result as ``select(...,
 relevance=...)`` and stays numpy-only.
 
 Tokens are Unicode word characters, case-folded (``\\w+``): any language that
-separates words, no stop list, no stemmer. BM25 is Okapi's with Lucene's
-non-negative IDF, ``log(1 + (N - df + 0.5) / (df + 0.5))``, and the usual
+separates words, no stop list, no stemmer. BM25 is Lucene's (bm25s'
+``method="lucene"``, equal to it to rounding: the tests hold them together), a sum over
+the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
+non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
 tokenised once per process (``term_counts`` is cached on the text), so a candidate
 seen by many queries is not read again.
@@ -71,7 +73,7 @@ def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> N
     mean_length = lengths.mean()
     norm = k1 * (1.0 - b + b * lengths / mean_length) if mean_length > 0 else np.full(n, k1)
     weights = idf * np.array([query_terms[t] for t in terms], dtype=np.float64)
-    return (tf * (k1 + 1.0) / (tf + norm[:, None])) @ weights  # type: ignore[no-any-return]
+    return (tf / (tf + norm[:, None])) @ weights  # type: ignore[no-any-return]
 
 
 def standardised(x: NDArray[np.float64]) -> NDArray[np.float64]:

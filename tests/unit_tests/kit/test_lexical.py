@@ -1,0 +1,111 @@
+"""vrsd_kit.lexical: BM25 over the pool against bm25s and a direct reference; the fusion."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vrsd_kit.lexical import bm25, cosines, fuse, pool_relevance, standardised, term_counts, tokenize
+
+TEXTS = [
+    "Caffeine has a half-life of about five hours.",
+    "The half-life of caffeine is roughly five hours.",
+    "Caffeine blocks adenosine receptors, which keeps you awake.",
+    "Alcohol fragments sleep and suppresses REM sleep.",
+    "Jupiter is the largest planet in the solar system.",
+]
+
+
+def reference_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.75) -> list[float]:
+    """Lucene's BM25, term by term, as the textbook writes it."""
+    docs = [tokenize(t) for t in texts]
+    n = len(docs)
+    avgdl = sum(map(len, docs)) / n
+    out = []
+    for doc in docs:
+        total = 0.0
+        for term in tokenize(query):
+            df = sum(term in d for d in docs)
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            tf = doc.count(term)
+            total += idf * tf / (tf + k1 * (1 - b + b * len(doc) / avgdl))
+        out.append(total)
+    return out
+
+
+def test_words_are_unicode_word_runs_case_folded():
+    assert tokenize("Zürich's CAFÉ, 3.5 km — Straße ΑΘΉΝΑ") == [
+        "zürich", "s", "café", "3", "5", "km", "strasse", "αθήνα"]
+    assert tokenize("北京 is 首都") == ["北京", "is", "首都"]  # runs, not a segmenter
+    assert tokenize("") == []
+
+
+def test_bm25_equals_the_reference_and_bm25s():
+    bm25s = pytest.importorskip("bm25s")
+    for query in ("caffeine half-life", "sleep sleep alcohol", "Jupiter planet", "nothing here"):
+        ours = bm25(query, TEXTS)
+        np.testing.assert_allclose(ours, reference_bm25(query, TEXTS), rtol=1e-9, atol=1e-12)
+        index = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+        index.index([tokenize(t) for t in TEXTS], show_progress=False)
+        np.testing.assert_allclose(ours, index.get_scores(tokenize(query)), rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from("a b c d e f gé H".split()), max_size=12)
+                   .map(" ".join), min_size=1, max_size=8),
+    query=st.lists(st.sampled_from("a b c x GÉ h".split()), max_size=5).map(" ".join),
+)
+def test_bm25_matches_the_reference_on_any_pool(texts, query):
+    scores = bm25(query, texts)
+    assert scores.shape == (len(texts),) and np.all(scores >= 0)
+    np.testing.assert_allclose(scores, reference_bm25(query, texts) if any(texts) and any(
+        tokenize(t) for t in texts) else np.zeros(len(texts)), rtol=1e-9, atol=1e-12)
+
+
+def test_the_rarer_word_counts_more_and_a_text_without_query_words_scores_zero():
+    scores = bm25("caffeine adenosine", TEXTS)
+    assert scores[2] == scores.max()  # both words, one of them rare
+    assert scores[3] == scores[4] == 0.0
+    assert bm25("", TEXTS).tolist() == [0.0] * 5
+    assert bm25("caffeine", []).shape == (0,)
+
+
+def test_each_text_is_tokenised_once():
+    text = "a passage seen by many queries " * 20
+    term_counts.cache_clear()
+    for query in ("passage", "queries", "many"):
+        bm25(query, [text, "another one"])
+    info = term_counts.cache_info()
+    assert info.misses == 2 and info.hits == 4
+
+
+def test_fuse_adds_the_parts_in_pool_units():
+    cos = np.array([0.9, 0.8, 0.7, 0.2])
+    lex = np.array([0.0, 5.0, 0.0, 1.0])
+    fused = fuse(cos, lex)
+    np.testing.assert_allclose(fused, standardised(cos) + standardised(lex))
+    np.testing.assert_allclose(standardised(cos).std(), 1.0)
+    # scale and shift of either part change nothing: no weight to choose
+    np.testing.assert_allclose(fuse(3 * cos - 1, 10 * lex), fused)
+    # a part that does not vary adds nothing (no query word in any candidate)
+    np.testing.assert_allclose(fuse(cos, np.zeros(4)), standardised(cos))
+    assert standardised(np.array([])).shape == (0,)
+
+
+def test_pool_relevance_reads_both_and_the_caller_arrays_are_not_changed():
+    q = np.array([1.0, 0.0])
+    vectors = np.array([[1.0, 0.1], [0.8, 0.6], [0.0, 1.0], [0.0, 0.0]])
+    before = vectors.copy()
+    parts = pool_relevance("caffeine half-life", TEXTS[:4], q, vectors)
+    np.testing.assert_array_equal(vectors, before)
+    np.testing.assert_allclose(parts.cosine, cosines(q, vectors))
+    assert parts.cosine[3] == 0.0  # a zero vector scores 0, not NaN
+    np.testing.assert_allclose(parts.lexical, bm25("caffeine half-life", TEXTS[:4]))
+    np.testing.assert_allclose(parts.fused, fuse(parts.cosine, parts.lexical))
+    # the passage that names the query's words overtakes a closer vector without them
+    assert np.argmax(parts.fused) == 0
