@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vrsd_kit.lexical import bm25, cosines, fuse, pool_relevance, standardised, term_counts, tokenize
+from vrsd_kit.lexical import (
+    bm25,
+    cosines,
+    fuse,
+    pool_relevance,
+    standardised,
+    term_counts,
+    tokenize,
+)
 
 TEXTS = [
     "Caffeine has a half-life of about five hours.",
