@@ -190,6 +190,7 @@ class Target:
     value: float
     limit: float
     higher_is_better: bool = False
+    unit: str = "×"
 
     @property
     def met(self) -> bool:
@@ -198,7 +199,8 @@ class Target:
     def row(self) -> str:
         sign = "≥" if self.higher_is_better else "≤"
         state = "met" if self.met else "MISSED"
-        return f"| {self.what} | {fmt_ratio(self.value)} | {sign} {self.limit:g}× | {state} |"
+        value = fmt_ratio(self.value) if self.unit == "×" else f"{self.value:.3f} {self.unit}"
+        return f"| {self.what} | {value} | {sign} {self.limit:g}{self.unit} | {state} |"
 
 
 def blas_description() -> str:
@@ -295,6 +297,7 @@ def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
         for ours, theirs in (("core mmr", "pyversity mmr"), ("core dpp", "pyversity dpp")):
             targets.append(Target(f"({n},{d},{k}) {ours} / {theirs}",
                                   med[ours] / med[theirs], 1.0))
+    targets += run_words(repeats)
     print("\n## Targets\n")
     print("| target | measured | limit | state |")
     print("|---|---:|---:|---|")
@@ -310,6 +313,85 @@ def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
     return 0
 
 
+def hotpot_pools(n: int, pools: int) -> list[tuple[str, list[str]]]:
+    """``pools`` (question, n passages) pairs of real text: HotpotQA's vendored questions,
+    each with n of its paragraphs (title and text, about 600 characters)."""
+    from vrsd_eval.evidence import load_evidence_corpora
+
+    corpus = load_evidence_corpora(limit=400)[0]
+    texts = corpus.texts
+    return [(corpus.questions[i], [texts[(i * n + j) % len(texts)] for j in range(n)])
+            for i in range(pools)]
+
+
+def words_timings(n: int, repeats: int, rng: np.random.Generator) -> dict[str, float]:
+    """Median seconds per query of each way to score a pool of n real passages."""
+    import bm25s
+    from rank_bm25 import BM25Okapi
+
+    from vrsd_kit.lexical import bm25, pool_relevance, tokenize
+
+    pools = hotpot_pools(n, 16)
+    at = iter(range(1 << 30))
+    vectors = unit_rows(rng, (n, 384))
+    qvec = unit_rows(rng, (384,))
+
+    def pool() -> tuple[str, list[str]]:
+        return pools[next(at) % len(pools)]
+
+    def cold() -> object:  # texts never seen: each is tokenised (and cached) now
+        query, texts = pool()
+        return bm25(query, [text + " " for text in texts])
+
+    def with_bm25s() -> object:
+        query, texts = pool()
+        index = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+        index.index([tokenize(t) for t in texts], show_progress=False)
+        return index.get_scores(tokenize(query))
+
+    def with_rank_bm25() -> object:
+        query, texts = pool()
+        return BM25Okapi([tokenize(t) for t in texts]).get_scores(tokenize(query))
+
+    fns = {
+        WORDS_WARM: lambda: bm25(*pool()),
+        WORDS_FUSED: lambda: pool_relevance(*pool(), qvec, vectors),
+        "vrsd_kit bm25, tokenising every text": cold,
+        "bm25s (index the pool, score)": with_bm25s,
+        "rank-bm25 BM25Okapi (index the pool, score)": with_rank_bm25,
+    }
+    for query, texts in pools:  # what an adapter has seen once
+        bm25(query, texts)
+    timings = time_interleaved(fns, repeats)
+    chars = float(np.mean([sum(map(len, texts)) / n for _, texts in pools]))
+    return {**{name: timings.median(name) for name in fns}, "chars": chars}
+
+
+WORDS_WARM = "vrsd_kit bm25, tokenised before"
+WORDS_FUSED = "vrsd_kit pool_relevance (cosine + bm25 + fusion), tokenised before"
+
+
+def run_words(repeats: int) -> list[Target]:
+    """The words' cost per query: BM25 of a pool against the query (vrsd_kit.lexical),
+    its texts tokenised before (an adapter that saw them) and from scratch, beside bm25s
+    and rank-bm25 indexing the same pool per query; then how it grows with the pool."""
+    print("\n## The words: BM25 of one query's pool (real passages)\n")
+    print(f"| n | implementation | median ms | vs {WORDS_WARM} |")
+    print("|---|---|---:|---:|")
+    targets = []
+    rng = np.random.default_rng(0)
+    for n in (50, 100, 200):
+        med = words_timings(n, repeats, rng)
+        chars = med.pop("chars")
+        for name, t in med.items():
+            print(f"| {n} | {name} | {fmt_ms(t)} | {fmt_ratio(t / med[WORDS_WARM])} |")
+        print(f"| {n} | (mean characters per passage: {chars:.0f}) | | |")
+        if n == 50:
+            targets.append(Target("(50 passages) the words per query, texts tokenised before",
+                                  med[WORDS_FUSED] * 1e3, 1.0, unit=" ms"))
+    return targets
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=30,
@@ -317,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="5 rounds and only the two smaller single-query cases")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random arrays")
+    parser.add_argument("--words", action="store_true",
+                        help="only the words' cost (BM25 of a pool), not the selections")
     parser.add_argument("--blas-threads", type=int, default=1,
                         help="BLAS threads (default 1: on a shared machine, threads that "
                         "wait for a busy core make small products 1000x slower; 0 = BLAS "
@@ -333,12 +417,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
     repeats = min(args.repeats, 5) if args.quick else args.repeats
+    def chosen() -> int:
+        if not args.words:
+            return run(repeats, args.quick, args.seed, args.plot)
+        for target in run_words(repeats):
+            print(target.row())
+        return 0
+
     if args.blas_threads > 0:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=args.blas_threads, user_api="blas"):
-            return run(repeats, args.quick, args.seed, args.plot)
-    return run(repeats, args.quick, args.seed, args.plot)
+            return chosen()
+    return chosen()
 
 
 if __name__ == "__main__":

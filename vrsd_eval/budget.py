@@ -157,6 +157,7 @@ def evaluate_budgets(
         variant=corpus.name, n_questions=nq, n_corpus=len(corpus.texts), fetch_k=fetch_k,
         model=model, ks=budgets, labels=labels, peers=baselines[1:] + list(pickers),
         recall=recall, complete=complete, tokens=used, seconds=time.perf_counter() - start,
+        words=[s.label for s in specs if s.words],
     )
 
 

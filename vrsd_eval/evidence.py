@@ -317,6 +317,8 @@ class EvidenceResult:
     recall: dict[int, dict[str, np.ndarray]] = field(default_factory=dict)
     complete: dict[int, dict[str, np.ndarray]] = field(default_factory=dict)
     seconds: float = 0.0
+    words: list[str] = field(default_factory=list)
+    """The rows that read the candidates' words (the rest rank by vectors only)."""
 
     def cell(self, k: int, label: str) -> tuple[float, ...]:
         """(evidence recall, all-evidence rate) of ``label`` at ``k``."""
@@ -378,6 +380,7 @@ def evaluate_evidence(
         variant=corpus.name, n_questions=len(corpus.questions), n_corpus=len(corpus.texts),
         fetch_k=fetch_k, model=model, ks=ks, labels=labels, peers=list(pickers),
         recall=recall, complete=complete, seconds=time.perf_counter() - start,
+        words=[s.label for s in specs if s.words],
     )
 
 

@@ -170,10 +170,11 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
                   ) -> str:
     """Per model and corpus (and all corpora together): the ``default`` row's lowest
     recall minus ``baseline``'s over the columns, and the mean all-evidence rate of the
-    default, of the baseline and of the best other row (``not_compared`` left out).
-    Empty without both rows."""
+    default, of the baseline, of the best row by vectors only and of the best other row
+    that reads the words (``not_compared`` left out). Empty without both rows."""
     lines = [f"| model | corpus | lowest recall, default − {baseline_name} | mean all-evidence: "
-             f"default | {baseline_name} | best other row |", "|---|---|---:|---:|---:|---|"]
+             f"default | {baseline_name} | best by vectors only | best other with words |",
+             "|---|---|---:|---:|---:|---|---|"]
     for results in runs.values():
         if not results or not {"default", baseline} <= set(results[0].labels):
             return ""
@@ -188,11 +189,21 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
                     for lab in group[0].labels}
             others = [lab for lab in mean
                       if lab not in ("default", baseline) and lab not in not_compared]
-            best = max(others, key=lambda lab: mean[lab]) if others else None
-            best_text = f"{mean[best]:.3f} ({best})" if best else "—"
+            with_words = set(getattr(group[0], "words", ()))
+            best = [_best(mean, [lab for lab in others if (lab in with_words) == words])
+                    for words in (False, True)]
             lines.append(f"| {group[0].model} | {corpus} | {worst:+.3f} ({where}) | "
-                         f"{mean['default']:.3f} | {mean[baseline]:.3f} | {best_text} |")
+                         f"{mean['default']:.3f} | {mean[baseline]:.3f} | {best[0]} | "
+                         f"{best[1]} |")
     return "\n".join(lines)
+
+
+def _best(mean: Mapping[str, float], labels: Sequence[str]) -> str:
+    """``0.612 (label)`` for the label of highest mean, or a dash for none."""
+    if not labels:
+        return "—"
+    best = max(labels, key=lambda lab: mean[lab])
+    return f"{mean[best]:.3f} ({best})"
 
 
 def report_document(title: str, summary: str, tables: Mapping[str, Sequence[str]]) -> str:

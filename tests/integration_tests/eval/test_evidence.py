@@ -17,9 +17,11 @@ from vrsd_eval.evidence import (
     load_evidence_corpora,
     peer_rows,
 )
+from vrsd_kit.lexical import pool_relevance
 
 LIMIT, FETCH = 20, 50
-ROWS = ["default", "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
+ROWS = ["default", "default-vectors", "top-k-words", "similarity", "vrsd",
+        "mmr:lambda_mult=0.7", "dpp"]
 
 
 def test_drop_first_sentence():
@@ -68,14 +70,17 @@ def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
 
 
 def test_evidence_specs_default_rows():
-    labels = [s.label for s in evidence_specs()]
-    assert labels[:3] == ["default", "similarity", "vrsd"]
+    specs = evidence_specs()
+    labels = [s.label for s in specs]
+    assert labels[:5] == ["default", "default, vectors only", "top-k by words and vectors",
+                          "similarity", "vrsd"]
+    assert [s.label for s in specs if s.words] == ["default", "top-k by words and vectors"]
     assert "mmr(0.9)" in labels and "vrsd_swap" in labels and len(set(labels)) == len(labels)
 
 
 def test_default_rows_cover_every_method_that_runs_at_realistic_sizes():
     # a new method appears in the evidence tables without editing the protocol
-    methods = {s.method for s in evidence_specs() if s.label != "default"}
+    methods = {s.method for s in evidence_specs() if s.method and not s.words}
     assert methods == set(methods_where(exhaustive=False)) - {DEFAULT_METHOD}
 
 
@@ -130,7 +135,10 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
         for k in EVIDENCE_KS:
             for label, spec in specs.items():
                 method = spec.method or default_method
-                picks = select(q, vecs[nearest], k, method=method, **spec.options).indices
+                words = pool_relevance(question, [corpus.texts[i] for i in nearest], q,
+                                       vecs[nearest]).fused if spec.words else None
+                picks = select(q, vecs[nearest], k, method=method, relevance=words,
+                               **spec.options).indices
                 found = owner[nearest[picks]].tolist()
                 got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
             for label in peer_labels:
@@ -278,8 +286,10 @@ def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
         pools = build_pools(corpus.texts, corpus.questions, embeddings, FETCH, show=False)
         counts = count_tokens(approx_token_count, corpus.texts)
         for spec in evidence_specs():
-            method = {} if spec.label == "default" else {
-                "method": spec.method, "method_kwargs": dict(spec.options)}
+            if spec.method and spec.words:
+                continue  # top-k by the words: select's relevance=, recomputed above
+            method = ({} if spec.label == "default" else {"lexical": False}) if not spec.method \
+                else {"method": spec.method, "method_kwargs": dict(spec.options)}
             retriever = VRSDRetriever(vectorstore=pools.store, k=FETCH, fetch_k=FETCH, **method)
             for k in EVIDENCE_KS:
                 batched = select_rows(pools, spec, k)
