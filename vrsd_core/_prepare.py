@@ -99,6 +99,9 @@ class Prepared:
     rel: np.ndarray  # (B, n): relevance used by relevance-based methods
     normalize: bool
     all_real: bool = False  # True when no row is padding (valid.all(), known for free)
+    # True when ``rel`` is already in pool units: the sum of several signals' z-scores
+    # (a relevance given with one row per signal, see ``_relevance``)
+    rel_in_pool_units: bool = False
     # The per-source cap (see _groups.py): group code per candidate, picks per group.
     group: np.ndarray | None = None  # (B, n) int64 codes, or None without groups
     cap: int | None = None  # max_per_group; None = no cap (also when no groups)
@@ -143,7 +146,8 @@ class Prepared:
         return Prepared(
             X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
             sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
-            rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
+            rel=self.rel[cut], rel_in_pool_units=self.rel_in_pool_units,
+            normalize=self.normalize, all_real=self.all_real,
             group=None if self.group is None else self.group[cut], cap=self.cap,
             feasible=None if self.feasible is None else self.feasible[cut],
             tokens=None if self.tokens is None else self.tokens[cut], budget=self.budget,
@@ -233,13 +237,14 @@ def prepare(
     qsim = _query_products(X, q, scale, normalize)
     if not all_real:
         qsim = np.where(valid, qsim, 0.0)
-    rel = qsim if relevance is None else _relevance(relevance, (B, n), valid, batched)
+    rel, in_pool_units = (qsim, False) if relevance is None else _relevance(
+        relevance, (B, n), valid, batched)
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
     tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
     return Prepared(
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
-        rel=rel, normalize=normalize, all_real=all_real, group=codes, cap=cap,
-        feasible=feasible, tokens=tokens, budget=budget,
+        rel=rel, rel_in_pool_units=in_pool_units, normalize=normalize, all_real=all_real,
+        group=codes, cap=cap, feasible=feasible, tokens=tokens, budget=budget,
     )
 
 
@@ -354,15 +359,40 @@ def _query_products(X: np.ndarray, q: np.ndarray, scale: np.ndarray, normalize: 
 
 
 def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batched: bool
-               ) -> np.ndarray:
-    """The caller's relevance as (B, n) float64, 0 at padding; checked finite where real."""
+               ) -> tuple[np.ndarray, bool]:
+    """The caller's relevance as (B, n) float64, 0 at padding, checked finite where real,
+    and whether it is in pool units.
+
+    One score per candidate is taken as it is. Several signals, one row each (shape
+    (m, n), batched (B, m, n); e.g. the cosine and a lexical score) are fused in pool
+    units: each standardised over the pool's real candidates and summed, so each
+    signal's standard deviation counts alike and no weight is needed."""
     r = as_float_array(relevance, "relevance").astype(np.float64)
     want = shape if batched else shape[1:]
-    if r.shape != want:
-        raise ValueError(f"relevance: expected shape {want}, got {r.shape}")
-    r = r.reshape(shape)
-    check_finite(r, "relevance", valid)
-    return np.where(valid, r, 0.0)
+    signals = r.ndim == len(want) + 1 and r.shape[-1:] == want[-1:] and \
+        r.shape[:-2] == want[:-1] and r.shape[-2] >= 1
+    if r.shape != want and not signals:
+        raise ValueError(f"relevance: expected shape {want} (or one row per signal: "
+                         f"{(*want[:-1], 'm', want[-1])}), got {r.shape}")
+    if not signals:
+        r = r.reshape(shape)
+        check_finite(r, "relevance", valid)
+        return np.where(valid, r, 0.0), False
+    r = r.reshape((shape[0], r.shape[-2], shape[1]))
+    check_finite(r, "relevance", np.broadcast_to(valid[:, None, :], r.shape))
+    fused = sum(standardised(r[:, s], valid) for s in range(r.shape[1]))
+    return np.asarray(fused, dtype=np.float64), True
+
+
+def standardised(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """z-scores of ``x`` (B, n) within each row's real candidates (0 at padding, and
+    everywhere in a row whose values do not vary)."""
+    real = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
+    mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / real
+    dev = np.where(valid, x - mean, 0.0)
+    std = np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / real)
+    spread = std > 1e-12 * np.maximum(1.0, np.abs(mean))
+    return np.where(spread, dev / np.where(spread, std, 1.0), 0.0)
 
 
 def _group_cap(

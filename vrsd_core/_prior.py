@@ -77,7 +77,7 @@ def apply_prior(
     if weight == 0:
         return prep, rest, prior
     blended = np.where(prep.valid, (1.0 - weight) * prep.rel + weight * prior, 0.0)
-    return dataclasses.replace(prep, rel=blended), rest, prior
+    return dataclasses.replace(prep, rel=blended, rel_in_pool_units=False), rest, prior
 
 
 def shown_params(params: dict[str, Any]) -> dict[str, Any]:

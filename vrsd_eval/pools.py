@@ -36,9 +36,9 @@ class Pools:
         vectors: (Q, n, d) the candidates' vectors, as the store returned them.
         store: the LangChain FAISS store (``store.build_store``) they come from.
         embeddings: the ``Embeddings`` the store and the questions use.
-        words: (Q, n) each candidate's relevance from its vector and its words,
-            z(cosine) + z(BM25 in the pool), as the adapters compute it for the default
-            (``vrsd_kit.lexical.pool_relevance``).
+        words: (Q, 2, n) each candidate's relevance signals, its cosine and its BM25
+            in the pool, as the adapters give them to the default
+            (``vrsd_kit.lexical.pool_relevance``; the core fuses them).
     """
 
     queries: np.ndarray
@@ -79,7 +79,7 @@ def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
         vectors.append(np.asarray(found.vectors))
     stacked = np.stack(vectors)
     words = np.stack([
-        pool_relevance(question, [texts[r] for r in found], qvec, cands).fused
+        pool_relevance(question, [texts[r] for r in found], qvec, cands).signals
         for question, found, qvec, cands in zip(questions, rows, queries, stacked, strict=True)
     ])
     return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words)

@@ -378,11 +378,11 @@ def selection_inputs(
     per-item callable (``item_values`` in the adapter's terms); ``score(fn)`` calls a
     relevance callable the way the adapter presents it, e.g. ``fn(query, documents)``.
     Prior and relevance values are checked by ``check_prior_values``. ``words``
-    (``words_relevance``): its fused relevance is the one the method ranks by.
+    (``words_relevance``): its two signals are the relevance, fused by the core.
     """
     out = dict(options)
     if words is not None:
-        out["relevance"] = words.fused
+        out["relevance"] = words.signals
     if out.get("prior") is not None:
         out["prior"] = check_prior_values(values(out["prior"], "prior"), count)
     if relevance is not None:

@@ -1,16 +1,17 @@
-"""What the candidates' words say: BM25 over the over-fetched pool, fused with the cosine.
+"""What the candidates' words say: BM25 over the over-fetched pool, beside the cosine.
 
 A small embedding model blurs the names, numbers and rare terms a question turns
 on; the candidates' own words keep them. ``bm25`` scores the pool's texts against
 the query with statistics from the pool alone (no index: the n candidates are the
-collection), and ``fuse`` adds the two relevances in the pool's own units::
+collection). ``pool_relevance`` gives both signals; the core receives them as
+``select(..., relevance=[cosines, bm25 scores])`` (one row per signal) and fuses
+them in the pool's own units::
 
     relevance_i = z(cosine)_i + z(bm25)_i,   z(x) = (x - mean(x)) / std(x) over the pool
 
 so neither part needs a weight: each counts one standard deviation of its own
 spread in this pool. A part that does not vary over the pool (no query word in any
-candidate) contributes 0. The core receives the result as ``select(...,
-relevance=...)`` and stays numpy-only.
+candidate) contributes 0. The core stays numpy-only.
 
 Tokens are Unicode word characters, case-folded (``\\w+``): any language that
 separates words, no stop list, no stemmer. BM25 is Lucene's (bm25s'
@@ -76,17 +77,6 @@ def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> N
     return (tf / (tf + norm[:, None])) @ weights  # type: ignore[no-any-return]
 
 
-def standardised(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """z-scores of ``x`` over its entries (all 0 when ``x`` does not vary)."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.size == 0:
-        return x
-    std = x.std()
-    if not std > 1e-12 * max(1.0, abs(float(x.mean()))):
-        return np.zeros_like(x)
-    return (x - x.mean()) / std  # type: ignore[no-any-return]
-
-
 @dataclass(frozen=True)
 class PoolRelevance:
     """One query's relevance of its candidates, and its parts.
@@ -95,12 +85,15 @@ class PoolRelevance:
         cosine: each candidate's cosine to the query (what the vectors say).
         lexical: each candidate's BM25 score against the query within the pool
             (what the words say).
-        fused: ``z(cosine) + z(lexical)``, what the selection ranks by.
     """
 
     cosine: NDArray[np.float64]
     lexical: NDArray[np.float64]
-    fused: NDArray[np.float64]
+
+    @property
+    def signals(self) -> NDArray[np.float64]:
+        """(2, n): the rows ``select(..., relevance=...)`` fuses as z(cosine) + z(lexical)."""
+        return np.stack([self.cosine, self.lexical])
 
 
 def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
@@ -114,13 +107,5 @@ def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
 
 def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.floating],
                    vectors: NDArray[np.floating]) -> PoolRelevance:
-    """The vectors' and the words' relevance of one query's candidates, fused."""
-    cos = cosines(query_vector, vectors)
-    lexical = bm25(query, texts)
-    return PoolRelevance(cos, lexical, fuse(cos, lexical))
-
-
-def fuse(cosine: NDArray[np.floating], lexical: NDArray[np.floating]) -> NDArray[np.float64]:
-    """``z(cosine) + z(lexical)`` over the pool: each part in its own pool units."""
-    return standardised(np.asarray(cosine, dtype=np.float64)) + standardised(
-        np.asarray(lexical, dtype=np.float64))
+    """The vectors' and the words' relevance of one query's candidates."""
+    return PoolRelevance(cosines(query_vector, vectors), bm25(query, texts))

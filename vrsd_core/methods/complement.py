@@ -2,53 +2,40 @@
 
 One idea: take the k candidates that are most likely *together* under a
 determinantal point process (Kulesza & Taskar; greedy MAP as in Chen, Zhang &
-Zhou 2018) whose quality is each candidate's relevance **standardised within its
-pool**, except that the second pick is VRSD's (Gao, Deng & Zhang): of the candidates
-the determinant rates within one e-fold of its best, the one whose sum with the first
-is best aligned with the query.
+Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
 
-* **Quality.** z_i = (rel_i - mean) / std over the pool's candidates, and the kernel
-  is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the candidates' cosines. Then
-  det L_Y = exp(sum of z over Y) * det S_Y: one standard deviation of relevance is
-  worth one e-fold of the volume the set spans, whatever the embedding model's
-  cosine range or the scale of an outside ``relevance=`` (a cross-encoder's
-  logits). Each greedy step adds the candidate with the largest determinant ratio
-  ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what the
-  candidate says that the picks do not. A restatement of a pick adds almost
-  nothing and waits; a distinct passage of the same topic does not.
-* **The second pick** is argmax_j cos(c_1 + c_j, q) over the candidates whose
-  determinant ratio is at least 1/e of the best one (one e-fold: the worth of one
-  standard deviation of relevance, the kernel's own unit). A multi-hop question
-  needs two passages whose parts away from the question cancel (each covers what
-  the other leaves out); the determinant sees only that they differ, the sum sees
-  that they complement each other. The e-fold keeps the step among the candidates
-  the determinant nearly prefers: on a compressed cosine band (e5) the sum alone
-  reaches for weakly relevant candidates. With an outside relevance, each
-  candidate's relevance is put on the pool's cosine scale for this step (the
-  cosines' pool mean plus their standard deviation times z), so the step reads the
-  reranker's order.
+* **Quality.** z_i is the candidate's relevance standardised within its pool,
+  (rel_i - mean) / std over the pool's candidates; given several relevance signals
+  (one row each, e.g. the cosine and the words' BM25 the adapters add), z_i is the
+  sum of each signal's standardised score, so each signal's standard deviation counts
+  alike. The kernel is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the
+  candidates' cosines. Then det L_Y = exp(sum of z over Y) * det S_Y: one standard
+  deviation of relevance is worth one e-fold of the volume the set spans, whatever
+  the embedding model's cosine range or the scale of an outside ``relevance=`` (a
+  cross-encoder's logits). Each greedy step adds the candidate with the largest
+  determinant ratio ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance
+  times what the candidate says that the picks do not. A restatement of a pick adds
+  almost nothing and waits; a distinct passage of the same topic does not.
 * **Held back.** ``info["held_back"]`` maps each candidate that plain top-k (by the
   same relevance, the same number of picks) would have returned but this did not
-  to the pick it is closest to: what the candidate restates. Under a cap or a
-  budget, only candidates that were still allowed are listed.
+  to the pick it is closest to. Under a cap or a budget, only candidates that were
+  still allowed are listed.
 
 When every remaining determinant ratio is numerically zero (k above the kernel's
 rank, or only copies left) the rest is filled by relevance, with gain 0, counted
 in ``info["filled_by_relevance"]``. ``gains`` are the determinant ratios.
 
 Cost: one n x d matrix-vector product per pick (the pick against every candidate,
-which serves the kernel row, the step and ``held_back``) and O(k n) arithmetic
-per pick for the Cholesky rows; ties go to the lower index (the store's order).
+which serves the kernel row and ``held_back``) and O(k n) arithmetic per pick for
+the Cholesky rows; ties go to the lower index (the store's order).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._kernels import TINY, argmax_first, argmax_first_1d, first_tie
-from .._prepare import Prepared
+from .._prepare import Prepared, standardised
 from ._common import (
     Picked,
     cholesky_step,
@@ -73,9 +60,7 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     B, n = prep.batch, prep.n
     rows = np.arange(B)
     valid = prep.valid
-    z = _standardised(prep.rel, valid)
-    w = np.where(valid, np.exp(z / 2.0), 0.0)
-    step_rel = prep.qsim if prep.rel is prep.qsim else _on_cosine_scale(prep.qsim, z, valid)
+    w = np.where(valid, np.exp(_pool_units(prep) / 2.0), 0.0)
     d2 = w * w * prep.sq_norm
     floor = _RANK_EPS[prep.X.dtype] * d2.max(axis=1, initial=0.0, keepdims=True)
     by_rel = np.where(valid, prep.rel, -np.inf)
@@ -90,14 +75,7 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     for t in range(K):
         best = np.where(avail, d2, -np.inf).max(axis=1, initial=-np.inf)
         exhausted |= best <= floor[:, 0]
-        if t == 1:  # VRSD's step, among the candidates within one e-fold of the best ratio
-            a = picks[:, 0]
-            length_sq = prep.sq_norm[rows, a][:, None] + prep.sq_norm + 2.0 * sims[:, 0]
-            score = (step_rel[rows, a][:, None] + step_rel) / np.sqrt(np.maximum(length_sq, TINY))
-            score[d2 < best[:, None] / math.e] = -np.inf
-        else:
-            score = d2.copy()
-        score = np.where(exhausted[:, None], by_rel, score)
+        score = np.where(exhausted[:, None], by_rel, d2)
         score[~avail] = -np.inf
         p = argmax_first(score, prep.tie_rtol)
         active = step_active(t, counts, cons)
@@ -129,11 +107,8 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     and blocked candidates get d^2 = -inf and relevance -inf, so no mask is applied."""
     n = prep.n
     rel, sq = prep.rel[0], prep.sq_norm[0]
-    z = _standardised(prep.rel, prep.valid)[0]
-    w = np.exp(z / 2.0)
+    w = np.exp(_pool_units(prep)[0] / 2.0)
     qsim = prep.qsim[0]
-    step_rel = (qsim if prep.rel is prep.qsim
-                else _on_cosine_scale(prep.qsim, z[None], prep.valid)[0])
     row_scale = w * prep.scale[0] if prep.normalize else w
     d2 = w * w * sq
     floor = _RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
@@ -149,18 +124,12 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     for t in range(K):
         if not exhausted:
             top = int(d2.argmax())
-            best = float(d2[top])
-            exhausted = best <= floor
-        if t == 1 and not exhausted:  # VRSD's step, within one e-fold of the best ratio
-            a = int(picks[0])
-            cos_a = kernel[0] / (w * w[a])
-            score = (step_rel[a] + step_rel) / np.sqrt(np.maximum(sq[a] + sq + 2.0 * cos_a, TINY))
-            score[d2 < best / math.e] = -np.inf  # picked, blocked, or far below the best
+            exhausted = float(d2[top]) <= floor
         if exhausted:
             p = argmax_first_1d(by_rel, rtol)
             filled += 1
         else:
-            p = argmax_first_1d(score, rtol) if t == 1 else first_tie(d2, top, rtol)
+            p = first_tie(d2, top, rtol)
             gains[t] = d2[p]
         picks[t] = p
         by_rel[p] = -np.inf
@@ -182,27 +151,10 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
     return Picked(picks, gains, info, objective)
 
 
-def _moments(x: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, deviations (0 at padding) and standard deviation of ``x`` over the real
-    candidates of each row of a (B, n) table."""
-    real = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
-    mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / real
-    dev = np.where(valid, x - mean, 0.0)
-    return mean, dev, np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / real)
-
-
-def _standardised(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """z-scores of ``rel`` within each row's real candidates (0 at padding, and
-    everywhere in a row whose relevance does not vary)."""
-    mean, dev, std = _moments(rel, valid)
-    spread = std > 1e-12 * np.maximum(1.0, np.abs(mean))
-    return np.where(spread, dev / np.where(spread, std, 1.0), 0.0)
-
-
-def _on_cosine_scale(qsim: np.ndarray, z: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """An outside relevance's z-scores placed on the pool's cosine scale, for the step."""
-    mean, _, std = _moments(qsim, valid)
-    return mean + std * z
+def _pool_units(prep: Prepared) -> np.ndarray:
+    """(B, n) the relevance in pool units: as given when it is already (several
+    signals fused), else standardised within each pool."""
+    return prep.rel if prep.rel_in_pool_units else standardised(prep.rel, prep.valid)
 
 
 def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,

@@ -136,7 +136,7 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
             for label, spec in specs.items():
                 method = spec.method or default_method
                 words = pool_relevance(question, [corpus.texts[i] for i in nearest], q,
-                                       vecs[nearest]).fused if spec.words else None
+                                       vecs[nearest]).signals if spec.words else None
                 picks = select(q, vecs[nearest], k, method=method, relevance=words,
                                **spec.options).indices
                 found = owner[nearest[picks]].tolist()

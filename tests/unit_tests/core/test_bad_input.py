@@ -145,7 +145,8 @@ def test_relevance_is_refused_by_geometric_methods(method):
         select_batch(Q[None], C[None], 2, method=method, relevance=np.ones((1, 4)))
 
 
-@pytest.mark.parametrize("relevance", [np.ones(3), np.ones((1, 4)), [1, 2, np.nan, 3],
+@pytest.mark.parametrize("relevance", [np.ones(3), np.ones((1, 3)), np.ones((2, 2, 4)),
+                                       [[1, 2, 3, 4], [1, np.nan, 2, 3]], [1, 2, np.nan, 3],
                                        ["a", "b", "c", "d"], [1, 2, 3, [4]]])
 def test_bad_relevance(relevance):
     with raises("relevance"):

@@ -12,9 +12,7 @@ from hypothesis import strategies as st
 from vrsd_kit.lexical import (
     bm25,
     cosines,
-    fuse,
     pool_relevance,
-    standardised,
     term_counts,
     tokenize,
 )
@@ -92,17 +90,29 @@ def test_each_text_is_tokenised_once():
     assert info.misses == 2 and info.hits == 4
 
 
-def test_fuse_adds_the_parts_in_pool_units():
+def test_the_core_fuses_the_signals_in_pool_units():
+    from vrsd_core import select
+
+    def z(x):
+        return (x - x.mean()) / x.std()
+
     cos = np.array([0.9, 0.8, 0.7, 0.2])
     lex = np.array([0.0, 5.0, 0.0, 1.0])
-    fused = fuse(cos, lex)
-    np.testing.assert_allclose(fused, standardised(cos) + standardised(lex))
-    np.testing.assert_allclose(standardised(cos).std(), 1.0)
-    # scale and shift of either part change nothing: no weight to choose
-    np.testing.assert_allclose(fuse(3 * cos - 1, 10 * lex), fused)
-    # a part that does not vary adds nothing (no query word in any candidate)
-    np.testing.assert_allclose(fuse(cos, np.zeros(4)), standardised(cos))
-    assert standardised(np.array([])).shape == (0,)
+    vectors = np.eye(4)
+    sel = select(np.ones(4), vectors, 4, method="similarity", relevance=np.stack([cos, lex]))
+    fused = z(cos) + z(lex)
+    np.testing.assert_allclose(sel.relevance, fused[sel.indices])
+    assert sel.indices.tolist() == np.argsort(-fused, kind="stable").tolist()
+    # scale and shift of either signal change nothing: no weight to choose
+    again = select(np.ones(4), vectors, 4, method="similarity",
+                   relevance=np.stack([3 * cos - 1, 10 * lex]))
+    np.testing.assert_allclose(again.relevance, sel.relevance)
+    # a signal that does not vary adds nothing (no query word in any candidate)
+    flat = select(np.ones(4), vectors, 4, method="similarity",
+                  relevance=np.stack([cos, np.zeros(4)]))
+    np.testing.assert_allclose(flat.relevance, z(cos)[flat.indices])
+    with pytest.raises(ValueError, match="relevance: expected shape"):
+        select(np.ones(4), vectors, 2, relevance=np.ones((2, 3)))
 
 
 def test_pool_relevance_reads_both_and_the_caller_arrays_are_not_changed():
@@ -114,6 +124,4 @@ def test_pool_relevance_reads_both_and_the_caller_arrays_are_not_changed():
     np.testing.assert_allclose(parts.cosine, cosines(q, vectors))
     assert parts.cosine[3] == 0.0  # a zero vector scores 0, not NaN
     np.testing.assert_allclose(parts.lexical, bm25("caffeine half-life", TEXTS[:4]))
-    np.testing.assert_allclose(parts.fused, fuse(parts.cosine, parts.lexical))
-    # the passage that names the query's words overtakes a closer vector without them
-    assert np.argmax(parts.fused) == 0
+    np.testing.assert_array_equal(parts.signals, [parts.cosine, parts.lexical])
