@@ -53,7 +53,7 @@ def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
         det_y = np.linalg.det(L[np.ix_(picks, picks)]) if picks else 1.0
         return np.linalg.det(L[np.ix_(Y, Y)]) / det_y
 
-    for t in range(min(k, n)):
+    for _ in range(min(k, n)):
         cands = [j for j in range(n) if allowed(j)]
         if not cands:
             break
