@@ -8,8 +8,8 @@ Install (from a checkout; torch first, as the README's Install says):
 
 The retriever over-fetches 20 passages of the built-in demo corpus by
 similarity and keeps 4 with the recommended default method
-(``vrsd_core.DEFAULT_METHOD``: the most relevant passage, the one that best
-complements it, then relevance order with restatements skipped), so the model
+(``vrsd_core.DEFAULT_METHOD``: relevance from the passages' vectors and words, then
+the most relevant set that spans the most, restatements waiting), so the model
 sees complementary passages instead of four paraphrases of one.
 
 The chat model comes from the environment, through LangChain's

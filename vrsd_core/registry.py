@@ -66,8 +66,8 @@ _TABLE = (
     MethodInfo(
         name="complement", fn=complement, takes_relevance=True, takes_prior=True,
         deterministic=True,
-        summary="recommended for RAG: a determinantal selection on relevance standardised in "
-        "the pool, its second pick VRSD's complement of the first; restatements held back"),
+        summary="recommended for RAG: a determinantal selection on relevance in pool units "
+        "(the adapters: z(cosine) + z(BM25 of the words)); restatements held back"),
     MethodInfo(
         name="similarity", fn=similarity, takes_relevance=True, takes_prior=True,
         deterministic=True, summary="plain top-k by relevance (cosine to the query)"),

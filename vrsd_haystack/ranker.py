@@ -122,9 +122,9 @@ class VRSDRanker:
     Args:
         top_k: how many documents to return (each run may override it).
         method: a ``vrsd_core.METHOD_INFO`` name; default ``"complement"``
-            (``vrsd_core.DEFAULT_METHOD``), the project's recommendation: the most
-            relevant document, the one that best complements it, then relevance
-            order with restatements skipped. ``"vrsd"`` is the paper's greedy;
+            (``vrsd_core.DEFAULT_METHOD``), the project's recommendation: relevance
+            from the documents' vectors and words (``lexical``), then the most
+            relevant set that spans the most, restatements waiting. ``"vrsd"`` is the paper's greedy;
             ``"mmr"``, ``"dpp"``, ... work too.
         method_kwargs: the method's options, e.g. ``{"lambda_mult": 0.5}``.
         relevance: outside relevance for the methods that take one (not

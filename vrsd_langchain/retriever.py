@@ -35,9 +35,10 @@ class VRSDRetriever(BaseRetriever):
     """Over-fetch ``fetch_k`` candidates from a vector store, return ``k`` chosen by ``method``.
 
     The default, ``method="complement"`` (``vrsd_core.DEFAULT_METHOD``), is the
-    project's recommendation for RAG: the most relevant document, the one that best
-    complements it (VRSD's sum-vector step), then relevance order, restatements
-    skipped. ``method="vrsd"`` picks the k documents whose *sum* vector is most
+    project's recommendation for RAG: relevance from the candidates' vectors *and* their
+    words (``lexical``), then the set of k that is most relevant and spans the most
+    (a determinantal selection: a restatement of a pick adds almost nothing and waits).
+    ``method="vrsd"`` picks the k documents whose *sum* vector is most
     cosine-aligned with the query (Gao, Deng & Zhang's greedy); any ``vrsd_core``
     method works (``"mmr"``, ``"dpp"``, ``"vrsd_exact"``, ``"similarity"``, ...).
 

@@ -149,8 +149,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
 
     See the module docstring for where vectors come from and what the output
     nodes carry. Methods are those of ``vrsd_core.METHOD_INFO``: ``"complement"``
-    (the default and the project's recommendation: the most relevant node, the one
-    that best complements it, then relevance order, restatements skipped),
+    (the default and the project's recommendation: relevance from the nodes' vectors
+    and words, ``lexical``, then the most relevant set that spans the most),
     ``"vrsd"`` (the paper's greedy sum-vector selection;
     ``method_kwargs={"refine": "swap"}`` adds local search), ``"vrsd_exact"``,
     ``"mmr"`` (``lambda_mult``), ``"dpp"`` (``theta``), ``"similarity"``. The
