@@ -73,7 +73,8 @@ def rag_pipeline(store: InMemoryDocumentStore, model: str) -> Pipeline:
 
 
 def ask(pipe: Pipeline, question: str) -> dict:
-    return pipe.run({"embedder": {"text": question}, "prompt": {"question": question}},
+    return pipe.run({"embedder": {"text": question}, "ranker": {"query": question},
+                     "prompt": {"question": question}},
                     include_outputs_from={"ranker"})
 
 

@@ -114,7 +114,8 @@ def _vrsd_ranker(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[str],
                  query: str) -> list[int]:
     from vrsd_haystack import VRSDRanker
 
-    out = VRSDRanker(top_k=k).run(documents=_documents(cands, texts), query_embedding=q.tolist())
+    out = VRSDRanker(top_k=k).run(documents=_documents(cands, texts), query_embedding=q.tolist(),
+                                  query=query)
     return [int(d.id) for d in out["documents"]]
 
 
