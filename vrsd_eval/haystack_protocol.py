@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from vrsd_core import DEFAULT_METHOD, select
+from vrsd_kit.lexical import pool_relevance
 
 from .evidence import EVIDENCE_REPORT, EvidenceCorpus, EvidenceResult, empty_scores
 from .geometries import Geometry
@@ -26,10 +27,13 @@ from .pools import Pools, build_pools, score
 from .report import progress, write_outputs
 
 
-def _core(method: str) -> TextPicker:
+def _core(method: str, words: bool = False) -> TextPicker:
+    """``select`` on the candidates; ``words``: with the words' relevance, as the
+    adapters give the default (``vrsd_kit.lexical``)."""
     def pick(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[str], query: str
              ) -> list[int]:
-        return [int(i) for i in select(q, cands, k, method=method).indices]
+        relevance = pool_relevance(query, texts, q, cands).signals if words else None
+        return [int(i) for i in select(q, cands, k, method=method, relevance=relevance).indices]
 
     return pick
 
@@ -41,7 +45,7 @@ def evaluate_haystack(corpus: EvidenceCorpus, pools: Pools, ks: Sequence[int], *
     start = time.perf_counter()
     ks = [int(k) for k in ks]
     pickers: dict[str, TextPicker] = {"similarity": _core("similarity"),
-                                      "default": _core(DEFAULT_METHOD),
+                                      "default": _core(DEFAULT_METHOD, words=True),
                                       **haystack_peer_rows(max_k=max(ks), reembed=reembed)}
     labels = list(pickers)
     recall, complete = empty_scores(ks, labels, len(corpus.questions))

@@ -2,15 +2,16 @@
 at equal token budgets (``budget``) on every geometry asked for (``geometries``), each
 corpus' candidate pools fetched once for both; the reports printed and written.
 
-``--docs`` runs both and writes ``evaluation_tables.md``: the block of
-docs/evaluation.md that holds the numbers, to paste as it is (summaries first, then
-every table), headed by the command and what it was measured on.
+``--docs`` runs both and writes the two generated parts of the docs, each headed by
+the command and what it was measured on: ``evaluation_summary.md``, the block of
+docs/evaluation.md between its markers (the summaries), and ``evaluation_tables.md``,
+the page docs/evaluation_tables.md (every row, every cell).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .budget import BUDGET_REPORT, BudgetResult, evaluate_budgets, passage_budgets
@@ -27,7 +28,8 @@ from .lsa import one_blas_thread
 from .methods import MethodSpec
 from .pools import build_pools
 
-DOCS_FILE = "evaluation_tables.md"
+DOCS_SUMMARY = "evaluation_summary.md"
+DOCS_TABLES = "evaluation_tables.md"
 
 
 def run_evidence_protocol(
@@ -66,9 +68,11 @@ def run_evidence_protocol(
         paths.update({f"budget {what}": path for what, path in
                       BUDGET_REPORT.write(budget_runs, out).items()})
     if docs_command is not None:
-        block = docs_block(docs_command, at_k_runs, budget_runs)
-        paths["docs block"] = Path(out) / DOCS_FILE
+        block, page = docs_block(docs_command, at_k_runs, budget_runs)
+        paths["docs block"] = Path(out) / DOCS_SUMMARY
         paths["docs block"].write_text(block, encoding="utf-8")
+        paths["docs tables"] = Path(out) / DOCS_TABLES
+        paths["docs tables"].write_text(page, encoding="utf-8")
         print(block)
     elif at_k:
         print(paths["evidence markdown"].read_text(encoding="utf-8"))
@@ -109,9 +113,9 @@ def _run_all(corpora: Sequence[EvidenceCorpus], geometries: Sequence[Geometry],
 
 
 def docs_block(command: str, at_k: Mapping[str, Sequence[EvidenceResult]],
-               at_budgets: Mapping[str, Sequence[BudgetResult]]) -> str:
-    """The numbers of docs/evaluation.md: what was measured, both summaries, then every
-    model's tables folded (``<details>``)."""
+               at_budgets: Mapping[str, Sequence[BudgetResult]]) -> tuple[str, str]:
+    """(the block of docs/evaluation.md: what was measured and both summaries; the page
+    docs/evaluation_tables.md: the same heading, then every model's tables)."""
     first = next(iter(at_k.values()))
     models = "; ".join(results[0].model for results in at_k.values())
     corpora = ", ".join(f"{r.variant} ({r.n_corpus} texts)" for r in first)
@@ -127,17 +131,15 @@ def docs_block(command: str, at_k: Mapping[str, Sequence[EvidenceResult]],
         "#### At equal token budgets: the default against the ranked list filled to the "
         "budget",
         BUDGET_REPORT.summary(at_budgets),
-        "#### Every row, every cell",
     ]
+    page = ["# Evaluation: every row, every cell",
+            "The tables behind [the evaluation](evaluation.md), generated; what each row and "
+            "corpus is, and how to read them, is on that page.", *parts[:2]]
     for name, results in at_k.items():
         label = results[0].model
-        parts.append(_folded(f"{label}: at fixed k", map(EVIDENCE_REPORT.table, results)))
-        parts.append(_folded(f"{label}: at equal token budgets",
-                             map(BUDGET_REPORT.table, at_budgets[name])))
-    return "\n\n".join(parts) + "\n"
-
-
-def _folded(summary: str, tables: Iterable[str]) -> str:
-    body = "\n\n".join(tables)
-    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+        page.append(f"## {label}: at fixed k")
+        page.extend(map(EVIDENCE_REPORT.table, results))
+        page.append(f"## {label}: at equal token budgets")
+        page.extend(map(BUDGET_REPORT.table, at_budgets[name]))
+    return "\n\n".join(parts) + "\n", "\n\n".join(page) + "\n"
 

@@ -11,6 +11,7 @@ from vrsd_cli.demo import load_corpus
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_eval.evidence import VARIANTS
 from vrsd_eval.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
+from vrsd_kit.lexical import pool_relevance
 
 QUERIES = ["Will an afternoon coffee keep me awake at night?", "How do plants make sugar?"]
 N = 24
@@ -78,7 +79,8 @@ def test_pyversity_and_vrsd_rows_equal_their_references(rows, problem):
         for k in (3, 8):
             want = diversify(cands, scores, k, strategy="dpp", diversity=0.5).indices.tolist()
             assert rows["haystack PyversityRanker (dpp, 0.5)"](q, cands, k, texts, query) == want
-            want = select(q, cands, k, method=DEFAULT_METHOD).indices.tolist()
+            words = pool_relevance(query, texts, q, cands).signals  # the ranker reads them
+            want = select(q, cands, k, method=DEFAULT_METHOD, relevance=words).indices.tolist()
             assert rows["haystack VRSDRanker (default)"](q, cands, k, texts, query) == want
 
 
