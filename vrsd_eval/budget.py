@@ -139,7 +139,8 @@ def evaluate_budgets(
     litm = _lost_in_the_middle() if peers else None
     baselines = [RANKED_CUT] + ([LOST_IN_THE_MIDDLE] if litm is not None else [])
     hybrid = (hybrid or HybridSearch(corpus.texts, pools)) if peers else None
-    peer_labels = list(pickers) + (list(HYBRID_ROWS) if hybrid else [])
+    hybrid_labels = list(HYBRID_ROWS) if hybrid else []  # they read the words
+    peer_labels = list(pickers) + hybrid_labels
     labels = [s.label for s in specs] + baselines + peer_labels
     nq = len(corpus.questions)
     recall, complete = empty_scores(budgets, labels, nq)
@@ -181,7 +182,7 @@ def evaluate_budgets(
         variant=corpus.name, n_questions=nq, n_corpus=len(corpus.texts), fetch_k=fetch_k,
         model=model, ks=budgets, labels=labels, peers=baselines[1:] + peer_labels,
         recall=recall, complete=complete, tokens=used, seconds=time.perf_counter() - start,
-        words=[s.label for s in specs if s.words],
+        words=[s.label for s in specs if s.words] + hybrid_labels,
     )
 
 

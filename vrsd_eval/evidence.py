@@ -364,7 +364,8 @@ def evaluate_evidence(
     owner = np.asarray(corpus.passage_of)
     pickers = peer_rows() if peers else {}
     hybrid = (hybrid or HybridSearch(corpus.texts, pools)) if peers else None
-    peer_labels = list(pickers) + (list(HYBRID_ROWS) if hybrid else [])
+    hybrid_labels = list(HYBRID_ROWS) if hybrid else []  # they read the words
+    peer_labels = list(pickers) + hybrid_labels
     labels = [s.label for s in specs] + peer_labels
     recall, complete = empty_scores(ks, labels, len(corpus.questions))
     for spec in specs:
@@ -396,7 +397,7 @@ def evaluate_evidence(
         variant=corpus.name, n_questions=len(corpus.questions), n_corpus=len(corpus.texts),
         fetch_k=fetch_k, model=model, ks=ks, labels=labels, peers=peer_labels,
         recall=recall, complete=complete, seconds=time.perf_counter() - start,
-        words=[s.label for s in specs if s.words],
+        words=[s.label for s in specs if s.words] + hybrid_labels,
     )
 
 

@@ -78,6 +78,7 @@ def test_the_rows_in_the_protocol(corpora):
     for corpus, pools, hybrid in corpora:
         res = evaluate_evidence(corpus, pools, evidence_specs(ROWS), hybrid=hybrid, show=False)
         assert res.labels[-2:] == list(HYBRID_ROWS) and set(HYBRID_ROWS) <= set(res.peers)
+        assert set(HYBRID_ROWS) <= set(res.words)  # never "the best by vectors only"
         owner = np.asarray(corpus.passage_of)
         for qi, question in enumerate(corpus.questions):
             got = hybrid.rows_at_k(question, EVIDENCE_KS)
