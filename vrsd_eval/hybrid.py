@@ -76,7 +76,7 @@ class HybridSearch:
             self._ensembles[k] = EnsembleRetriever(retrievers=[
                 self.bm25.model_copy(update={"k": k}),
                 self.store.as_retriever(search_kwargs={"k": k}),
-            ])
+            ], weights=[0.5, 0.5])  # its default, said
         return self._ensembles[k]
 
     def compressor(self, k: int, max_tokens: int | None = None,
@@ -87,10 +87,9 @@ class HybridSearch:
         if key not in self._compressors:
             from vrsd_langchain import VRSDCompressor
 
-            budget = {} if max_tokens is None else {"max_tokens": max_tokens,
-                                                    "token_counter": token_counter}
-            self._compressors[key] = VRSDCompressor(embeddings=self.embeddings, k=k,
-                                                    cache=self.cache, **budget)
+            self._compressors[key] = VRSDCompressor(
+                embeddings=self.embeddings, k=k, cache=self.cache, max_tokens=max_tokens,
+                token_counter=token_counter)
         return self._compressors[key]
 
     def retriever(self, k: int, **budget: Any) -> Any:
