@@ -128,12 +128,12 @@ async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
     q = np.asarray(embeddings.embed_query(QUERY))
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in fused]))
     words = pool_relevance(QUERY, [d.page_content for d in fused], q, vecs)
-    sel = select(q, vecs, K, method=DEFAULT_METHOD, relevance=words.fused)
+    sel = select(q, vecs, K, method=DEFAULT_METHOD, relevance=words.signals)
     assert rows(got) == [rows(fused)[i] for i in sel.indices]
-    for doc, i in zip(got, sel.indices, strict=True):
+    for doc, i, fused_relevance in zip(got, sel.indices, sel.relevance, strict=True):
         entry = doc.metadata[METADATA_KEY]
         assert entry["cosine"] == pytest.approx(words.cosine[i], abs=1e-6)
         assert entry["lexical"] == pytest.approx(words.lexical[i])
-        assert entry["relevance"] == pytest.approx(words.fused[i], abs=1e-6)
+        assert entry["relevance"] == pytest.approx(fused_relevance, abs=1e-6)
     assert rows(await retriever.ainvoke(QUERY)) == rows(got)
     assert spy.document_calls == 1  # the second call's candidates came from the cache
