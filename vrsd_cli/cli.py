@@ -55,7 +55,7 @@ _EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text
 NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,
     "eval": {**_EMBEDDINGS, **_EVAL},
-    "evidence": {**_EVIDENCE, "pyversity": "pyversity"},
+    "evidence": {**_EVIDENCE, "pyversity": "pyversity", "rank_bm25": "rank-bm25"},
     "haystack": {**_EVIDENCE, "haystack": "haystack-ai",  # eval ... --haystack
                  "haystack_integrations.components.rankers.pyversity": "pyversity-haystack",
                  "haystack_integrations.components.rankers.sentence_transformers":

@@ -23,6 +23,8 @@ paragraphs reach the LLM.
     tokens column says by how much);
   - the evidence protocol's peers (LangChain's redundant filter and MMR,
     pyversity) ranking all ``fetch_k`` candidates, cut at the budget from the tail.
+  - the hybrid search (``hybrid``): its fused list filled while items fit, and the
+    default over it as ``VRSDCompressor(max_tokens=B)`` runs it.
 * Cells: evidence recall / all-evidence rate, and the mean tokens used.
 """
 
@@ -37,6 +39,7 @@ import numpy as np
 from vrsd_kit.tokens import TokenCounter, approx_token_count, count_tokens
 
 from .evidence import EvidenceCorpus, EvidenceResult, empty_scores, peer_rows
+from .hybrid import DEFAULT_OVER_HYBRID, HYBRID, HYBRID_ROWS, HybridSearch
 from .methods import MethodSpec
 from .pools import Pools, score, select_rows
 from .report import ProtocolReport, progress
@@ -60,6 +63,18 @@ def cut_at_budget(order: Sequence[int], counts: Sequence[int] | np.ndarray, budg
     """The longest prefix of ``order`` whose ``counts`` fit ``budget`` (drop from the tail)."""
     spent = np.cumsum([counts[i] for i in order])
     return list(order[: int(np.searchsorted(spent, budget, side="right"))])
+
+
+def fill_to_budget(order: Sequence[int], counts: Sequence[int] | np.ndarray, budget: int
+                   ) -> list[int]:
+    """``order`` filled while items fit ``budget``: an item that does not fit the tokens
+    left is skipped for the next one that does (``similarity`` under ``max_tokens``)."""
+    kept, left = [], budget
+    for item in order:
+        if counts[item] <= left:
+            kept.append(item)
+            left -= counts[item]
+    return kept
 
 
 def _lost_in_the_middle() -> Callable[[list[str], int], list[int]] | None:
@@ -103,12 +118,14 @@ def evaluate_budgets(
     *,
     counter: TokenCounter = approx_token_count,
     peers: bool = True,
+    hybrid: HybridSearch | None = None,
     model: str = "",
     show: bool = True,
 ) -> BudgetResult:
     """Every spec (one budgeted ``select_batch`` call per budget, k = the pool size, so
     the budget binds), the ranked-list baselines and the peers at every budget, for
-    every question of ``corpus``, on its ``pools``."""
+    every question of ``corpus``, on its ``pools`` (``hybrid``: the corpus'
+    ``HybridSearch``, built here when not given)."""
     budgets = [int(b) for b in budgets]
     if not budgets or min(budgets) < 0:
         raise ValueError(f"budget: every budget must be >= 0 tokens, got {budgets}")
@@ -121,7 +138,10 @@ def evaluate_budgets(
     pickers = peer_rows() if peers else {}
     litm = _lost_in_the_middle() if peers else None
     baselines = [RANKED_CUT] + ([LOST_IN_THE_MIDDLE] if litm is not None else [])
-    labels = [s.label for s in specs] + baselines + list(pickers)
+    hybrid = (hybrid or HybridSearch(corpus.texts, pools)) if peers else None
+    hybrid_labels = list(HYBRID_ROWS) if hybrid else []  # they read the words
+    peer_labels = list(pickers) + hybrid_labels
+    labels = [s.label for s in specs] + baselines + peer_labels
     nq = len(corpus.questions)
     recall, complete = empty_scores(budgets, labels, nq)
     used = {b: {lab: np.zeros(nq) for lab in labels} for b in budgets}
@@ -153,11 +173,16 @@ def evaluate_budgets(
                 order = pools.rows[qi][pick(q, cands, fetch_k)].tolist()
                 for b in budgets:
                     keep(b, label, qi, cut_at_budget(order, counts, b))
+        if hybrid is not None:
+            fused, diverse = hybrid.rows_at_budgets(corpus.questions[qi], budgets, counter)
+            for b in budgets:
+                keep(b, HYBRID, qi, fill_to_budget(fused, counts, b))
+                keep(b, DEFAULT_OVER_HYBRID, qi, diverse[b])
     return BudgetResult(
         variant=corpus.name, n_questions=nq, n_corpus=len(corpus.texts), fetch_k=fetch_k,
-        model=model, ks=budgets, labels=labels, peers=baselines[1:] + list(pickers),
+        model=model, ks=budgets, labels=labels, peers=baselines[1:] + peer_labels,
         recall=recall, complete=complete, tokens=used, seconds=time.perf_counter() - start,
-        words=[s.label for s in specs if s.words],
+        words=[s.label for s in specs if s.words] + hybrid_labels,
     )
 
 

@@ -30,7 +30,9 @@ store gets (the tests hold the two paths equal), and the peers a user would pick
 instead, on the *same* candidates: LangChain's ``EmbeddingsRedundantFilter`` at its
 default threshold over the ranked list, LangChain's ``maximal_marginal_relevance`` at
 lambda 0.5/0.7/0.9, and pyversity's strategies at their defaults (relevance = cosine
-to the query). Every embedding geometry of ``geometries`` gets its own tables.
+to the query); beside them, the hybrid search a user would build instead (BM25 over the
+whole corpus + the dense store, reciprocal rank fusion) and the default over it
+(``hybrid``). Every embedding geometry of ``geometries`` gets its own tables.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import numpy as np
 from vrsd_core import DEFAULT_METHOD, methods_where
 
 from .datasets import default_data_dir, read_jsonl
+from .hybrid import HYBRID_ROWS, HybridSearch
 from .methods import MethodSpec, parse_method
 from .pools import Pools, score, select_rows
 from .report import ProtocolReport, progress
@@ -342,12 +345,15 @@ def evaluate_evidence(
     ks: Sequence[int] = EVIDENCE_KS,
     *,
     peers: bool = True,
+    hybrid: HybridSearch | None = None,
     model: str = "",
     show: bool = True,
 ) -> EvidenceResult:
     """Every spec and every peer at every k, for every question of ``corpus``, on its
     ``pools`` (``pools.build_pools``): the specs in one ``select_batch`` call per k
-    (``default``: the adapters' default method), the peers question by question."""
+    (``default``: the adapters' default method), the peers question by question, with
+    the hybrid search's rows (``hybrid``: the corpus' ``HybridSearch``, built here when
+    not given)."""
     ks = [int(k) for k in ks]
     fetch_k = pools.rows.shape[1]
     if not ks or min(ks) < 1:
@@ -357,7 +363,10 @@ def evaluate_evidence(
     start = time.perf_counter()
     owner = np.asarray(corpus.passage_of)
     pickers = peer_rows() if peers else {}
-    labels = [s.label for s in specs] + list(pickers)
+    hybrid = (hybrid or HybridSearch(corpus.texts, pools)) if peers else None
+    hybrid_labels = list(HYBRID_ROWS) if hybrid else []  # they read the words
+    peer_labels = list(pickers) + hybrid_labels
+    labels = [s.label for s in specs] + peer_labels
     recall, complete = empty_scores(ks, labels, len(corpus.questions))
     for spec in specs:
         for k in ks:
@@ -376,11 +385,19 @@ def evaluate_evidence(
                     picked = longest[:k] if longest is not None else pick(q, cands, k)
                     recall[k][label][qi], complete[k][label][qi] = score(
                         rows[picked], owner, corpus.gold[qi])
+    if hybrid is not None:
+        for qi in progress(range(len(corpus.questions)),
+                           desc=f"evidence/{corpus.name}: hybrid search", unit="question",
+                           enabled=show):
+            for label, by_k in hybrid.rows_at_k(corpus.questions[qi], ks).items():
+                for k, found in by_k.items():
+                    recall[k][label][qi], complete[k][label][qi] = score(
+                        found, owner, corpus.gold[qi])
     return EvidenceResult(
         variant=corpus.name, n_questions=len(corpus.questions), n_corpus=len(corpus.texts),
-        fetch_k=fetch_k, model=model, ks=ks, labels=labels, peers=list(pickers),
+        fetch_k=fetch_k, model=model, ks=ks, labels=labels, peers=peer_labels,
         recall=recall, complete=complete, seconds=time.perf_counter() - start,
-        words=[s.label for s in specs if s.words],
+        words=[s.label for s in specs if s.words] + hybrid_labels,
     )
 
 

@@ -24,6 +24,7 @@ from .evidence import (
     evaluate_evidence,
 )
 from .geometries import Geometry
+from .hybrid import HybridSearch
 from .lsa import one_blas_thread
 from .methods import MethodSpec
 from .pools import build_pools
@@ -98,15 +99,17 @@ def _run_all(corpora: Sequence[EvidenceCorpus], geometries: Sequence[Geometry],
             pools = build_pools(corpus.texts, corpus.questions, geo.fit(corpus.texts), fetch_k,
                                 desc=f"{geo.name}/{corpus.name}", show=show)
             rows = len(specs)
+            hybrid = HybridSearch(corpus.texts, pools)  # one BM25 index for both protocols
             with one_blas_thread():  # the selections' products are small (see lsa)
                 if at_k:
-                    res = evaluate_evidence(corpus, pools, specs, ks, model=geo.label,
-                                            show=show)
+                    res = evaluate_evidence(corpus, pools, specs, ks, hybrid=hybrid,
+                                            model=geo.label, show=show)
                     at_k_runs.setdefault(geo.name, []).append(res)
                     rows = len(res.labels)
                 if at_budgets:
                     budget_runs.setdefault(geo.name, []).append(evaluate_budgets(
-                        corpus, pools, specs, chosen, model=geo.label, show=show))
+                        corpus, pools, specs, chosen, hybrid=hybrid, model=geo.label,
+                        show=show))
             log(f"evidence/{geo.name}/{corpus.name}: {len(corpus.questions)} questions x "
                 f"{rows} rows, {time.perf_counter() - start:.0f} s")
     return at_k_runs, budget_runs

@@ -101,3 +101,39 @@ def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
 def test_bad_settings_fail_at_construction(spy, settings, message):
     with pytest.raises(ValueError, match=message):
         VRSDCompressor(embeddings=spy, **settings)
+
+
+async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
+    """docs/adapters.md "Over a hybrid search you already run": an EnsembleRetriever of
+    BM25 (no vectors) and a dense store feeds the default. Each candidate is embedded
+    once, keeps its id, and the result is the core's default on the hybrid's candidates
+    with the relevance from their vectors and their words; async gives the same."""
+    from langchain_classic.retrievers import EnsembleRetriever
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    from vrsd_kit.lexical import pool_relevance, tokenize
+
+    docs = copy.deepcopy(corpus_docs[:120])
+    bm25 = BM25Retriever.from_documents(docs, k=10, preprocess_func=tokenize)
+    dense = InMemoryVectorStore.from_documents(docs, embeddings).as_retriever(
+        search_kwargs={"k": 10})
+    hybrid = EnsembleRetriever(retrievers=[bm25, dense])
+    retriever = ContextualCompressionRetriever(
+        base_compressor=VRSDCompressor(embeddings=spy, k=K), base_retriever=hybrid)
+    got = retriever.invoke(QUERY)
+    fused = hybrid.invoke(QUERY)
+    assert len(fused) > 10  # the two sides differ
+    assert (spy.document_calls, spy.documents_embedded) == (1, len(fused))
+    assert all(d.id == f"arc-{d.metadata['row']}" for d in got)  # BM25's copies keep ids
+    q = np.asarray(embeddings.embed_query(QUERY))
+    vecs = np.asarray(embeddings.embed_documents([d.page_content for d in fused]))
+    words = pool_relevance(QUERY, [d.page_content for d in fused], q, vecs)
+    sel = select(q, vecs, K, method=DEFAULT_METHOD, relevance=words.signals)
+    assert rows(got) == [rows(fused)[i] for i in sel.indices]
+    for doc, i, fused_relevance in zip(got, sel.indices, sel.relevance, strict=True):
+        entry = doc.metadata[METADATA_KEY]
+        assert entry["cosine"] == pytest.approx(words.cosine[i], abs=1e-6)
+        assert entry["lexical"] == pytest.approx(words.lexical[i])
+        assert entry["relevance"] == pytest.approx(fused_relevance, abs=1e-6)
+    assert rows(await retriever.ainvoke(QUERY)) == rows(got)
+    assert spy.document_calls == 1  # the second call's candidates came from the cache
