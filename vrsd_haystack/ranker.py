@@ -281,7 +281,8 @@ class VRSDRanker:
             warnings.warn(
                 "VRSDRanker: no query text, so the relevance comes from the vectors only; "
                 "connect the query to the ranker's `query` input to use the documents' "
-                "words (or set lexical=False to silence this)", UserWarning, stacklevel=4)
+                "words (or set lexical=False to silence this)", UserWarning,
+                stacklevel=user_stacklevel())
         query_text = None if query_text is None else check_query_text(query_text)
         return words_relevance(self.method, self.lexical, self.relevance, query_text, texts,
                                query, matrix)

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
-from llama_index.core.schema import QueryBundle
+from llama_index.core.schema import MetadataMode, QueryBundle
 
+from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
@@ -26,9 +27,11 @@ def expected(index, hf_embed, vectors_by_id, query, method=DEFAULT_METHOD, **opt
     ids = [n.node.node_id for n in candidates]
     assert len(ids) == FETCH_K
     query_vector = np.asarray(hf_embed.get_query_embedding(query))
-    sel = select(query_vector, np.stack([vectors_by_id[i] for i in ids]), TOP_N,
-                 method=method, **options)
-    return ids, sel
+    vectors = np.stack([vectors_by_id[i] for i in ids])
+    if method == DEFAULT_METHOD and not options:  # the default reads the nodes' words too
+        texts = [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in candidates]
+        return ids, default_selection(query, texts, query_vector, vectors, TOP_N)
+    return ids, select(query_vector, vectors, TOP_N, method=method, **options)
 
 
 def check_against_core(nodes, ids, sel, method=DEFAULT_METHOD):
