@@ -133,10 +133,22 @@ def words_relevance(
     (``vrsd_kit.lexical.pool_relevance``), when it applies: ``lexical`` on, the default
     method (the other methods keep their documented relevance, the cosine), no outside
     ``relevance`` (a reranker's scores replace both parts), and a query text (a search
-    by vector has no words). Else None: the method ranks by the cosine."""
+    by vector has no words). Else None: the method ranks by the cosine (also for vectors
+    the core will refuse, so that its error names them)."""
     if not lexical or relevance is not None or method != DEFAULT_METHOD or not query:
         return None
-    return pool_relevance(query, texts(), np.asarray(query_vector), np.asarray(vectors))
+    try:
+        q = np.asarray(query_vector, dtype=np.float64)
+        x = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None  # ragged or not numbers: the core's checks name the argument
+    if q.ndim != 1 or x.ndim != 2 or x.shape[1:] != q.shape or not (
+            np.isfinite(q).all() and np.isfinite(x).all()):
+        return None  # likewise (a cosine of them would blame the relevance instead)
+    found = texts()
+    if len(found) != len(x):
+        return None
+    return pool_relevance(query, found, q, x)
 
 
 def resolve_method_fields(

@@ -12,6 +12,7 @@ this file lists them with the fixing commit).
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -124,6 +125,18 @@ def store_snapshot(store):
     return copy.deepcopy(store.store)
 
 
+def check_entry(info: dict, rank: int) -> None:
+    """One result's ``metadata["vrsd"]``: its fields, and the cosine within [-1, 1] (the
+    relevance itself when the words were not used)."""
+    words = {"cosine", "lexical"} & set(info)
+    assert info["rank"] == rank and set(info) - {"held_back"} - words == {
+        "rank", "relevance", "gain", "method"}
+    assert words in (set(), {"cosine", "lexical"})
+    cosine = info["cosine"] if words else info["relevance"]
+    assert -1.0 - 1e-6 <= cosine <= 1.0 + 1e-6 and math.isfinite(info["relevance"])
+    assert not words or info["lexical"] >= 0.0
+
+
 def check_documents(docs, k: int, store_ids: set[str]) -> None:
     """The documented result: at most k distinct annotated copies from the store."""
     assert isinstance(docs, list) and len(docs) <= max(k, 0)
@@ -134,9 +147,7 @@ def check_documents(docs, k: int, store_ids: set[str]) -> None:
     held = []
     for rank, d in enumerate(docs):
         info = d.metadata["vrsd"]
-        assert info["rank"] == rank and set(info) - {"held_back"} == {
-            "rank", "relevance", "gain", "method"}
-        assert -1.0 - 1e-6 <= info["relevance"] <= 1.0 + 1e-6
+        check_entry(info, rank)
         held += info.get("held_back", [])
     assert len(set(held)) == len(held) and not set(held) & set(ids)
     assert set(held) <= store_ids
@@ -412,8 +423,8 @@ def check_nodes(out, top_n: int, ids: set[str]) -> None:
     got = [n.node.node_id for n in out]
     assert set(got) <= ids
     for rank, n in enumerate(out):
-        assert n.node.metadata["vrsd"]["rank"] == rank  # 0-based, as in vrsd_langchain
-        assert -1 - 1e-6 <= n.score <= 1 + 1e-6
+        check_entry(n.node.metadata["vrsd"], rank)  # 0-based, as in vrsd_langchain
+        assert n.score == n.node.metadata["vrsd"]["relevance"]
 
 
 @FEW
