@@ -366,7 +366,9 @@ def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batche
     One score per candidate is taken as it is. Several signals, one row each (shape
     (m, n), batched (B, m, n); e.g. the cosine and a lexical score) are fused in pool
     units: each standardised over the pool's real candidates and summed, so each
-    signal's standard deviation counts alike and no weight is needed."""
+    signal's standard deviation counts alike and no weight is needed, and the sum
+    standardised again, so that one unit is one standard deviation of relevance
+    whatever the number of signals or how much they agree."""
     r = as_float_array(relevance, "relevance").astype(np.float64)
     want = shape if batched else shape[1:]
     signals = r.ndim == len(want) + 1 and r.shape[-1:] == want[-1:] and \
@@ -381,7 +383,7 @@ def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batche
     r = r.reshape((shape[0], r.shape[-2], shape[1]))
     check_finite(r, "relevance", np.broadcast_to(valid[:, None, :], r.shape))
     fused = sum(standardised(r[:, s], valid) for s in range(r.shape[1]))
-    return np.asarray(fused, dtype=np.float64), True
+    return standardised(np.asarray(fused, dtype=np.float64), valid), True
 
 
 def standardised(x: np.ndarray, valid: np.ndarray) -> np.ndarray:

@@ -7,8 +7,8 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
 * **Quality.** z_i is the candidate's relevance standardised within its pool,
   (rel_i - mean) / std over the pool's candidates; given several relevance signals
   (one row each, e.g. the cosine and the words' BM25 the adapters add), z_i is the
-  sum of each signal's standardised score, so each signal's standard deviation counts
-  alike. The kernel is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the
+  sum of each signal's standardised score, standardised again: each signal counts
+  alike, and the relevance keeps its unit however many signals there are. The kernel is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the
   candidates' cosines. Then det L_Y = exp(sum of z over Y) * det S_Y: one standard
   deviation of relevance is worth one e-fold of the volume the set spans, whatever
   the embedding model's cosine range or the scale of an outside ``relevance=`` (a

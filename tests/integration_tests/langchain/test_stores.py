@@ -14,6 +14,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from tests.helpers.approx import approx_scores, results
+from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for, reembedding_reason
@@ -30,7 +31,11 @@ def rows(docs) -> list[int]:
 def expected(case, query, method, filtered=False, **options):
     qvec = np.asarray(case.store.embeddings.inner.embed_query(query))
     cand_docs, cand_vecs = case.candidates(qvec, FETCH_K, filtered=filtered)
-    sel = select(qvec, cand_vecs, K, method=method, **options)
+    if method == DEFAULT_METHOD:  # the default reads the candidates' words too
+        sel = default_selection(query, [d.page_content for d in cand_docs], qvec, cand_vecs, K,
+                                **options)
+    else:
+        sel = select(qvec, cand_vecs, K, method=method, **options)
     return [row_of(cand_docs[i]) for i in sel.indices], sel
 
 
@@ -232,8 +237,8 @@ def test_qdrant_named_dense_vector(make_spy, corpus_docs, embeddings):
     points = store.client.retrieve("named", ids=[d.metadata["_id"] for d in hits],
                                    with_vectors=True)
     by_id = {p.id: p.vector["dense"] for p in points}
-    sel = select(qvec, np.asarray([by_id[d.metadata["_id"]] for d in hits]), K,
-                 method=DEFAULT_METHOD)
+    sel = default_selection(query, [d.page_content for d in hits], qvec,
+                            np.asarray([by_id[d.metadata["_id"]] for d in hits]), K)
     spy.reset()
     got = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(query)
     assert rows(got) == [row_of(hits[i]) for i in sel.indices]

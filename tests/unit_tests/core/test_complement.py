@@ -20,8 +20,8 @@ def unit(x):
 
 
 def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
-    """The method written out: z-scores (several relevance signals: the sum of each
-    one's), the kernel L = diag(e^(z/2)) S diag(e^(z/2)), each step's determinant ratio
+    """The method written out: z-scores (several relevance signals: the z-scores of the
+    sum of each one's), the kernel L = diag(e^(z/2)) S diag(e^(z/2)), each step's determinant ratio
     det(L[Y+j]) / det(L[Y]) computed outright, then the relevance fill. Returns
     (picks, held_back)."""
     q, C = unit(q), unit(C)
@@ -34,6 +34,7 @@ def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
         return (x - x.mean()) / std if std > 1e-12 * max(1.0, abs(x.mean())) else np.zeros(n)
 
     z = sum(zscores(x) for x in signals)
+    z = zscores(z) if len(signals) > 1 else z
     rel = z if len(signals) > 1 else signals[0]  # what top-k and the fill rank by
     w = np.exp(z / 2)
     L = np.outer(w, w) * (C @ C.T)

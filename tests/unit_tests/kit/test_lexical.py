@@ -100,7 +100,7 @@ def test_the_core_fuses_the_signals_in_pool_units():
     lex = np.array([0.0, 5.0, 0.0, 1.0])
     vectors = np.eye(4)
     sel = select(np.ones(4), vectors, 4, method="similarity", relevance=np.stack([cos, lex]))
-    fused = z(cos) + z(lex)
+    fused = z(z(cos) + z(lex))
     np.testing.assert_allclose(sel.relevance, fused[sel.indices])
     assert sel.indices.tolist() == np.argsort(-fused, kind="stable").tolist()
     # scale and shift of either signal change nothing: no weight to choose
