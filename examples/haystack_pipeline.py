@@ -87,7 +87,8 @@ def main() -> None:
     print(f"Question: {question}\n\nVRSDRanker picked {len(picks)} of 20:")
     for doc in picks:
         info = doc.meta["vrsd"]
-        print(f"  rank {info['rank']}  relevance {doc.score:.3f}  [{doc.meta['id']}] {doc.content}")
+        print(f"  rank {info['rank']}  relevance {doc.score:+.3f} (cosine {info['cosine']:.3f}, "
+              f"words {info['lexical']:.1f})  [{doc.meta['id']}] {doc.content}")
     print(f"\nPrompt:\n{out['prompt']['prompt']}")
 
     with tempfile.TemporaryDirectory() as tmp:

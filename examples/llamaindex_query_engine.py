@@ -64,7 +64,8 @@ def main() -> None:
     print(f"Question: {question}\n\nSources (VRSDPostprocessor kept 4 of 20):")
     for hit in response.source_nodes:
         info = hit.node.metadata["vrsd"]
-        print(f"  rank {info['rank']}  relevance {hit.score:.3f}  [{hit.node.metadata['id']}] "
+        print(f"  rank {info['rank']}  relevance {hit.score:+.3f} (cosine {info['cosine']:.3f}, "
+              f"words {info['lexical']:.1f})  [{hit.node.metadata['id']}] "
               f"{hit.node.get_content()}")
     print(f"\nResponse:\n{response}")
 

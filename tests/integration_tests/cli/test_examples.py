@@ -59,8 +59,8 @@ def test_the_examples_run_the_recommended_default(tmp_path):
 
 def test_haystack_pipeline_ranks_prompts_and_round_trips_yaml():
     out = run_example("haystack_pipeline.py")
-    ranks = re.findall(r"^  rank (\d)  relevance (0\.\d{3})  \[([a-z]+-\d+[a-z]?)\]", out,
-                       flags=re.M)
+    ranks = re.findall(r"^  rank (\d)  relevance ([+-]\d+\.\d{3}) \(cosine 0\.\d{3}, words "
+                       r"\d+\.\d\)  \[([a-z]+-\d+[a-z]?)\]", out, flags=re.M)
     assert [r for r, _, _ in ranks] == ["0", "1", "2", "3"]
     assert len({i for _, _, i in ranks}) == 4
     # the picks reached the prompt, in selection order
@@ -79,7 +79,8 @@ def test_langchain_rag_prints_the_grounded_prompt_without_a_model():
 
 def test_llamaindex_query_engine_with_mock_llm():
     out = run_example("llamaindex_query_engine.py")
-    ranks = re.findall(r"^  rank (\d)  relevance (0\.\d{3})  \[", out, flags=re.M)
+    ranks = re.findall(r"^  rank (\d)  relevance ([+-]\d+\.\d{3}) \(cosine 0\.\d{3}, words "
+                       r"\d+\.\d\)  \[", out, flags=re.M)
     assert [r for r, _ in ranks] == ["0", "1", "2", "3"]
     # MockLLM echoes its prompt: the picked passages reached the LLM
     assert "Response:" in out and "Query: Will an afternoon coffee keep me awake" in out

@@ -10,6 +10,7 @@ from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_community.retrievers import BM25Retriever
 
 from tests.helpers.approx import approx_scores, results
+from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, EmbeddingCache, VRSDCompressor, VRSDRetriever
 
@@ -39,7 +40,7 @@ def test_reranks_bm25_output_like_the_core(bm25, spy, embeddings):
     base = bm25.invoke(QUERY)
     qvec = np.asarray(embeddings.embed_query(QUERY))
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in base]))
-    sel = select(qvec, vecs, K, method=DEFAULT_METHOD)
+    sel = default_selection(QUERY, [d.page_content for d in base], qvec, vecs, K)
     assert rows(got) == [rows(base)[i] for i in sel.indices]
     assert [d.metadata[METADATA_KEY]["rank"] for d in got] == list(range(K))
     np.testing.assert_allclose([d.metadata[METADATA_KEY]["gain"] for d in got], sel.gains,

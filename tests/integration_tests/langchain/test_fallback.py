@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.approx import approx_scores, results
-from vrsd_core import DEFAULT_METHOD, select
+from tests.helpers.words import default_selection
+from vrsd_core import select
 from vrsd_langchain import DiverseVectorStore, EmbeddingCache, VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
 
@@ -187,7 +188,7 @@ def test_faiss_index_that_cannot_reconstruct_re_embeds(make_spy, corpus_docs, em
     qvec = np.asarray(embeddings.embed_query(queries[0]))
     cands = store.similarity_search_by_vector(list(qvec), k=FETCH_K)
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cands]))
-    sel = select(qvec, vecs, K, method=DEFAULT_METHOD)
+    sel = default_selection(queries[0], [d.page_content for d in cands], qvec, vecs, K)
     retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     spy.reset()
     assert rows(retriever.invoke(queries[0])) == [rows(cands)[i] for i in sel.indices]

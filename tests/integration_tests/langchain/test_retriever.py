@@ -173,13 +173,15 @@ def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddin
     qvec = np.asarray(embeddings.embed_query(QUERY))
     for rank, doc in enumerate(got):
         entry = doc.metadata[METADATA_KEY]
-        assert set(entry) == {"rank", "relevance", "gain", "method", "held_back"}
+        assert set(entry) == {"rank", "relevance", "cosine", "lexical", "gain", "method",
+                              "held_back"}
         assert entry["rank"] == rank and entry["method"] == DEFAULT_METHOD
         assert isinstance(entry["relevance"], float) and isinstance(entry["gain"], float)
         stored = in_memory_store.store[doc.id]
         vec = np.asarray(stored["vector"])
         cosine = float(vec @ qvec / (np.linalg.norm(vec) * np.linalg.norm(qvec)))
-        assert entry["relevance"] == pytest.approx(cosine, abs=1e-6)
+        assert entry["cosine"] == pytest.approx(cosine, abs=1e-6)
+        assert isinstance(entry["lexical"], float) and entry["lexical"] >= 0.0
         assert stored["metadata"] is not doc.metadata
         assert METADATA_KEY not in stored["metadata"]
     gains = [d.metadata[METADATA_KEY]["gain"] for d in got]

@@ -53,7 +53,9 @@ def test_duplicates_lose_to_the_complementary_vector():
 
 
 def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
-    out = VRSDPostprocessor(top_n=3).postprocess_nodes(make_nodes(), query_bundle=bundle())
+    # the vectors only: with the words the score is the fused relevance (test_words.py)
+    out = VRSDPostprocessor(top_n=3, lexical=False).postprocess_nodes(make_nodes(),
+                                                                      query_bundle=bundle())
     sel = select(QUERY, VECTORS, 3, method=DEFAULT_METHOD)
     assert [n.node.node_id for n in out] == [f"n{i}" for i in sel.indices]
     for rank, (n, i, gain) in enumerate(zip(out, sel.indices, sel.gains, strict=True)):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.store_cases import cases_in
+from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
@@ -33,7 +34,9 @@ def expected(kind, store, query, method, filtered=False, **options):
     name, value = FILTERS[kind]
     docs = store.similarity_search_by_vector(qvec.tolist(), k=FETCH_K,
                                              **({name: value} if filtered else {}))
-    sel = select(qvec, stored_vectors(kind, store, docs), K, method=method, **options)
+    vectors = stored_vectors(kind, store, docs)
+    sel = (default_selection(query, [d.page_content for d in docs], qvec, vectors, K, **options)
+           if method == DEFAULT_METHOD else select(qvec, vectors, K, method=method, **options))
     return [docs[i].metadata["row"] for i in sel.indices]
 
 

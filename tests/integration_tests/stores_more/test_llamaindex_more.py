@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from llama_index.core.schema import MetadataMode
 
-from vrsd_core import DEFAULT_METHOD, select
+from tests.helpers.words import default_selection
 from vrsd_llamaindex import VRSDRetriever
 
 pytestmark = pytest.mark.slow
@@ -33,7 +34,8 @@ def test_only_the_query_is_embedded_and_picks_equal_core(li_case, queries, corpu
         hits = plain.retrieve(query)
         qvec = np.asarray(spy._inner.get_query_embedding(query))
         vecs = corpus_vectors[[h.node.metadata["row"] for h in hits]]
-        sel = select(qvec, vecs, K, method=DEFAULT_METHOD)
+        texts = [h.node.get_content(metadata_mode=MetadataMode.LLM) for h in hits]
+        sel = default_selection(query, texts, qvec, vecs, K)
         assert [h.node.metadata["row"] for h in got] == [
             hits[i].node.metadata["row"] for i in sel.indices
         ]
