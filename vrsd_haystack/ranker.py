@@ -44,6 +44,7 @@ from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method, select
+from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
     check_budget_options,
