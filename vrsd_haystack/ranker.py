@@ -125,8 +125,8 @@ class VRSDRanker:
         method: a ``vrsd_core.METHOD_INFO`` name; default ``"complement"``
             (``vrsd_core.DEFAULT_METHOD``), the project's recommendation: relevance
             from the documents' vectors and words (``lexical``), then the most
-            relevant set that spans the most, restatements waiting. ``"vrsd"`` is the paper's greedy;
-            ``"mmr"``, ``"dpp"``, ... work too.
+            relevant set that spans the most, restatements waiting. ``"vrsd"`` is
+            the paper's greedy; ``"mmr"``, ``"dpp"``, ... work too.
         method_kwargs: the method's options, e.g. ``{"lambda_mult": 0.5}``.
         relevance: outside relevance for the methods that take one (not
             ``vrsd``/``complement``): ``"score"`` (each document's ``score``, e.g.

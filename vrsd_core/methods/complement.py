@@ -8,14 +8,15 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
   (rel_i - mean) / std over the pool's candidates; given several relevance signals
   (one row each, e.g. the cosine and the words' BM25 the adapters add), z_i is the
   sum of each signal's standardised score, standardised again: each signal counts
-  alike, and the relevance keeps its unit however many signals there are. The kernel is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the
-  candidates' cosines. Then det L_Y = exp(sum of z over Y) * det S_Y: one standard
-  deviation of relevance is worth one e-fold of the volume the set spans, whatever
-  the embedding model's cosine range or the scale of an outside ``relevance=`` (a
-  cross-encoder's logits). Each greedy step adds the candidate with the largest
-  determinant ratio ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance
-  times what the candidate says that the picks do not. A restatement of a pick adds
-  almost nothing and waits; a distinct passage of the same topic does not.
+  alike, and the relevance keeps its unit however many signals there are. The kernel
+  is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the candidates' cosines. Then
+  det L_Y = exp(sum of z over Y) * det S_Y: one standard deviation of relevance is
+  worth one e-fold of the volume the set spans, whatever the embedding model's cosine
+  range or the scale of an outside ``relevance=`` (a cross-encoder's logits). Each
+  greedy step adds the candidate with the largest determinant ratio
+  ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what the
+  candidate says that the picks do not. A restatement of a pick adds almost nothing
+  and waits; a distinct passage of the same topic does not.
 * **Held back.** ``info["held_back"]`` maps each candidate that plain top-k (by the
   same relevance, the same number of picks) would have returned but this did not
   to the pick it is closest to. Under a cap or a budget, only candidates that were
