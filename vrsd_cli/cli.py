@@ -250,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+    se.add_argument("--vectors-only", action="store_true",
+                    help="the default's relevance from the vectors only, not the chunks' words "
+                    "too (lexical=False)")
     _add_inspect(sub.add_parser(
         "inspect", help="how crowded is top-k on the index, and what would the default change",
         description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
@@ -454,7 +457,7 @@ def _run_search(args: argparse.Namespace) -> int:
         hits = search_index(
             args.query, index_dir=args.index_dir, k=args.k,
             method=DEFAULT_METHOD if args.method is None else args.method,
-            fetch_k=args.fetch_k,
+            fetch_k=args.fetch_k, lexical=not args.vectors_only,
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None

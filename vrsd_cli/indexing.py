@@ -240,8 +240,10 @@ def search_index(
     k: int = 4,
     fetch_k: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    lexical: bool = True,
 ) -> list[Document]:
-    """Over-fetch ``fetch_k`` chunks by similarity, select ``k`` with ``method``.
+    """Over-fetch ``fetch_k`` chunks by similarity, select ``k`` with ``method``
+    (``lexical``: the default reads the chunks' words too, see ``VRSDRetriever``).
 
     ``fetch_k`` None means ``max(DEFAULT_SEARCH_FETCH_K, k)``; a given ``fetch_k``
     below ``k`` is refused (as ``VRSDRetriever`` refuses it).
@@ -267,6 +269,7 @@ def search_index(
         fetch_k=max(DEFAULT_SEARCH_FETCH_K, k) if fetch_k is None else fetch_k,
         method=spec.method,
         method_kwargs=dict(spec.options),
+        lexical=lexical,
     )
     return retriever.invoke(query)
 
@@ -280,6 +283,8 @@ def format_hits(query: str, docs: list[Document], width: int = 100) -> str:
         head = f"{i}. {doc.metadata.get('source', '?')} (chunk {doc.metadata.get('chunk', '?')})"
         if rel is not None:
             head += f"  relevance {rel:.3f}"
+        if "cosine" in info:  # the default's parts: the vector's and the words'
+            head += f" (cosine {info['cosine']:.3f}, words {info['lexical']:.1f})"
         lines.append(head)
         body = " ".join(doc.page_content.split())
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",

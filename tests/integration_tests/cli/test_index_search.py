@@ -80,6 +80,11 @@ def test_search_returns_k_annotated_chunks(vrsd, tmp_path):
     assert run.code == 0, run.err
     assert run.out.startswith("3 results for 'does coffee keep me awake?'")
     assert "1. coffee.txt" in run.out and "relevance" in run.out
+    assert "(cosine " in run.out and ", words " in run.out  # the default's two parts
+    plain = vrsd("search", "does coffee keep me awake?", "--index-dir", index_dir, "--k", "3",
+                 "--fetch-k", "6", "--vectors-only")
+    assert plain.code == 0, plain.err
+    assert "relevance" in plain.out and "(cosine " not in plain.out
     for method in ("similarity", "mmr", "dpp:theta=0.7", "vrsd:refine=swap"):
         again = vrsd("search", "sleep", "--index-dir", index_dir, "--method", method, "--k", "2")
         assert again.code == 0, again.err
