@@ -13,6 +13,7 @@ import json
 import numpy as np
 import pytest
 
+from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
 from vrsd_langchain.candidates import fast_path_for
@@ -43,7 +44,10 @@ def expected(case, sql, query, method, filtered=False, **options):
     )
     by_id = stored_vectors(case, sql, [d.id for d in docs])
     vecs = np.stack([by_id[d.id] for d in docs])
-    sel = select(qvec, vecs, K, method=method, **options)
+    if method == DEFAULT_METHOD:  # the default reads the candidates' words too
+        sel = default_selection(query, [d.page_content for d in docs], qvec, vecs, K, **options)
+    else:
+        sel = select(qvec, vecs, K, method=method, **options)
     return [docs[i].metadata["row"] for i in sel.indices], sel
 
 

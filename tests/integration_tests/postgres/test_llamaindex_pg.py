@@ -12,7 +12,9 @@ import json
 
 import numpy as np
 import pytest
+from llama_index.core.schema import MetadataMode
 
+from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
@@ -35,7 +37,11 @@ def expected(case, sql, query, method, filters=None, **options):
     got = dict(sql("SELECT node_id, embedding::text FROM data_arc_li WHERE node_id = ANY(%s)",
                    [ids]))
     vecs = np.stack([np.asarray(json.loads(got[i])) for i in ids])
-    sel = select(qvec, vecs, K, method=method, **options)
+    if method == DEFAULT_METHOD:  # the default reads the nodes' words too
+        texts = [h.node.get_content(metadata_mode=MetadataMode.LLM) for h in hits]
+        sel = default_selection(query, texts, qvec, vecs, K, **options)
+    else:
+        sel = select(qvec, vecs, K, method=method, **options)
     return [hits[i].node.metadata["row"] for i in sel.indices], sel
 
 
