@@ -459,7 +459,8 @@ def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
 
 
 def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | None, TokenCounter]:
-    """(``max_tokens`` as an int >= 0 or None for no budget, the counter to use:
+    """(``max_tokens`` as an int >= 1 or None for no budget (a budget below one token
+    is refused like ``k=0``: it could only return nothing), the counter to use:
     ``token_counter`` or, for None, ``vrsd_kit.tokens.approx_token_count``).
 
     A counter without a budget is accepted (a call may set ``max_tokens`` later).
@@ -467,7 +468,7 @@ def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | Non
     Raises:
         ValueError: naming the argument at fault.
     """
-    budget = _optional_count(max_tokens, "max_tokens", 0)
+    budget = _optional_count(max_tokens, "max_tokens", 1)
     return budget, check_token_counter(token_counter)
 
 

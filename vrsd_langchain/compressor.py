@@ -68,7 +68,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label."""
-    max_tokens: Any = None  # int >= 0 | None, checked at construction
+    max_tokens: Any = None  # int >= 1 | None, checked at construction
     """A token budget: the kept documents' ``page_content`` token counts sum to at most
     this (as in ``VRSDRetriever``). None: no budget."""
     token_counter: Any = None  # (str) -> int | None, checked at construction

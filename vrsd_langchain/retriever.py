@@ -107,7 +107,7 @@ class VRSDRetriever(BaseRetriever):
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
-    max_tokens: Any = None  # int >= 0 | None, checked by the plan
+    max_tokens: Any = None  # int >= 1 | None, checked by the plan
     """A token budget for the LLM's context: the returned documents' ``page_content``
     token counts sum to at most this (at most k documents still; a document that does
     not fit is skipped for the next best that does). None: no budget."""

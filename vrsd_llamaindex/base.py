@@ -198,7 +198,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     max_per_group: Any = Field(  # int >= 1 | None, checked below
         default=None, description="At most this many nodes per group_by label."
     )
-    max_tokens: Any = Field(  # int >= 0 | None, checked below
+    max_tokens: Any = Field(  # int >= 1 | None, checked below
         default=None,
         description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
         "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
