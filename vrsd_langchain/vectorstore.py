@@ -300,6 +300,7 @@ class DiverseVectorStore(VectorStore):
         ``"mmr"`` is then the core's MMR too, as in ``as_retriever``."""
         if search_type in CORE_SEARCH_TYPES:
             return self.as_retriever(search_type=search_type, search_kwargs=kwargs).invoke(query)
+        check_stock_kwargs(kwargs)
         return self.wrapped_vectorstore.search(query, search_type, **kwargs)
 
     async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
@@ -307,6 +308,7 @@ class DiverseVectorStore(VectorStore):
         if search_type in CORE_SEARCH_TYPES:
             retriever = self.as_retriever(search_type=search_type, search_kwargs=kwargs)
             return await retriever.ainvoke(query)
+        check_stock_kwargs(kwargs)
         return await self.wrapped_vectorstore.asearch(query, search_type, **kwargs)
 
     # --- everything else is the wrapped store's ------------------------------

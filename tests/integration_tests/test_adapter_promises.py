@@ -9,6 +9,7 @@ documents carrying given metadata. Deterministic embeddings, in-memory stores on
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import warnings
 from collections.abc import Callable
@@ -186,6 +187,10 @@ def test_the_stock_search_types_refuse_a_misspelt_keyword(search_type):
     retriever = wrapped.as_retriever(search_type=search_type, search_kwargs=valid)
     with pytest.raises(ValueError, match="^fetchk: .*did you mean fetch_k\\?"):
         retriever.invoke(QUERY, fetchk=3)
+    with pytest.raises(ValueError, match="^fetchk: .*did you mean fetch_k\\?"):
+        asyncio.run(retriever.ainvoke(QUERY, fetchk=3))
+    with pytest.raises(ValueError, match="^fetchk: .*did you mean fetch_k\\?"):
+        wrapped.search(QUERY, search_type, k=2, fetchk=3)
     if search_type == "similarity":  # (InMemoryVectorStore has no relevance scores)
         out = retriever.invoke(QUERY)  # LangChain's own search, as the store gives it
         assert out == InMemoryVectorStore.similarity_search(wrapped.wrapped_vectorstore,
