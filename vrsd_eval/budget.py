@@ -203,7 +203,7 @@ def parse_budgets(text: str | None) -> list[int] | None:
     """``"228,456,912"`` -> [228, 456, 912] (token budgets); None -> None (the defaults).
 
     Raises:
-        ValueError: naming ``budget``, for anything but integers >= 0.
+        ValueError: naming ``budget``, for anything but integers >= 1.
     """
     if text is None:
         return None
@@ -212,6 +212,6 @@ def parse_budgets(text: str | None) -> list[int] | None:
     except ValueError:
         raise ValueError(
             f"budget: expected token budgets such as 228,456,912, got {text!r}") from None
-    if not budgets or min(budgets) < 0:
-        raise ValueError(f"budget: expected integers >= 0, got {text!r}")
+    if not budgets or min(budgets) < 1:
+        raise ValueError(f"budget: expected integers >= 1, got {text!r}")
     return budgets

@@ -31,7 +31,6 @@ modified.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +49,7 @@ from vrsd_kit.contract import (
     check_budget_options,
     check_flag,
     check_group_options,
+    check_metadata_key,
     check_method_options,
     check_query_text,
     check_relevance_spec,
@@ -57,6 +57,7 @@ from vrsd_kit.contract import (
     keywords_checked,
     selection_inputs,
     selection_metadata_all,
+    with_entry,
     words_relevance,
 )
 from vrsd_kit.lexical import PoolRelevance
@@ -108,10 +109,11 @@ def _check_documents(documents: Any) -> list[Document]:
     return list(documents)
 
 
-def annotated_copy(doc: Document, entry: dict[str, Any]) -> Document:
-    """A copy of ``doc`` carrying ``entry`` under ``METADATA_KEY``, scored by its relevance."""
-    meta = copy.deepcopy(dict(doc.meta))
-    meta[METADATA_KEY] = entry
+def annotated_copy(doc: Document, entry: dict[str, Any],
+                   metadata_key: str = METADATA_KEY) -> Document:
+    """A copy of ``doc`` carrying ``entry`` under ``metadata_key`` (or beside the
+    document's own value there: ``with_entry``), scored by its relevance."""
+    meta, _ = with_entry(doc.meta, entry, metadata_key)
     embedding = list(doc.embedding) if doc.embedding is not None else None
     return dataclasses.replace(doc, meta=meta, score=entry["relevance"], embedding=embedding)
 
@@ -149,6 +151,9 @@ class VRSDRanker:
             shows ``cosine`` and ``lexical``). It needs the query text: connect it to
             the ``query`` input (without it the run uses the vectors only and warns
             once). False: the vectors only.
+        metadata_key: the meta key of vrsd's entry (default ``"vrsd"``); a key the
+            document's own meta holds is kept, and the entry goes under this key +
+            ``"_"`` (warned once).
     """
 
     @keywords_checked  # VRSDRanker(topk=2): a ValueError naming top_k
@@ -165,6 +170,7 @@ class VRSDRanker:
         document_embedder: Any = None,
         reembed: Reembed = "warn",
         lexical: bool = True,
+        metadata_key: str = METADATA_KEY,
     ) -> None:
         self.top_k = check_count(top_k, "top_k")
         # "vrsd_swap" -> "vrsd" + refine="swap": one spelling per method, as in the others
@@ -183,6 +189,7 @@ class VRSDRanker:
         self.document_embedder = document_embedder
         self.reembed = check_reembed(reembed)
         self.lexical = check_flag(lexical, "lexical")
+        self.metadata_key = check_metadata_key(metadata_key)
         self._warned_no_query = False
 
     def warm_up(self) -> None:
@@ -211,7 +218,7 @@ class VRSDRanker:
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
             token_counter=ser(self._token_counter_given),
             document_embedder=ser(self.document_embedder), reembed=self.reembed,
-            lexical=self.lexical,
+            lexical=self.lexical, metadata_key=self.metadata_key,
         )
 
     @classmethod
@@ -316,7 +323,7 @@ class VRSDRanker:
         sel = select(query, matrix, top_k, method=self.method, **options)
         ids = [d.id for d in documents]
         return {"documents": [
-            annotated_copy(documents[int(i)], entry)
+            annotated_copy(documents[int(i)], entry, self.metadata_key)
             for i, entry in zip(sel.indices, selection_metadata_all(sel, ids, words), strict=True)
         ]}
 

@@ -21,8 +21,10 @@ The LangChain retriever and the LlamaIndex postprocessor both:
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -39,12 +41,55 @@ from vrsd_core import (
 )
 from vrsd_core._checks import check_keywords
 from vrsd_core._checks import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
+from vrsd_core.callers import user_stacklevel
 
 from .lexical import PoolRelevance, pool_relevance
 from .tokens import TokenCounter, check_token_counter, count_tokens
 
 METADATA_KEY = "vrsd"
-"""The metadata entry every returned item gets (an existing entry is replaced)."""
+"""The metadata entry every returned item gets (the default of each adapter's
+``metadata_key``); see ``with_entry`` for a key the user's metadata already holds."""
+_ENTRY_FIELDS = frozenset({"rank", "relevance", "method"})
+_warned_taken: set[str] = set()
+
+
+def is_entry(value: Any) -> bool:
+    """True for an entry vrsd wrote (a dict with rank, relevance and method): a result
+    passed through vrsd twice has its entry replaced, a user's own value never is."""
+    return isinstance(value, dict) and _ENTRY_FIELDS <= value.keys()
+
+
+def entry_key(metadata: Mapping[str, Any], key: str = METADATA_KEY) -> str:
+    """Where vrsd's entry goes in ``metadata``: ``key``, unless the user's own value
+    holds it; then ``key`` + ``"_"`` (``"vrsd_"``), + ``"__"``, ... the first one free
+    (or holding a vrsd entry). Warns once per key (``UserWarning``) naming both keys."""
+    chosen = key
+    while chosen in metadata and not is_entry(metadata[chosen]):
+        chosen += "_"
+    if chosen != key and key not in _warned_taken:
+        _warned_taken.add(key)
+        warnings.warn(
+            f"metadata_key: the metadata already has a key {key!r} of its own; it is kept, "
+            f"and vrsd's entry is under {chosen!r} (pass metadata_key= to choose the key)",
+            UserWarning, stacklevel=user_stacklevel())
+    return chosen
+
+
+def with_entry(metadata: Mapping[str, Any], entry: dict[str, Any],
+               key: str = METADATA_KEY) -> tuple[dict[str, Any], str]:
+    """(a deep copy of ``metadata`` with ``entry`` added under ``entry_key(metadata, key)``,
+    that key): the caller's metadata is never changed, nor a value of its own replaced."""
+    chosen = entry_key(metadata, key)
+    out = copy.deepcopy(dict(metadata))
+    out[chosen] = entry
+    return out, chosen
+
+
+def check_metadata_key(value: Any) -> str:
+    """``metadata_key`` as a non-empty str, or a ValueError naming it."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"metadata_key: expected a non-empty string, got {value!r}")
+    return value
 
 
 def selection_metadata(
@@ -459,7 +504,8 @@ def check_group_options(group_by: Any, max_per_group: Any) -> int | None:
 
 
 def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | None, TokenCounter]:
-    """(``max_tokens`` as an int >= 0 or None for no budget, the counter to use:
+    """(``max_tokens`` as an int >= 1 or None for no budget (a budget below one token
+    is refused like ``k=0``: it could only return nothing), the counter to use:
     ``token_counter`` or, for None, ``vrsd_kit.tokens.approx_token_count``).
 
     A counter without a budget is accepted (a call may set ``max_tokens`` later).
@@ -467,7 +513,7 @@ def check_budget_options(max_tokens: Any, token_counter: Any) -> tuple[int | Non
     Raises:
         ValueError: naming the argument at fault.
     """
-    budget = _optional_count(max_tokens, "max_tokens", 0)
+    budget = _optional_count(max_tokens, "max_tokens", 1)
     return budget, check_token_counter(token_counter)
 
 

@@ -12,9 +12,11 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count
 from vrsd_kit.contract import (
+    METADATA_KEY,
     check_budget_options,
     check_flag,
     check_group_options,
+    check_metadata_key,
     check_model_keywords,
     resolve_method_fields,
 )
@@ -68,7 +70,7 @@ class VRSDCompressor(BaseDocumentCompressor):
     """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label."""
-    max_tokens: Any = None  # int >= 0 | None, checked at construction
+    max_tokens: Any = None  # int >= 1 | None, checked at construction
     """A token budget: the kept documents' ``page_content`` token counts sum to at most
     this (as in ``VRSDRetriever``). None: no budget."""
     token_counter: Any = None  # (str) -> int | None, checked at construction
@@ -76,6 +78,9 @@ class VRSDCompressor(BaseDocumentCompressor):
     lexical: bool = True
     """The default method's relevance reads the documents' words as well as their vectors
     (as in ``VRSDRetriever``); False: the vectors only."""
+    metadata_key: str = METADATA_KEY
+    """The metadata key of vrsd's entry; a key the document's own metadata holds is kept
+    and the entry goes under this key + ``"_"`` (warned once)."""
     cache: EmbeddingCache | None = None
     """Document-embedding cache; default a new one of ``cache_size`` entries."""
     cache_size: int = DEFAULT_CACHE_SIZE
@@ -106,6 +111,7 @@ class VRSDCompressor(BaseDocumentCompressor):
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         self.max_tokens, self.token_counter = check_budget_options(
             self.max_tokens, self.token_counter)
+        check_metadata_key(self.metadata_key)
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)
         return self
@@ -114,7 +120,8 @@ class VRSDCompressor(BaseDocumentCompressor):
         return SearchPlan(self.k, n, self.method, dict(self.method_kwargs),
                           relevance=self.relevance, group_by=self.group_by,
                           max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-                          token_counter=self.token_counter, lexical=self.lexical)
+                          token_counter=self.token_counter, lexical=self.lexical,
+                          metadata_key=self.metadata_key)
 
     def _compress_steps(self, documents: Sequence[Document], query: str
                        ) -> Steps[Sequence[Document]]:

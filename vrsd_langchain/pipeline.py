@@ -19,10 +19,12 @@ from langchain_core.vectorstores import VectorStore
 
 from vrsd_core import method_defaults, select
 from vrsd_kit.contract import (
+    METADATA_KEY,
     check_budget_options,
     check_counts,
     check_flag,
     check_group_options,
+    check_metadata_key,
     check_method_options,
     check_query_text,
     check_query_vector,
@@ -51,9 +53,9 @@ __all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
            "run", "arun", "run_by_vector"]
 
 # Per-candidate inputs besides the method's options: where each comes from (see README),
-# and whether the default reads the candidates' words.
+# whether the default reads the candidates' words, and the metadata key of the entry.
 PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter",
-                 "lexical")
+                 "lexical", "metadata_key")
 # Every call's own keywords besides the method's options (the rest are store search arguments).
 OWN_KEYWORDS = ("k", "fetch_k", "method", *PER_CANDIDATE)
 
@@ -138,6 +140,9 @@ class SearchPlan:
     lexical: bool = True
     """The default's relevance reads the candidates' words too (``vrsd_kit.lexical``);
     False: the vectors only."""
+    metadata_key: str = METADATA_KEY
+    """The metadata key of vrsd's entry (``vrsd_kit.contract.with_entry``: a key the
+    document's own metadata holds is kept, and the entry goes beside it)."""
 
 
 def make_plan(
@@ -155,6 +160,7 @@ def make_plan(
     token_counter: Any = None,
     reembed: Any = "warn",
     lexical: Any = True,
+    metadata_key: Any = METADATA_KEY,
 ) -> SearchPlan:
     """Check every setting of a call (counts, method and options, per-candidate inputs,
     token budget, store search arguments, the re-embedding policy: ``"refuse"`` on a
@@ -173,7 +179,8 @@ def make_plan(
     reembed = check_reembed_policy(store, reembed, fetch_k)
     return SearchPlan(k, fetch_k, method, dict(options), dict(search_kwargs),
                       relevance, group_by, cap, max_tokens=budget, token_counter=counter,
-                      reembed=reembed, lexical=check_flag(lexical, "lexical"))
+                      reembed=reembed, lexical=check_flag(lexical, "lexical"),
+                      metadata_key=check_metadata_key(metadata_key))
 
 
 def check_per_candidate(method: str, relevance: Any) -> None:
@@ -204,7 +211,7 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
         max_tokens=plan.max_tokens, token_counter=plan.token_counter, texts=texts,
     )
     sel = select(query_vector, candidates.vectors, plan.k, method=plan.method, **options)
-    return annotate(docs, sel, words)
+    return annotate(docs, sel, words, plan.metadata_key)
 
 
 def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[np.ndarray]:

@@ -15,7 +15,12 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
-from vrsd_kit.contract import check_flag, check_model_keywords, resolve_method_fields
+from vrsd_kit.contract import (
+    METADATA_KEY,
+    check_flag,
+    check_model_keywords,
+    resolve_method_fields,
+)
 from vrsd_kit.stores import Reembed
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
@@ -107,7 +112,7 @@ class VRSDRetriever(BaseRetriever):
     max_per_group: Any = None  # int >= 1 | None, checked by the plan
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
-    max_tokens: Any = None  # int >= 0 | None, checked by the plan
+    max_tokens: Any = None  # int >= 1 | None, checked by the plan
     """A token budget for the LLM's context: the returned documents' ``page_content``
     token counts sum to at most this (at most k documents still; a document that does
     not fit is skipped for the next best that does). None: no budget."""
@@ -120,6 +125,9 @@ class VRSDRetriever(BaseRetriever):
     z(cosine) + z(BM25 of the fetched texts against the query), both within the pool
     (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``). False:
     the vectors only. Other methods, and an outside ``relevance``, are unaffected."""
+    metadata_key: str = METADATA_KEY
+    """The metadata key of vrsd's entry. A key the document's own metadata already holds
+    is kept, and the entry goes under this key + ``"_"`` (``"vrsd_"``; warned once)."""
     embeddings: Embeddings | None = None
     """Embeds the query (and, for stores without a fast path, the candidates); it must be
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""

@@ -6,7 +6,11 @@ only its ``as_retriever`` differs: it returns a ``DiverseVectorStoreRetriever``,
 a ``VectorStoreRetriever`` whose search types are
 
 * ``"similarity"``, ``"similarity_score_threshold"``: the store's own search,
-  exactly as LangChain's ``VectorStoreRetriever`` runs it (Documents untouched);
+  exactly as LangChain's ``VectorStoreRetriever`` runs it (Documents untouched, no
+  ``metadata["vrsd"]``: results identical to the store's own retriever, and the
+  threshold needs the store's own relevance scores); a ``search_kwargs`` name within
+  a typo of LangChain's or vrsd's keywords (``fetchk``) is refused, any other goes
+  to the store's search as in LangChain;
 * ``"complement"``: this library's recommended selection (``vrsd_core.DEFAULT_METHOD``);
 * ``"vrsd"``: the paper's greedy VRSD, as ``method="vrsd"`` everywhere
   (``search_kwargs={"refine": "swap"}`` adds its 1-swap refinement). In vrsd 0.1.0
@@ -57,12 +61,14 @@ from pydantic import ConfigDict, model_validator
 
 from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
 from vrsd_core.callers import user_stacklevel
-from vrsd_kit.contract import check_model_keywords
+from vrsd_kit.contract import check_model_keywords, did_you_mean
 from vrsd_kit.stores import Reembed, check_reembed
 
 from ._compat import relevance_score_fn, retriever_tags
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .candidates import TYPO_CUTOFF
 from .pipeline import (
+    OWN_KEYWORDS,
     PER_CANDIDATE,
     SearchPlan,
     arun,
@@ -88,6 +94,24 @@ _VRSD_MEANING_CHANGED = (
 )
 DEFAULT_K = 4
 DEFAULT_FETCH_K = 20
+STOCK_KEYWORDS = ("k", "filter", "score_threshold", "fetch_k", "lambda_mult", *OWN_KEYWORDS)
+"""The names a typo of which is refused for the stock search types: LangChain's
+``search_kwargs`` and vrsd's own; any other name goes to the store's search, as in
+LangChain."""
+
+
+def check_stock_kwargs(kwargs: Collection[str]) -> None:
+    """ValueError for a name within a typo of ``STOCK_KEYWORDS`` (``fetchk``): the store's
+    own search would ignore it without a word."""
+    for key in sorted(kwargs):
+        if key in STOCK_KEYWORDS:
+            continue
+        typo = did_you_mean(key, STOCK_KEYWORDS, cutoff=TYPO_CUTOFF)
+        if typo:
+            raise ValueError(
+                f"{key}: unknown keyword{typo} (the similarity search types pass their "
+                "search arguments to the store's own search, which would ignore this one)"
+            )
 
 
 class DiverseVectorStoreRetriever(VectorStoreRetriever):
@@ -137,6 +161,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.search_type in CORE_SEARCH_TYPES:
             self._embedder()
             self._plan({})
+        else:
+            check_stock_kwargs(self.search_kwargs)
         return self
 
     def _embedder(self) -> Embeddings:
@@ -170,6 +196,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         if self.search_type not in CORE_SEARCH_TYPES:
+            check_stock_kwargs(kwargs)
             return super()._get_relevant_documents(query, run_manager=run_manager, **kwargs)
         assert self.cache is not None  # set by the validator
         return run(self.vectorstore, self._embedder(), self.cache, query, self._plan(kwargs))
@@ -178,6 +205,7 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         if self.search_type not in CORE_SEARCH_TYPES:
+            check_stock_kwargs(kwargs)
             return await super()._aget_relevant_documents(
                 query, run_manager=run_manager, **kwargs
             )
@@ -272,6 +300,7 @@ class DiverseVectorStore(VectorStore):
         ``"mmr"`` is then the core's MMR too, as in ``as_retriever``."""
         if search_type in CORE_SEARCH_TYPES:
             return self.as_retriever(search_type=search_type, search_kwargs=kwargs).invoke(query)
+        check_stock_kwargs(kwargs)
         return self.wrapped_vectorstore.search(query, search_type, **kwargs)
 
     async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
@@ -279,6 +308,7 @@ class DiverseVectorStore(VectorStore):
         if search_type in CORE_SEARCH_TYPES:
             retriever = self.as_retriever(search_type=search_type, search_kwargs=kwargs)
             return await retriever.ainvoke(query)
+        check_stock_kwargs(kwargs)
         return await self.wrapped_vectorstore.asearch(query, search_type, **kwargs)
 
     # --- everything else is the wrapped store's ------------------------------

@@ -33,7 +33,6 @@ caller's nodes are never modified.
 from __future__ import annotations
 
 import asyncio
-import copy
 import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -62,6 +61,7 @@ from vrsd_kit.contract import (
     check_budget_options,
     check_flag,
     check_group_options,
+    check_metadata_key,
     check_method_options,
     check_model_keywords,
     check_query_text,
@@ -70,6 +70,7 @@ from vrsd_kit.contract import (
     resolve_method_fields,
     selection_inputs,
     selection_metadata_all,
+    with_entry,
     words_relevance,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
@@ -84,26 +85,27 @@ dispatcher = get_dispatcher(__name__)
 # ``{"rank", "relevance", "gain", "method"}`` (+ ``"prior"`` when one was used); see
 # ``vrsd_kit.contract.selection_metadata``. The node's score is its relevance too.
 
-def _with_key(keys: Sequence[str]) -> list[str]:
-    return list(keys) if METADATA_KEY in keys else [*keys, METADATA_KEY]
+def _with_key(keys: Sequence[str], key: str) -> list[str]:
+    return list(keys) if key in keys else [*keys, key]
 
 
-def annotated_copy(item: NodeWithScore, entry: dict[str, Any]) -> NodeWithScore:
+def annotated_copy(item: NodeWithScore, entry: dict[str, Any],
+                   metadata_key: str = METADATA_KEY) -> NodeWithScore:
     """A new NodeWithScore around a copy of ``item.node`` carrying ``entry`` under
-    ``METADATA_KEY``, scored by the entry's relevance.
+    ``metadata_key`` (or beside the node's own value there: ``with_entry``), excluded
+    from the LLM's and the embedder's view, scored by the entry's relevance.
 
     The copy gets a deep copy of the metadata and new excluded-key lists; fields
     vrsd does not touch (text, relationships, embedding) are shared with the
     original, as a shallow copy does.
     """
     node: BaseNode = item.node
-    metadata = copy.deepcopy(dict(node.metadata))
-    metadata[METADATA_KEY] = entry
+    metadata, key = with_entry(node.metadata, entry, metadata_key)
     annotated = node.model_copy(
         update={
             "metadata": metadata,
-            "excluded_llm_metadata_keys": _with_key(node.excluded_llm_metadata_keys),
-            "excluded_embed_metadata_keys": _with_key(node.excluded_embed_metadata_keys),
+            "excluded_llm_metadata_keys": _with_key(node.excluded_llm_metadata_keys, key),
+            "excluded_embed_metadata_keys": _with_key(node.excluded_embed_metadata_keys, key),
         }
     )
     return NodeWithScore(node=annotated, score=entry["relevance"])
@@ -198,7 +200,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     max_per_group: Any = Field(  # int >= 1 | None, checked below
         default=None, description="At most this many nodes per group_by label."
     )
-    max_tokens: Any = Field(  # int >= 0 | None, checked below
+    max_tokens: Any = Field(  # int >= 1 | None, checked below
         default=None,
         description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
         "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
@@ -214,6 +216,11 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="The default method's relevance reads the nodes' words as well as their "
         "vectors: z(cosine) + z(BM25 of the nodes' text against the query), within the pool "
         "(vrsd_kit.lexical); False = the vectors only.",
+    )
+    metadata_key: str = Field(
+        default=METADATA_KEY,
+        description="The metadata key of vrsd's entry; a key the node's own metadata holds "
+        "is kept and the entry goes under this key + '_' (warned once).",
     )
     reembed: Reembed = Field(
         default="warn",
@@ -252,6 +259,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         self.max_tokens, self.token_counter = check_budget_options(
             self.max_tokens, self.token_counter)
         check_reembed(self.reembed)
+        check_metadata_key(self.metadata_key)
         return self
 
     @classmethod
@@ -365,7 +373,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
                                 **options)
         ids = [n.node.node_id for n in nodes]
         return [
-            annotated_copy(nodes[int(i)], entry)
+            annotated_copy(nodes[int(i)], entry, self.metadata_key)
             for i, entry in zip(sel.indices, selection_metadata_all(sel, ids, words), strict=True)
         ]
 

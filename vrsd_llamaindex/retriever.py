@@ -29,7 +29,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD
-from vrsd_kit.contract import check_counts, keywords_checked
+from vrsd_kit.contract import METADATA_KEY, check_counts, keywords_checked
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed
 
@@ -63,6 +63,7 @@ class VRSDRetriever(BaseRetriever):
             be read (see ``VRSDPostprocessor``).
         lexical: the default's relevance reads the nodes' words too (see
             ``VRSDPostprocessor``); False: the vectors only.
+        metadata_key: the metadata key of vrsd's entry (see ``VRSDPostprocessor``).
     """
 
     @keywords_checked  # VRSDRetriever(r, topn=2): a ValueError naming top_n
@@ -82,6 +83,7 @@ class VRSDRetriever(BaseRetriever):
         vector_store: Any | None = None,
         reembed: Reembed = "warn",
         lexical: bool = True,
+        metadata_key: str = METADATA_KEY,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -108,6 +110,7 @@ class VRSDRetriever(BaseRetriever):
             vector_store=vector_store,
             reembed=reembed,
             lexical=lexical,
+            metadata_key=metadata_key,
             callback_manager=callback_manager or CallbackManager(),
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)

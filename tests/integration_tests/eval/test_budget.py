@@ -22,7 +22,7 @@ def test_budget_helpers():
     assert be.cut_at_budget([2, 0], [5, 5, 9], 8) == []
     assert be.parse_budgets("200,400, 800") == [200, 400, 800]
     assert be.parse_budgets(None) is None
-    for bad in ("200,-1", "two", ""):
+    for bad in ("200,-1", "200,0", "two", ""):
         with pytest.raises(ValueError, match="^budget: "):
             be.parse_budgets(bad)
 

@@ -89,7 +89,8 @@ def test_compressor_budget(scored_store, embeddings, wordpiece):
 
 
 @pytest.mark.parametrize(("settings", "message"), [
-    ({"max_tokens": -1}, "max_tokens: expected an integer >= 0"),
+    ({"max_tokens": -1}, "max_tokens: expected an integer >= 1"),
+    ({"max_tokens": 0}, "max_tokens: expected an integer >= 1"),
     ({"max_tokens": 10.5}, "max_tokens: expected an integer"),
     ({"max_tokens": 100, "token_counter": "cl100k"}, "token_counter: expected a callable"),
 ])

@@ -76,7 +76,8 @@ def test_retriever_passes_the_budget_on():
 
 
 @pytest.mark.parametrize(("settings", "message"), [
-    ({"max_tokens": -3}, "max_tokens: expected an integer >= 0"),
+    ({"max_tokens": -3}, "max_tokens: expected an integer >= 1"),
+    ({"max_tokens": 0}, "max_tokens: expected an integer >= 1"),
     ({"max_tokens": 10, "token_counter": 5}, "token_counter: expected a callable"),
 ])
 def test_bad_budget_settings(settings, message):

@@ -58,7 +58,7 @@ def test_counter_checks():
 
 def test_budget_options():
     assert check_budget_options(None, None) == (None, approx_token_count)
-    assert check_budget_options(0, len) == (0, len)
-    for bad in (-1, 2.0, "10", True):
+    assert check_budget_options(1, len) == (1, len)
+    for bad in (0, -1, 2.0, "10", True):  # below one token: refused like k=0
         with pytest.raises(ValueError, match="^max_tokens: "):
             check_budget_options(bad, None)
