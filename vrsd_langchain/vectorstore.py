@@ -59,7 +59,7 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import ConfigDict, model_validator
 
-from vrsd_core import METHOD_ALIASES, METHOD_INFO, resolve_method
+from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, resolve_method
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import check_model_keywords, did_you_mean
 from vrsd_kit.stores import Reembed, check_reembed
@@ -100,10 +100,22 @@ STOCK_KEYWORDS = ("k", "filter", "score_threshold", "fetch_k", "lambda_mult", *O
 LangChain."""
 
 
+VRSD_ONLY = tuple(key for key in OWN_KEYWORDS if key not in ("k", "fetch_k"))
+"""vrsd's own settings (``max_tokens``, ``lexical``, ``method``, ...): refused on the stock
+search types, whose store search would ignore them."""
+
+
 def check_stock_kwargs(kwargs: Collection[str]) -> None:
-    """ValueError for a name within a typo of ``STOCK_KEYWORDS`` (``fetchk``): the store's
-    own search would ignore it without a word."""
+    """ValueError for one of vrsd's own settings (``VRSD_ONLY``), or a name within a typo
+    of ``STOCK_KEYWORDS`` (``fetchk``): the store's own search would ignore it without a
+    word."""
     for key in sorted(kwargs):
+        if key in VRSD_ONLY:
+            raise ValueError(
+                f"{key}: a setting of vrsd's own search types; the similarity search types "
+                "pass their search arguments to the store's own search, where it would do "
+                f"nothing (use search_type={DEFAULT_METHOD!r}, or another vrsd method)"
+            )
         if key in STOCK_KEYWORDS:
             continue
         typo = did_you_mean(key, STOCK_KEYWORDS, cutoff=TYPO_CUTOFF)

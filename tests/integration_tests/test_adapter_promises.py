@@ -191,6 +191,13 @@ def test_the_stock_search_types_refuse_a_misspelt_keyword(search_type):
         asyncio.run(retriever.ainvoke(QUERY, fetchk=3))
     with pytest.raises(ValueError, match="^fetchk: .*did you mean fetch_k\\?"):
         wrapped.search(QUERY, search_type, k=2, fetchk=3)
+    # vrsd's own settings would do nothing there: refused, naming the search type to use
+    for own, value in (("max_tokens", 0), ("max_tokens", 100), ("lexical", False),
+                       ("method", "mmr"), ("group_by", "source")):
+        with pytest.raises(ValueError, match=f"{own}: a setting of vrsd.s own search types"):
+            wrapped.as_retriever(search_type=search_type, search_kwargs={**valid, own: value})
+        with pytest.raises(ValueError, match=f"^{own}: .*search_type='complement'"):
+            retriever.invoke(QUERY, **{own: value})
     if search_type == "similarity":  # (InMemoryVectorStore has no relevance scores)
         out = retriever.invoke(QUERY)  # LangChain's own search, as the store gives it
         assert out == InMemoryVectorStore.similarity_search(wrapped.wrapped_vectorstore,
