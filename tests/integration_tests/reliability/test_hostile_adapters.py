@@ -424,7 +424,7 @@ def check_nodes(out, top_n: int, ids: set[str]) -> None:
     assert set(got) <= ids
     for rank, n in enumerate(out):
         check_entry(n.node.metadata["vrsd"], rank)  # 0-based, as in vrsd_langchain
-        assert n.score == n.node.metadata["vrsd"]["relevance"]
+        assert n.score == pytest.approx(n.node.metadata["vrsd"]["relevance"], rel=1e-9)
 
 
 @FEW
