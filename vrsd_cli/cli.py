@@ -3,7 +3,7 @@
     vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
     vrsd eval [--datasets ...]        the VRSD paper's quality protocol (table + plot)
     vrsd eval --protocol evidence     evidence coverage on HotpotQA multi-hop questions
-    vrsd index PATH                   chunk a folder of .txt/.md files into a local Chroma index
+    vrsd index PATH                   chunk a folder of text files into a local Chroma index
     vrsd search "question"            search that index with any selection method
     vrsd inspect                      how crowded that index's top-k is; what the default changes
 
@@ -221,11 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(ev)
 
     idx = sub.add_parser(
-        "index", help="index a folder of .txt/.md files into a local Chroma store",
-        description="Chunk every .txt and .md file under PATH (recursively) and add the chunks "
-        "to a persistent Chroma store. Re-indexing the same folder updates changed files and "
-        "removes chunks of deleted files (LangChain indexing API, cleanup='full', scoped to "
-        "the folder). Unreadable files are skipped with a warning.",
+        "index", help="index a folder of text files into a local Chroma store",
+        description="Chunk every text file under PATH (recursively; plain text whatever its "
+        "extension, UTF-8 or legacy Latin-1/Windows-1252; HTML stripped; PDF with "
+        "vrsd[pdf]) and add the chunks to a persistent Chroma store. Re-indexing the same "
+        "folder updates changed files and removes chunks of deleted files (LangChain "
+        "indexing API, cleanup='full', scoped to the folder). Binary, empty and unreadable "
+        "files are skipped with a warning each.",
     )
     idx.add_argument("path", help="folder to index")
     idx.add_argument("--index-dir", default=None,
@@ -442,6 +444,9 @@ def _run_index(args: argparse.Namespace) -> int:
     )
     for path, reason in report.skipped:
         print(f"vrsd index: warning: skipped {path}: {reason}", file=sys.stderr)
+    skipped = report.skipped_summary()
+    if skipped:
+        print(f"vrsd index: {skipped}", file=sys.stderr)
     print(report.summary())
     return 0
 

@@ -1,4 +1,4 @@
-"""``vrsd index`` and ``vrsd search``: a folder of .txt/.md files in a local Chroma index.
+"""``vrsd index`` and ``vrsd search``: a folder of text files in a local Chroma index.
 
 Layout of an index folder (``--index-dir``; default ``$VRSD_INDEX_DIR``, else
 ``./.vrsd/index``)::
@@ -14,10 +14,12 @@ duplicates. The record manager's *namespace* is the folder's absolute path, so
 the full cleanup is scoped to that folder: indexing folder B into the same
 index never deletes folder A's chunks, and ``vrsd search`` searches them all.
 
-Files: every ``*.txt`` and ``*.md`` under the folder, recursively, skipping
-hidden folders (``.git``, ``.vrsd``, ...). A file that cannot be read or is not
-UTF-8 is skipped with a warning; an empty folder, or one where nothing is
-readable, is an error (``ValueError``; the CLI prints it and exits with 2).
+Files: every file under the folder, recursively, skipping hidden files and
+folders (``.git``, ``.vrsd``, ...) and the index itself; what is read from each
+is ``vrsd_cli.reading.read_text`` (plain text whatever its extension, HTML
+stripped, PDF with the ``pdf`` extra). A file that is binary, empty or
+unreadable is skipped with its reason; an empty folder, or one where nothing is
+text, is an error (``ValueError``; the CLI prints it and exits with 2).
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from __future__ import annotations
 import json
 import os
 import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vrsd_core import DEFAULT_METHOD
+
+from .reading import NotText, read_text
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -39,7 +44,6 @@ INDEX_ENV = "VRSD_INDEX_DIR"
 COLLECTION = "vrsd"
 MANIFEST = "vrsd_index.json"
 RECORDS = "records.sqlite"
-SUFFIXES = (".txt", ".md")
 
 
 def default_index_dir() -> Path:
@@ -48,15 +52,21 @@ def default_index_dir() -> Path:
     return Path(env) if env else Path(".vrsd") / "index"
 
 
-def find_files(folder: str | os.PathLike[str]) -> list[Path]:
-    """The .txt/.md files under ``folder`` (recursive, sorted, hidden folders skipped)."""
+def find_files(
+    folder: str | os.PathLike[str], exclude: str | os.PathLike[str] | None = None
+) -> list[Path]:
+    """The files under ``folder`` (recursive, sorted; hidden files and folders skipped,
+    and everything under ``exclude``, the index, when it lies inside ``folder``)."""
     root = Path(folder)
+    skip = Path(exclude).resolve() if exclude is not None else None
     found = []
     for path in root.rglob("*"):
         rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts[:-1]):
+        if any(part.startswith(".") for part in rel.parts):
             continue
-        if path.suffix.lower() in SUFFIXES and path.is_file():
+        if skip is not None and path.resolve().is_relative_to(skip):
+            continue
+        if path.is_file():
             found.append(path)
     return sorted(found)
 
@@ -83,6 +93,14 @@ class IndexReport:
             f"{f', {len(self.skipped)} skipped' if self.skipped else ''}) "
             f"into {self.index_dir}"
         )
+
+    def skipped_summary(self) -> str | None:
+        """How many files were skipped, by reason (None when none was)."""
+        if not self.skipped:
+            return None
+        reasons = Counter(reason.split(":")[0] for _, reason in self.skipped)
+        parts = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
+        return f"skipped {len(self.skipped)} of {self.files + len(self.skipped)} files ({parts})"
 
 
 def _read_manifest(index_dir: Path) -> dict[str, Any] | None:
@@ -130,15 +148,9 @@ def load_chunks(
     skipped: list[tuple[Path, str]] = []
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            skipped.append((path, "not UTF-8 text"))
-            continue
-        except OSError as exc:
-            skipped.append((path, exc.strerror or str(exc)))
-            continue
-        if not text.strip():
-            skipped.append((path, "empty"))
+            text = read_text(path)
+        except NotText as exc:
+            skipped.append((path, exc.reason))
             continue
         source = path.relative_to(folder).as_posix()
         for i, piece in enumerate(splitter.split_text(text)):
@@ -155,11 +167,11 @@ def index_folder(
     model: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> IndexReport:
-    """Index (or re-index) the .txt/.md files of ``path`` into ``index_dir``.
+    """Index (or re-index) the text files of ``path`` into ``index_dir``.
 
     Raises:
         ValueError: naming the argument: ``path`` missing, not a folder, without
-            .txt/.md files or without readable text; ``chunk_overlap`` out of range;
+            files or without text; ``chunk_overlap`` out of range;
             ``model`` different from the one the index was built with.
     """
     from langchain_core.indexing import index
@@ -176,13 +188,13 @@ def index_folder(
             f"chunk_overlap: expected 0 <= chunk_overlap < chunk_size ({chunk_size}), "
             f"got {chunk_overlap}"
         )
-    files = find_files(folder)
+    where = Path(index_dir) if index_dir is not None else default_index_dir()
+    files = find_files(folder, exclude=where)
     if not files:
-        raise ValueError(f"path: no .txt or .md files under {path}")
+        raise ValueError(f"path: no files under {path}")
     chunks, skipped = load_chunks(folder, files, chunk_size, chunk_overlap)
     if not chunks:
-        raise ValueError(f"path: no readable text in the {len(files)} .txt/.md files under {path}")
-    where = Path(index_dir) if index_dir is not None else default_index_dir()
+        raise ValueError(f"path: no text in the {len(files)} files under {path}")
     manifest = _read_manifest(where) or {"model": model, "folders": {}}
     if manifest["model"] != model:
         raise ValueError(

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from vrsd_cli.indexing import find_files, load_chunks, open_index
+from tests.helpers.cli_fixtures import stored, write
+from vrsd_cli.indexing import find_files, load_chunks
 
 CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
 
@@ -21,24 +22,7 @@ SLEEP = (
     "A cool bedroom helps deep sleep."
 )
 ROME = "Augustus became the first Roman emperor in 27 BC.\n\nRoman concrete used volcanic ash."
-
-
-def write(folder: Path, files: dict[str, str | bytes]) -> Path:
-    for name, body in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(body, bytes):
-            path.write_bytes(body)
-        else:
-            path.write_text(body, encoding="utf-8")
-    return folder
-
-
-def stored(index_dir: Path) -> list[tuple[str, int, str]]:
-    """(source, chunk, text) of every chunk in the Chroma collection, sorted."""
-    got = open_index(index_dir).get(include=["documents", "metadatas"])
-    pairs = zip(got["documents"], got["metadatas"], strict=True)
-    return sorted((m["source"], m["chunk"], d) for d, m in pairs)
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02"
 
 
 def expected(folder: Path) -> list[tuple[str, int, str]]:
@@ -101,24 +85,27 @@ def test_index_is_scoped_per_folder(vrsd, tmp_path):
     assert stored(index_dir) == sorted(expected(a) + expected(b))
 
 
-def test_unreadable_files_are_skipped_with_a_warning(vrsd, tmp_path):
-    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "latin1.txt": b"caf\xe9 \xff\xfe",
+def test_files_that_are_not_text_are_skipped_with_a_warning(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "blob.dat": b"\x01\x00\xff\xfe",
                                      "blank.md": "  \n", ".git/ignored.txt": ROME,
-                                     "image.png": b"\x89PNG"})
+                                     ".hidden.txt": ROME, "image.png": PNG})
     index_dir = tmp_path / "index"
     run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
     assert run.code == 0
-    assert "warning: skipped" in run.err and "latin1.txt: not UTF-8 text" in run.err
-    assert "blank.md: empty" in run.err
+    assert "warning: skipped" in run.err and "blob.dat: binary" in run.err
+    assert "image.png: binary" in run.err and "blank.md: empty" in run.err
+    assert "skipped 3 of 4 files (2 binary, 1 empty)" in run.err
+    assert "ignored" not in run.err and "hidden" not in run.err  # hidden: not even counted
     assert {source for source, _, _ in stored(index_dir)} == {"coffee.txt"}
 
 
 @pytest.mark.parametrize(
     ("files", "message"),
     [
-        ({}, "no .txt or .md files under"),
-        ({"a.png": b"\x89PNG", "sub/b.csv": "x,y"}, "no .txt or .md files under"),
-        ({"bad.txt": b"\xff\xfe\xfa", "empty.md": ""}, "no readable text in the 2 .txt/.md files"),
+        ({}, "no files under"),
+        ({".hidden.txt": "x", ".git/config": "y"}, "no files under"),
+        ({"a.png": PNG, "bad.txt": b"\xff\x00\xfa", "empty.md": ""},
+         "no text in the 3 files"),
     ],
 )
 def test_index_without_readable_text_exits_2(vrsd, tmp_path, files, message):
