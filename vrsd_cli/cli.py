@@ -50,7 +50,8 @@ _EMBEDDINGS = {"langchain_core": "langchain-core",
 _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
          "tqdm": "tqdm"}
 _INDEX = {"langchain_chroma": "langchain-chroma", "chromadb": "chromadb",
-          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy"}
+          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy",
+          "tqdm": "tqdm"}
 _EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text-splitters"}
 NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,
@@ -236,6 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="characters per chunk (800)")
     idx.add_argument("--chunk-overlap", type=int, default=100,
                      help="characters shared by neighbouring chunks (100)")
+    idx.add_argument("--no-progress", action="store_true",
+                     help="no progress bar (there is none unless stderr is a terminal)")
     _add_model(idx)
 
     se = sub.add_parser(
@@ -440,7 +443,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
     report = index_folder(
         args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
-        chunk_overlap=args.chunk_overlap, model=args.model,
+        chunk_overlap=args.chunk_overlap, model=args.model, progress=show_progress(args),
     )
     for path, reason in report.skipped:
         print(f"vrsd index: warning: skipped {path}: {reason}", file=sys.stderr)

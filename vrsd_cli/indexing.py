@@ -28,6 +28,8 @@ import json
 import os
 import textwrap
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,8 +168,13 @@ def index_folder(
     chunk_overlap: int = 100,
     model: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    progress: bool = False,
 ) -> IndexReport:
-    """Index (or re-index) the text files of ``path`` into ``index_dir``.
+    """Index (or re-index) the text files of ``path`` into ``index_dir`` (``progress``:
+    a progress bar on stderr, chunks per second and files done).
+
+    The model is loaded only when a chunk is not in the embedding cache, and a text
+    that several chunks share is encoded once (``cached_embeddings(lazy=True)``).
 
     Raises:
         ValueError: naming the argument: ``path`` missing, not a folder, without
@@ -203,11 +210,12 @@ def index_folder(
             "--index-dir"
         )
     where.mkdir(parents=True, exist_ok=True)
-    store = _open_store(where, cached_embeddings(model, cache_dir))
-    result = index(
-        chunks, _record_manager(where, folder), store,
-        cleanup="full", source_id_key="source", key_encoder="sha256",
-    )
+    store = _open_store(where, cached_embeddings(model, cache_dir, lazy=True))
+    with _progress_bar(chunks, progress) as fed:
+        result = index(
+            fed, _record_manager(where, folder), store, batch_size=INDEX_BATCH,
+            cleanup="full", source_id_key="source", key_encoder="sha256",
+        )
     manifest["folders"][str(folder)] = {
         "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunks": len(chunks),
     }
@@ -217,6 +225,46 @@ def index_folder(
         skipped=skipped, added=result["num_added"], updated=result["num_updated"],
         unchanged=result["num_skipped"], deleted=result["num_deleted"],
     )
+
+
+INDEX_BATCH = 256
+"""Chunks per batch of the indexing API: one encode call (sorted by length inside it,
+so little padding) and one Chroma write each."""
+
+
+@contextmanager
+def _progress_bar(chunks: list[Document], show: bool) -> Iterator[Iterator[Document]]:
+    """``chunks`` as the indexing API pulls them, with a tqdm bar when ``show``.
+
+    The API pulls ``INDEX_BATCH`` chunks, encodes and writes them, then pulls the next
+    batch: so when a batch's first chunk is pulled, the previous batch is done, and the
+    bar counts it then (chunks per second are chunks indexed, not chunks read)."""
+    if not show:
+        yield iter(chunks)
+        return
+    from tqdm import tqdm
+
+    files = len({c.metadata["source"] for c in chunks})
+    bar = tqdm(total=len(chunks), unit="chunk", desc="indexing", dynamic_ncols=True)
+    done_files: set[str] = set()
+
+    def count(upto: int) -> None:
+        for chunk in chunks[bar.n:upto]:
+            done_files.add(chunk.metadata["source"])
+        bar.set_postfix_str(f"{len(done_files)}/{files} files", refresh=False)
+        bar.update(upto - bar.n)
+
+    def feed() -> Iterator[Document]:
+        for i, chunk in enumerate(chunks):
+            if i and i % INDEX_BATCH == 0:
+                count(i)
+            yield chunk
+
+    try:
+        yield feed()
+        count(len(chunks))
+    finally:
+        bar.close()
 
 
 def open_index(
@@ -237,7 +285,7 @@ def open_index(
             f"index_dir: no index at {where}; build one with 'vrsd index PATH' "
             "(or pass --index-dir)"
         )
-    return _open_store(where, cached_embeddings(manifest["model"], cache_dir))
+    return _open_store(where, cached_embeddings(manifest["model"], cache_dir, lazy=True))
 
 
 DEFAULT_SEARCH_FETCH_K = 20
