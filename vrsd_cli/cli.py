@@ -243,7 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     se = sub.add_parser(
         "search", help="search the index built by 'vrsd index'",
-        description="Over-fetch --fetch-k chunks by similarity, then select --k with --method.",
+        description="Over-fetch --fetch-k chunks by similarity, then select --k with --method. "
+        "Prints the method, each result's relevance (and its parts), its text, and what the "
+        "method held back from plain top-k, with the relation (restates / made room for); "
+        "--json for scripts.",
     )
     se.add_argument("query", help="the question")
     se.add_argument("--index-dir", default=None,
@@ -255,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+    se.add_argument("--json", action="store_true",
+                    help="print the results as JSON (each with its text and metadata, "
+                    "metadata['vrsd'] included), for scripts")
     se.add_argument("--vectors-only", action="store_true",
                     help="the default's relevance from the vectors only, not the chunks' words "
                     "too (lexical=False)")
@@ -457,7 +463,7 @@ def _run_index(args: argparse.Namespace) -> int:
 def _run_search(args: argparse.Namespace) -> int:
     require("search")
 
-    from .indexing import format_hits, search_index
+    from .indexing import format_hits, hits_json, search_fetch_k, search_index
 
     if args.fetch_k is not None and args.fetch_k < args.k:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
@@ -469,7 +475,12 @@ def _run_search(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
-    print(format_hits(args.query, hits))
+    if args.method is None:
+        method = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
+    else:
+        method = args.method
+    show = hits_json if args.json else format_hits
+    print(show(args.query, hits, method=method, fetch_k=search_fetch_k(args.k, args.fetch_k)))
     return 0
 
 

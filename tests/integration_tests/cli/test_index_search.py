@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.cli_fixtures import stored, write
-from vrsd_cli.indexing import find_files, load_chunks
+from vrsd_cli.indexing import find_files, format_hits, load_chunks
 
 CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
 
@@ -152,3 +153,47 @@ def test_default_index_dir_is_dot_vrsd_in_the_working_directory(vrsd, tmp_path, 
     run = vrsd("search", "Roman emperor", "--k", "1")
     assert run.code == 0 and "rome.txt" in run.out
     assert docs.is_dir()
+
+
+def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "copy.txt": COFFEE, "sleep.md": SLEEP,
+                                     "rome.txt": ROME})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    ask = ["search", "how long does caffeine last?", "--index-dir", index_dir, "--k", "3"]
+    run = vrsd(*ask)
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    assert lines[1] == "method: complement (the default): 3 kept of 20 fetched by similarity"
+    assert lines[2].startswith("relevance: z(cosine) + z(BM25")
+    assert "held back from top-3: " in run.out and "   - held back" in run.out  # the copies
+    as_json = json.loads(vrsd(*ask, "--json").out)
+    assert (as_json["method"], as_json["k"], as_json["fetch_k"]) == (
+        "complement (the default)", 3, 20)
+    top = as_json["results"][0]
+    assert top["metadata"]["source"] in {"coffee.txt", "copy.txt"}
+    assert {"relevance", "cosine", "lexical", "rank"} <= set(top["metadata"]["vrsd"])
+    assert sum(len(r["metadata"]["vrsd"].get("held_back", [])) for r in as_json["results"]) >= 1
+    mmr = vrsd(*ask, "--method", "mmr:lambda_mult=0.7", "--fetch-k", "8")
+    assert "method: mmr:lambda_mult=0.7: 3 kept of 8 fetched" in mmr.out
+    assert "relevance: cosine to the question" in mmr.out and "held back" not in mmr.out
+
+
+def test_held_back_entries_print_their_source_rank_relation_and_excerpt():
+    from langchain_core.documents import Document
+
+    held = [{"id": "a1", "rank": 1, "source": "copy.txt", "excerpt": "Caffeine has a  half-life",
+             "relation": "restates"},
+            {"id": None, "rank": 3, "source": None, "excerpt": "Decaf still has some",
+             "relation": "displaced"}]
+    doc = Document(page_content="Caffeine has a half-life of about five hours.", metadata={
+        "source": "coffee.txt", "chunk": 0,
+        "vrsd": {"rank": 0, "relevance": 1.2, "cosine": 0.8, "lexical": 3.0, "held_back": held}})
+    out = format_hits("caffeine?", [doc], method="complement (the default)", fetch_k=20)
+    assert "held back from top-1: 2 (1 restates, 1 made room for)" in out
+    assert ('   - held back copy.txt (similarity rank 2): restates this: '
+            '"Caffeine has a half-life"') in out
+    assert '   - held back ? (similarity rank 4): made room for this: "Decaf still has some"' in out
+    old = Document(page_content="x", metadata={"vrsd": {"rank": 0, "relevance": 0.5,
+                                                        "held_back": ["id-1", 7]}})
+    assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", fetch_k=4)
