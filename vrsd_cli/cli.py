@@ -126,12 +126,24 @@ def _add_cache(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _version() -> str:
+    """The installed distribution's version (``project.version`` of pyproject.toml, its
+    one place)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vrsd")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vrsd`` (all subcommands)."""
     parser = argparse.ArgumentParser(
         prog="vrsd",
         description="Relevant and diverse retrieval: VRSD, MMR, k-DPP and more.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     demo = sub.add_parser(
