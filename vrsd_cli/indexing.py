@@ -378,8 +378,9 @@ _RELATIONS = {"restates": "restates this", "displaced": "made room for this"}
 
 def _held_back_count(held: list[Any]) -> str:
     """How many were held back, by relation when the entries say it."""
-    relations = Counter(e.get("relation") for e in held if isinstance(e, dict))
-    parts = [f"{n} {_RELATIONS.get(r, r).replace(' this', '')}" for r, n in relations.items() if r]
+    relations = Counter(str(e["relation"]) for e in held if isinstance(e, dict)
+                        and e.get("relation"))
+    parts = [f"{n} {_RELATIONS.get(r, r).removesuffix(' this')}" for r, n in relations.items()]
     return f"{len(held)}" + (f" ({', '.join(parts)})" if parts else "")
 
 
