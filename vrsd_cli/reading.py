@@ -27,6 +27,7 @@ PDF_SUFFIX = ".pdf"
 # the C1 controls Latin-1 decodes stray bytes to.
 _CONTROL = re.compile(r"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _MAX_CONTROL_SHARE = 0.01  # legacy-encoded text: at most 1 character in 100 a control
+_SNIFF = 8192  # bytes read first: a binary file is told from them
 _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
 
@@ -49,14 +50,25 @@ def read_text(path: str | Path) -> str:
     try:
         if suffix == PDF_SUFFIX:
             text = _pdf_text(path)
+        elif suffix in HTML_SUFFIXES:
+            text = _html_text(path.read_bytes())
         else:
-            data = path.read_bytes()
-            text = _html_text(data) if suffix in HTML_SUFFIXES else decode_text(data)
+            text = decode_text(_read_unless_binary(path))
     except OSError as exc:
         raise NotText(f"unreadable: {exc.strerror or exc}") from None
     if not text.strip():
         raise NotText("empty")
     return text
+
+
+def _read_unless_binary(path: Path) -> bytes:
+    """The file's bytes, or NotText("binary") from its first block alone when that holds a
+    NUL byte without a UTF-16 BOM (a video in the folder is not read whole)."""
+    with path.open("rb") as file:
+        head = file.read(_SNIFF)
+        if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise NotText("binary")
+        return head + file.read()
 
 
 def decode_text(data: bytes) -> str:
