@@ -4,7 +4,7 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench eval
+.PHONY: setup demo test lint bench eval dist
 
 # One stamp per set of extras: `make demo` then `make test` still installs the test tools.
 $(VENV)/.installed-%: pyproject.toml scripts/setup.sh
@@ -28,3 +28,9 @@ bench: setup
 
 eval: $(VENV)/.installed-eval
 	$(VENV)/bin/vrsd eval
+
+# the wheel and sdist in dist/, their metadata checked (tests/integration_tests/packaging/test_build.py)
+dist: setup
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*

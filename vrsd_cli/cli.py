@@ -3,7 +3,7 @@
     vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
     vrsd eval [--datasets ...]        the VRSD paper's quality protocol (table + plot)
     vrsd eval --protocol evidence     evidence coverage on HotpotQA multi-hop questions
-    vrsd index PATH                   chunk a folder of .txt/.md files into a local Chroma index
+    vrsd index PATH                   chunk a folder of text files into a local Chroma index
     vrsd search "question"            search that index with any selection method
     vrsd inspect                      how crowded that index's top-k is; what the default changes
 
@@ -50,7 +50,8 @@ _EMBEDDINGS = {"langchain_core": "langchain-core",
 _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
          "tqdm": "tqdm"}
 _INDEX = {"langchain_chroma": "langchain-chroma", "chromadb": "chromadb",
-          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy"}
+          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy",
+          "tqdm": "tqdm"}
 _EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text-splitters"}
 NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,
@@ -125,12 +126,24 @@ def _add_cache(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _version() -> str:
+    """The installed distribution's version (``project.version`` of pyproject.toml, its
+    one place)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vrsd")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vrsd`` (all subcommands)."""
     parser = argparse.ArgumentParser(
         prog="vrsd",
         description="Relevant and diverse retrieval: VRSD, MMR, k-DPP and more.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     demo = sub.add_parser(
@@ -221,11 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(ev)
 
     idx = sub.add_parser(
-        "index", help="index a folder of .txt/.md files into a local Chroma store",
-        description="Chunk every .txt and .md file under PATH (recursively) and add the chunks "
-        "to a persistent Chroma store. Re-indexing the same folder updates changed files and "
-        "removes chunks of deleted files (LangChain indexing API, cleanup='full', scoped to "
-        "the folder). Unreadable files are skipped with a warning.",
+        "index", help="index a folder of text files into a local Chroma store",
+        description="Chunk every text file under PATH (recursively; plain text whatever its "
+        "extension, UTF-8 or legacy Latin-1/Windows-1252; HTML stripped; PDF with "
+        "vrsd[pdf]) and add the chunks to a persistent Chroma store. Re-indexing the same "
+        "folder updates changed files and removes chunks of deleted files (LangChain "
+        "indexing API, cleanup='full', scoped to the folder). Binary, empty and unreadable "
+        "files are skipped with a warning each.",
     )
     idx.add_argument("path", help="folder to index")
     idx.add_argument("--index-dir", default=None,
@@ -234,11 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="characters per chunk (800)")
     idx.add_argument("--chunk-overlap", type=int, default=100,
                      help="characters shared by neighbouring chunks (100)")
+    idx.add_argument("--no-progress", action="store_true",
+                     help="no progress bar (there is none unless stderr is a terminal)")
     _add_model(idx)
 
     se = sub.add_parser(
         "search", help="search the index built by 'vrsd index'",
-        description="Over-fetch --fetch-k chunks by similarity, then select --k with --method.",
+        description="Over-fetch --fetch-k chunks by similarity, then select --k with --method. "
+        "Prints the method, each result's relevance (and its parts), its text, and what the "
+        "method held back from plain top-k, with the relation (restates / made room for); "
+        "--json for scripts.",
     )
     se.add_argument("query", help="the question")
     se.add_argument("--index-dir", default=None,
@@ -250,6 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+    se.add_argument("--json", action="store_true",
+                    help="print the results as JSON (each with its text and metadata, "
+                    "metadata['vrsd'] included), for scripts")
     se.add_argument("--vectors-only", action="store_true",
                     help="the default's relevance from the vectors only, not the chunks' words "
                     "too (lexical=False)")
@@ -438,10 +461,13 @@ def _run_index(args: argparse.Namespace) -> int:
 
     report = index_folder(
         args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
-        chunk_overlap=args.chunk_overlap, model=args.model,
+        chunk_overlap=args.chunk_overlap, model=args.model, progress=show_progress(args),
     )
     for path, reason in report.skipped:
         print(f"vrsd index: warning: skipped {path}: {reason}", file=sys.stderr)
+    skipped = report.skipped_summary()
+    if skipped:
+        print(f"vrsd index: {skipped}", file=sys.stderr)
     print(report.summary())
     return 0
 
@@ -449,7 +475,7 @@ def _run_index(args: argparse.Namespace) -> int:
 def _run_search(args: argparse.Namespace) -> int:
     require("search")
 
-    from .indexing import format_hits, search_index
+    from .indexing import format_hits, hits_json, search_fetch_k, search_index
 
     if args.fetch_k is not None and args.fetch_k < args.k:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
@@ -461,7 +487,12 @@ def _run_search(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
-    print(format_hits(args.query, hits))
+    if args.method is None:
+        method = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
+    else:
+        method = args.method
+    show = hits_json if args.json else format_hits
+    print(show(args.query, hits, method=method, fetch_k=search_fetch_k(args.k, args.fetch_k)))
     return 0
 
 

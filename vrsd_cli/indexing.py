@@ -1,4 +1,4 @@
-"""``vrsd index`` and ``vrsd search``: a folder of .txt/.md files in a local Chroma index.
+"""``vrsd index`` and ``vrsd search``: a folder of text files in a local Chroma index.
 
 Layout of an index folder (``--index-dir``; default ``$VRSD_INDEX_DIR``, else
 ``./.vrsd/index``)::
@@ -14,10 +14,12 @@ duplicates. The record manager's *namespace* is the folder's absolute path, so
 the full cleanup is scoped to that folder: indexing folder B into the same
 index never deletes folder A's chunks, and ``vrsd search`` searches them all.
 
-Files: every ``*.txt`` and ``*.md`` under the folder, recursively, skipping
-hidden folders (``.git``, ``.vrsd``, ...). A file that cannot be read or is not
-UTF-8 is skipped with a warning; an empty folder, or one where nothing is
-readable, is an error (``ValueError``; the CLI prints it and exits with 2).
+Files: every file under the folder, recursively, skipping hidden files and
+folders (``.git``, ``.vrsd``, ...) and the index itself; what is read from each
+is ``vrsd_cli.reading.read_text`` (plain text whatever its extension, HTML
+stripped, PDF with the ``pdf`` extra). A file that is binary, empty or
+unreadable is skipped with its reason; an empty folder, or one where nothing is
+text, is an error (``ValueError``; the CLI prints it and exits with 2).
 """
 
 from __future__ import annotations
@@ -25,11 +27,16 @@ from __future__ import annotations
 import json
 import os
 import textwrap
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vrsd_core import DEFAULT_METHOD
+
+from .reading import NotText, read_text
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -39,7 +46,6 @@ INDEX_ENV = "VRSD_INDEX_DIR"
 COLLECTION = "vrsd"
 MANIFEST = "vrsd_index.json"
 RECORDS = "records.sqlite"
-SUFFIXES = (".txt", ".md")
 
 
 def default_index_dir() -> Path:
@@ -48,15 +54,21 @@ def default_index_dir() -> Path:
     return Path(env) if env else Path(".vrsd") / "index"
 
 
-def find_files(folder: str | os.PathLike[str]) -> list[Path]:
-    """The .txt/.md files under ``folder`` (recursive, sorted, hidden folders skipped)."""
+def find_files(
+    folder: str | os.PathLike[str], exclude: str | os.PathLike[str] | None = None
+) -> list[Path]:
+    """The files under ``folder`` (recursive, sorted; hidden files and folders skipped,
+    and everything under ``exclude``, the index, when it lies inside ``folder``)."""
     root = Path(folder)
+    skip = Path(exclude).resolve() if exclude is not None else None
     found = []
     for path in root.rglob("*"):
         rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts[:-1]):
+        if any(part.startswith(".") for part in rel.parts):
             continue
-        if path.suffix.lower() in SUFFIXES and path.is_file():
+        if skip is not None and path.resolve().is_relative_to(skip):
+            continue
+        if path.is_file():
             found.append(path)
     return sorted(found)
 
@@ -83,6 +95,14 @@ class IndexReport:
             f"{f', {len(self.skipped)} skipped' if self.skipped else ''}) "
             f"into {self.index_dir}"
         )
+
+    def skipped_summary(self) -> str | None:
+        """How many files were skipped, by reason (None when none was)."""
+        if not self.skipped:
+            return None
+        reasons = Counter(reason.split(":")[0] for _, reason in self.skipped)
+        parts = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
+        return f"skipped {len(self.skipped)} of {self.files + len(self.skipped)} files ({parts})"
 
 
 def _read_manifest(index_dir: Path) -> dict[str, Any] | None:
@@ -130,15 +150,9 @@ def load_chunks(
     skipped: list[tuple[Path, str]] = []
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            skipped.append((path, "not UTF-8 text"))
-            continue
-        except OSError as exc:
-            skipped.append((path, exc.strerror or str(exc)))
-            continue
-        if not text.strip():
-            skipped.append((path, "empty"))
+            text = read_text(path)
+        except NotText as exc:
+            skipped.append((path, exc.reason))
             continue
         source = path.relative_to(folder).as_posix()
         for i, piece in enumerate(splitter.split_text(text)):
@@ -154,12 +168,17 @@ def index_folder(
     chunk_overlap: int = 100,
     model: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    progress: bool = False,
 ) -> IndexReport:
-    """Index (or re-index) the .txt/.md files of ``path`` into ``index_dir``.
+    """Index (or re-index) the text files of ``path`` into ``index_dir`` (``progress``:
+    a progress bar on stderr, chunks per second and files done).
+
+    The model is loaded only when a chunk is not in the embedding cache, and a text
+    that several chunks share is encoded once (``cached_embeddings(lazy=True)``).
 
     Raises:
         ValueError: naming the argument: ``path`` missing, not a folder, without
-            .txt/.md files or without readable text; ``chunk_overlap`` out of range;
+            files or without text; ``chunk_overlap`` out of range;
             ``model`` different from the one the index was built with.
     """
     from langchain_core.indexing import index
@@ -176,13 +195,13 @@ def index_folder(
             f"chunk_overlap: expected 0 <= chunk_overlap < chunk_size ({chunk_size}), "
             f"got {chunk_overlap}"
         )
-    files = find_files(folder)
+    where = Path(index_dir) if index_dir is not None else default_index_dir()
+    files = find_files(folder, exclude=where)
     if not files:
-        raise ValueError(f"path: no .txt or .md files under {path}")
+        raise ValueError(f"path: no files under {path}")
     chunks, skipped = load_chunks(folder, files, chunk_size, chunk_overlap)
     if not chunks:
-        raise ValueError(f"path: no readable text in the {len(files)} .txt/.md files under {path}")
-    where = Path(index_dir) if index_dir is not None else default_index_dir()
+        raise ValueError(f"path: no text in the {len(files)} files under {path}")
     manifest = _read_manifest(where) or {"model": model, "folders": {}}
     if manifest["model"] != model:
         raise ValueError(
@@ -191,11 +210,12 @@ def index_folder(
             "--index-dir"
         )
     where.mkdir(parents=True, exist_ok=True)
-    store = _open_store(where, cached_embeddings(model, cache_dir))
-    result = index(
-        chunks, _record_manager(where, folder), store,
-        cleanup="full", source_id_key="source", key_encoder="sha256",
-    )
+    store = _open_store(where, cached_embeddings(model, cache_dir, lazy=True))
+    with _progress_bar(chunks, progress) as fed:
+        result = index(
+            fed, _record_manager(where, folder), store, batch_size=INDEX_BATCH,
+            cleanup="full", source_id_key="source", key_encoder="sha256",
+        )
     manifest["folders"][str(folder)] = {
         "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunks": len(chunks),
     }
@@ -205,6 +225,46 @@ def index_folder(
         skipped=skipped, added=result["num_added"], updated=result["num_updated"],
         unchanged=result["num_skipped"], deleted=result["num_deleted"],
     )
+
+
+INDEX_BATCH = 256
+"""Chunks per batch of the indexing API: one encode call (sorted by length inside it,
+so little padding) and one Chroma write each."""
+
+
+@contextmanager
+def _progress_bar(chunks: list[Document], show: bool) -> Iterator[Iterator[Document]]:
+    """``chunks`` as the indexing API pulls them, with a tqdm bar when ``show``.
+
+    The API pulls ``INDEX_BATCH`` chunks, encodes and writes them, then pulls the next
+    batch: so when a batch's first chunk is pulled, the previous batch is done, and the
+    bar counts it then (chunks per second are chunks indexed, not chunks read)."""
+    if not show:
+        yield iter(chunks)
+        return
+    from tqdm import tqdm
+
+    files = len({c.metadata["source"] for c in chunks})
+    bar = tqdm(total=len(chunks), unit="chunk", desc="indexing", dynamic_ncols=True)
+    done_files: set[str] = set()
+
+    def count(upto: int) -> None:
+        for chunk in chunks[bar.n:upto]:
+            done_files.add(chunk.metadata["source"])
+        bar.set_postfix_str(f"{len(done_files)}/{files} files", refresh=False)
+        bar.update(upto - bar.n)
+
+    def feed() -> Iterator[Document]:
+        for i, chunk in enumerate(chunks):
+            if i and i % INDEX_BATCH == 0:
+                count(i)
+            yield chunk
+
+    try:
+        yield feed()
+        count(len(chunks))
+    finally:
+        bar.close()
 
 
 def open_index(
@@ -225,7 +285,7 @@ def open_index(
             f"index_dir: no index at {where}; build one with 'vrsd index PATH' "
             "(or pass --index-dir)"
         )
-    return _open_store(where, cached_embeddings(manifest["model"], cache_dir))
+    return _open_store(where, cached_embeddings(manifest["model"], cache_dir, lazy=True))
 
 
 DEFAULT_SEARCH_FETCH_K = 20
@@ -266,7 +326,7 @@ def search_index(
         raise ValueError(f"index_dir: the index at {index_dir or default_index_dir()} is empty")
     retriever = VRSDRetriever(
         vectorstore=store, k=k,
-        fetch_k=max(DEFAULT_SEARCH_FETCH_K, k) if fetch_k is None else fetch_k,
+        fetch_k=search_fetch_k(k, fetch_k),
         method=spec.method,
         method_kwargs=dict(spec.options),
         lexical=lexical,
@@ -274,11 +334,30 @@ def search_index(
     return retriever.invoke(query)
 
 
-def format_hits(query: str, docs: list[Document], width: int = 100) -> str:
-    """Readable search results: rank, source, relevance, and the chunk's text."""
-    lines = [f"{len(docs)} results for {query!r}", ""]
-    for i, doc in enumerate(docs, 1):
-        info = doc.metadata.get("vrsd", {})
+def search_fetch_k(k: int, fetch_k: int | None) -> int:
+    """The candidates ``search_index`` fetches: ``fetch_k``, else
+    ``max(DEFAULT_SEARCH_FETCH_K, k)``."""
+    return max(DEFAULT_SEARCH_FETCH_K, k) if fetch_k is None else fetch_k
+
+
+def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
+                width: int = 100) -> str:
+    """Readable search results with their reasons: the method, each result's relevance
+    (and its parts, the cosine and the words' BM25, when the method used both), its
+    text, and the candidates plain top-k would have returned that the method held back
+    beside the result they are attached to, with the relation when the entry has one."""
+    infos = [doc.metadata.get("vrsd", {}) for doc in docs]
+    if any("cosine" in info for info in infos):
+        relevance = "relevance: z(cosine) + z(BM25 of the words) in the fetched pool"
+    else:
+        relevance = "relevance: cosine to the question"
+    held = [entry for info in infos for entry in info.get("held_back", ())]
+    lines = [f"{len(docs)} results for {query!r}",
+             f"method: {method}: {len(docs)} kept of {fetch_k} fetched by similarity", relevance]
+    if held:
+        lines.append(f"held back from top-{len(docs)}: {_held_back_count(held)}")
+    lines.append("")
+    for i, (doc, info) in enumerate(zip(docs, infos, strict=True), 1):
         rel = info.get("relevance")
         head = f"{i}. {doc.metadata.get('source', '?')} (chunk {doc.metadata.get('chunk', '?')})"
         if rel is not None:
@@ -289,5 +368,47 @@ def format_hits(query: str, docs: list[Document], width: int = 100) -> str:
         body = " ".join(doc.page_content.split())
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
                                max_lines=4, placeholder=" ...")
+        lines += _held_back_lines(info.get("held_back", ()), width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+_RELATIONS = {"restates": "restates this", "displaced": "made room for this"}
+
+
+def _held_back_count(held: list[Any]) -> str:
+    """How many were held back, by relation when the entries say it."""
+    relations = Counter(str(e["relation"]) for e in held if isinstance(e, dict)
+                        and e.get("relation"))
+    parts = [f"{n} {_RELATIONS.get(r, r).removesuffix(' this')}" for r, n in relations.items()]
+    return f"{len(held)}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _held_back_lines(held: Any, width: int) -> list[str]:
+    """One line per held-back entry: a dict (source, rank, relation, excerpt), or a bare
+    id (held back, no relation given)."""
+    ids = [str(entry) for entry in held if not isinstance(entry, dict)]
+    lines = [f"   - held back: {', '.join(ids)}"] if ids else []
+    for entry in (e for e in held if isinstance(e, dict)):
+        where = entry.get("source") or entry.get("id") or "?"
+        rank = entry.get("rank")
+        line = f"   - held back {where}" + (f" (similarity rank {rank + 1})"
+                                             if isinstance(rank, int) else "")
+        relation = entry.get("relation")
+        if relation:
+            line += f": {_RELATIONS.get(relation, relation)}"
+        excerpt = " ".join(str(entry.get("excerpt") or "").split())
+        if excerpt:
+            line += f': "{excerpt}"'
+        lines.append(textwrap.shorten(line, width=width, placeholder=' ..."')
+                     if len(line) > width else line)
+    return lines
+
+
+def hits_json(query: str, docs: list[Document], *, method: str, fetch_k: int) -> str:
+    """The search as JSON for scripts: the query, the method, k and fetch_k, and each
+    result's text and metadata (``metadata["vrsd"]`` included, JSON-ready)."""
+    return json.dumps({
+        "query": query, "method": method, "k": len(docs), "fetch_k": fetch_k,
+        "results": [{"text": doc.page_content, "metadata": doc.metadata} for doc in docs],
+    }, ensure_ascii=False, indent=1)

@@ -76,16 +76,20 @@ def base_embeddings(model: str | None = None) -> Embeddings:
 
 
 def cached_embeddings(
-    model: str | None = None, cache_dir: str | os.PathLike[str] | None = None
+    model: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
+    *, lazy: bool = False,
 ) -> CacheBackedEmbeddings:
-    """``base_embeddings(model)`` behind an on-disk cache of documents and queries."""
+    """``base_embeddings(model)`` behind an on-disk cache of documents and queries
+    (``lazy``: a ``LazyEmbeddings``, the model loaded only when a text is not cached)."""
     from langchain_classic.embeddings import CacheBackedEmbeddings
     from langchain_classic.storage import LocalFileStore
+
+    from .lazy_embeddings import LazyEmbeddings
 
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     label = model_label(model)
     return CacheBackedEmbeddings.from_bytes_store(
-        base_embeddings(model),
+        LazyEmbeddings(model) if lazy else base_embeddings(model),
         LocalFileStore(root / "embeddings" / "documents" / label),
         query_embedding_cache=LocalFileStore(root / "embeddings" / "queries" / label),
         key_encoder="sha256",

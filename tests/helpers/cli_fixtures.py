@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,24 @@ def embeddings(cache_dir):
 
     assert os.environ["VRSD_CACHE_DIR"] == cache_dir
     return cached_embeddings()
+
+
+def write(folder: Path, files: dict[str, str | bytes]) -> Path:
+    """``folder`` with ``files`` (relative name -> text, written as UTF-8, or bytes)."""
+    for name, body in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(body, bytes):
+            path.write_bytes(body)
+        else:
+            path.write_text(body, encoding="utf-8")
+    return folder
+
+
+def stored(index_dir: Path) -> list[tuple[str, int, str]]:
+    """(source, chunk, text) of every chunk in the Chroma collection of an index, sorted."""
+    from vrsd_cli.indexing import open_index
+
+    got = open_index(index_dir).get(include=["documents", "metadatas"])
+    pairs = zip(got["documents"], got["metadatas"], strict=True)
+    return sorted((m["source"], m["chunk"], d) for d, m in pairs)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from vrsd_cli.indexing import find_files, load_chunks, open_index
+from tests.helpers.cli_fixtures import stored, write
+from vrsd_cli.indexing import find_files, format_hits, load_chunks
 
 CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
 
@@ -21,24 +23,7 @@ SLEEP = (
     "A cool bedroom helps deep sleep."
 )
 ROME = "Augustus became the first Roman emperor in 27 BC.\n\nRoman concrete used volcanic ash."
-
-
-def write(folder: Path, files: dict[str, str | bytes]) -> Path:
-    for name, body in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(body, bytes):
-            path.write_bytes(body)
-        else:
-            path.write_text(body, encoding="utf-8")
-    return folder
-
-
-def stored(index_dir: Path) -> list[tuple[str, int, str]]:
-    """(source, chunk, text) of every chunk in the Chroma collection, sorted."""
-    got = open_index(index_dir).get(include=["documents", "metadatas"])
-    pairs = zip(got["documents"], got["metadatas"], strict=True)
-    return sorted((m["source"], m["chunk"], d) for d, m in pairs)
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02"
 
 
 def expected(folder: Path) -> list[tuple[str, int, str]]:
@@ -101,24 +86,27 @@ def test_index_is_scoped_per_folder(vrsd, tmp_path):
     assert stored(index_dir) == sorted(expected(a) + expected(b))
 
 
-def test_unreadable_files_are_skipped_with_a_warning(vrsd, tmp_path):
-    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "latin1.txt": b"caf\xe9 \xff\xfe",
+def test_files_that_are_not_text_are_skipped_with_a_warning(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "blob.dat": b"\x01\x00\xff\xfe",
                                      "blank.md": "  \n", ".git/ignored.txt": ROME,
-                                     "image.png": b"\x89PNG"})
+                                     ".hidden.txt": ROME, "image.png": PNG})
     index_dir = tmp_path / "index"
     run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
     assert run.code == 0
-    assert "warning: skipped" in run.err and "latin1.txt: not UTF-8 text" in run.err
-    assert "blank.md: empty" in run.err
+    assert "warning: skipped" in run.err and "blob.dat: binary" in run.err
+    assert "image.png: binary" in run.err and "blank.md: empty" in run.err
+    assert "skipped 3 of 4 files (2 binary, 1 empty)" in run.err
+    assert "ignored" not in run.err and "hidden" not in run.err  # hidden: not even counted
     assert {source for source, _, _ in stored(index_dir)} == {"coffee.txt"}
 
 
 @pytest.mark.parametrize(
     ("files", "message"),
     [
-        ({}, "no .txt or .md files under"),
-        ({"a.png": b"\x89PNG", "sub/b.csv": "x,y"}, "no .txt or .md files under"),
-        ({"bad.txt": b"\xff\xfe\xfa", "empty.md": ""}, "no readable text in the 2 .txt/.md files"),
+        ({}, "no files under"),
+        ({".hidden.txt": "x", ".git/config": "y"}, "no files under"),
+        ({"a.png": PNG, "bad.txt": b"\xff\x00\xfa", "empty.md": ""},
+         "no text in the 3 files"),
     ],
 )
 def test_index_without_readable_text_exits_2(vrsd, tmp_path, files, message):
@@ -165,3 +153,47 @@ def test_default_index_dir_is_dot_vrsd_in_the_working_directory(vrsd, tmp_path, 
     run = vrsd("search", "Roman emperor", "--k", "1")
     assert run.code == 0 and "rome.txt" in run.out
     assert docs.is_dir()
+
+
+def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"coffee.txt": COFFEE, "copy.txt": COFFEE, "sleep.md": SLEEP,
+                                     "rome.txt": ROME})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    ask = ["search", "how long does caffeine last?", "--index-dir", index_dir, "--k", "3"]
+    run = vrsd(*ask)
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    assert lines[1] == "method: complement (the default): 3 kept of 20 fetched by similarity"
+    assert lines[2].startswith("relevance: z(cosine) + z(BM25")
+    assert "held back from top-3: " in run.out and "   - held back" in run.out  # the copies
+    as_json = json.loads(vrsd(*ask, "--json").out)
+    assert (as_json["method"], as_json["k"], as_json["fetch_k"]) == (
+        "complement (the default)", 3, 20)
+    top = as_json["results"][0]
+    assert top["metadata"]["source"] in {"coffee.txt", "copy.txt"}
+    assert {"relevance", "cosine", "lexical", "rank"} <= set(top["metadata"]["vrsd"])
+    assert sum(len(r["metadata"]["vrsd"].get("held_back", [])) for r in as_json["results"]) >= 1
+    mmr = vrsd(*ask, "--method", "mmr:lambda_mult=0.7", "--fetch-k", "8")
+    assert "method: mmr:lambda_mult=0.7: 3 kept of 8 fetched" in mmr.out
+    assert "relevance: cosine to the question" in mmr.out and "held back" not in mmr.out
+
+
+def test_held_back_entries_print_their_source_rank_relation_and_excerpt():
+    from langchain_core.documents import Document
+
+    held = [{"id": "a1", "rank": 1, "source": "copy.txt", "excerpt": "Caffeine has a  half-life",
+             "relation": "restates"},
+            {"id": None, "rank": 3, "source": None, "excerpt": "Decaf still has some",
+             "relation": "displaced"}]
+    doc = Document(page_content="Caffeine has a half-life of about five hours.", metadata={
+        "source": "coffee.txt", "chunk": 0,
+        "vrsd": {"rank": 0, "relevance": 1.2, "cosine": 0.8, "lexical": 3.0, "held_back": held}})
+    out = format_hits("caffeine?", [doc], method="complement (the default)", fetch_k=20)
+    assert "held back from top-1: 2 (1 restates, 1 made room for)" in out
+    assert ('   - held back copy.txt (similarity rank 2): restates this: '
+            '"Caffeine has a half-life"') in out
+    assert '   - held back ? (similarity rank 4): made room for this: "Decaf still has some"' in out
+    old = Document(page_content="x", metadata={"vrsd": {"rank": 0, "relevance": 0.5,
+                                                        "held_back": ["id-1", 7]}})
+    assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", fetch_k=4)

@@ -8,6 +8,7 @@ import io
 
 import pytest
 
+from tests.helpers.cli_fixtures import write
 from vrsd_cli import cli
 
 
@@ -31,3 +32,22 @@ def test_eval_into_a_log_has_no_progress_bar(vrsd, tmp_path, data_dir):
     assert run.code == 0, run.err
     assert "it/s" not in run.err and "%|" not in run.err and "\r" not in run.err, run.err
     assert "arc_da: 5 queries" in run.err  # the summary line is still there
+
+
+def test_index_shows_chunks_per_second_and_files_done_on_a_terminal_only(
+        vrsd, tmp_path, monkeypatch):
+    docs = write(tmp_path / "docs", {f"note{i}.txt": f"Note {i}: " + "words " * 60
+                                     for i in range(3)})
+    logged = vrsd("index", docs, "--index-dir", tmp_path / "index", "--chunk-size", "100",
+                  "--chunk-overlap", "0")
+    assert logged.code == 0, logged.err
+    assert "chunk/s" not in logged.err and "\r" not in logged.err
+    terminal = Terminal()
+    monkeypatch.setattr(cli.sys, "stderr", terminal)
+    (docs / "note3.txt").write_text("One more note, on a terminal.")
+    shown = vrsd("index", docs, "--index-dir", tmp_path / "index", "--chunk-size", "100",
+                 "--chunk-overlap", "0")
+    assert shown.code == 0
+    bar = terminal.getvalue()
+    chunks = shown.out.split(" chunks")[0].split()[-1]
+    assert "chunk/s" in bar and "4/4 files" in bar and f"{chunks}/{chunks}" in bar, bar

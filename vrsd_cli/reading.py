@@ -1,0 +1,125 @@
+"""What ``vrsd index`` reads: the text of a file, whatever its extension.
+
+* HTML (``.html``, ``.htm``, ``.xhtml``): the visible text, markup, scripts and
+  styles stripped by Beautiful Soup (``beautifulsoup4``, the ``html`` extra, part of
+  ``cli``); its ``<meta charset>`` is honoured.
+* PDF (``.pdf``): the pages' text by ``pypdf`` (the ``pdf`` extra, opt-in).
+* Every other file is sniffed: text when it has no NUL byte and decodes as UTF-8
+  (a BOM is dropped; UTF-16 with a BOM too), else as Windows-1252 or Latin-1 with
+  almost no control characters (legacy Western text: decoded, not skipped).
+  Anything else is binary.
+
+A file that is not text raises ``NotText`` with the reason (``binary``, ``empty``,
+``unreadable: ...``, ``PDF needs pypdf ...``); ``vrsd index`` prints one warning
+line per such file and counts them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+PDF_SUFFIX = ".pdf"
+
+# Control characters that no text file holds (tab, newlines, form feed, backspace of
+# overstruck man pages and the escape of terminal colours are allowed); 0x80-0x9f are
+# the C1 controls Latin-1 decodes stray bytes to.
+_CONTROL = re.compile(r"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_MAX_CONTROL_SHARE = 0.01  # legacy-encoded text: at most 1 character in 100 a control
+_SNIFF = 8192  # bytes read first: a binary file is told from them
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+class NotText(Exception):
+    """A file ``vrsd index`` leaves out; ``reason`` says why, in a few words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def read_text(path: str | Path) -> str:
+    """The text of ``path`` (HTML stripped, PDF extracted, other files sniffed).
+
+    Raises:
+        NotText: binary, empty, unreadable, or a PDF without ``pypdf`` installed.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix == PDF_SUFFIX:
+            text = _pdf_text(path)
+        elif suffix in HTML_SUFFIXES:
+            text = _html_text(path.read_bytes())
+        else:
+            text = decode_text(_read_unless_binary(path))
+    except OSError as exc:
+        raise NotText(f"unreadable: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise NotText("empty")
+    return text
+
+
+def _read_unless_binary(path: Path) -> bytes:
+    """The file's bytes, or NotText("binary") from its first block alone when that holds a
+    NUL byte without a UTF-16 BOM (a video in the folder is not read whole)."""
+    with path.open("rb") as file:
+        head = file.read(_SNIFF)
+        if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise NotText("binary")
+        return head + file.read()
+
+
+def decode_text(data: bytes) -> str:
+    """``data`` as text (UTF-8, UTF-16 with a BOM, else Windows-1252/Latin-1 when it
+    reads as text), or NotText("binary")."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError:
+                break
+    if b"\x00" in data:
+        raise NotText("binary")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:  # one of the five bytes cp1252 leaves undefined
+        text = data.decode("latin-1")
+    if len(_CONTROL.findall(text)) > _MAX_CONTROL_SHARE * len(text):
+        raise NotText("binary")
+    return text
+
+
+def _html_text(data: bytes) -> str:
+    try:
+        from bs4 import BeautifulSoup
+    except ImportError:
+        raise NotText("HTML needs beautifulsoup4: pip install 'vrsd[html]'") from None
+    soup = BeautifulSoup(data, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for hidden in soup(["script", "style", "noscript", "template", "head"]):
+        hidden.decompose()
+    body = soup.get_text("\n")
+    lines = (" ".join(line.split()) for line in body.splitlines())
+    text = "\n".join(line for line in lines if line)
+    return f"{title}\n\n{text}" if title and not text.startswith(title) else text
+
+
+def _pdf_text(path: Path) -> str:
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError:
+        raise NotText("PDF needs pypdf: pip install 'vrsd[pdf]'") from None
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted:
+            raise NotText("encrypted PDF")
+        return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+    except (PdfReadError, ValueError, KeyError) as exc:  # a damaged file
+        raise NotText(f"not a readable PDF: {' '.join(str(exc).split())}") from None
