@@ -57,6 +57,7 @@ from vrsd_kit.contract import (
     keywords_checked,
     selection_inputs,
     selection_metadata_all,
+    source_of,
     with_entry,
     words_relevance,
 )
@@ -321,10 +322,12 @@ class VRSDRanker:
             token_counter=self.token_counter, texts=texts,
         )
         sel = select(query, matrix, top_k, method=self.method, **options)
-        ids = [d.id for d in documents]
+        entries = selection_metadata_all(sel, [d.id for d in documents], words,
+                                         texts(),
+                                         [source_of(d.meta) for d in documents])
         return {"documents": [
             annotated_copy(documents[int(i)], entry, self.metadata_key)
-            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids, words), strict=True)
+            for i, entry in zip(sel.indices, entries, strict=True)
         ]}
 
     def _rank_steps(self, documents: Any, query_embedding: Any, top_k: Any, query: Any

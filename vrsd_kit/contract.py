@@ -43,6 +43,7 @@ from vrsd_core._checks import check_keywords
 from vrsd_core._checks import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 from vrsd_core.callers import user_stacklevel
 
+from .explain import held_back_entries
 from .lexical import PoolRelevance, pool_relevance
 from .tokens import TokenCounter, check_token_counter, count_tokens
 
@@ -94,7 +95,8 @@ def check_metadata_key(value: Any) -> str:
 
 def selection_metadata(
     selection: Selection, position: int, ids: Sequence[Any] | None = None,
-    words: PoolRelevance | None = None,
+    words: PoolRelevance | None = None, texts: Sequence[str] | None = None,
+    sources: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """The ``METADATA_KEY`` entry of the item picked at ``position`` of ``selection``::
 
@@ -105,20 +107,27 @@ def selection_metadata(
                                   # default with the words on, z(cosine) + z(lexical)
             "cosine": 0.62,       # only with the words: the cosine to the query
             "lexical": 7.3,       # only with the words: its BM25 score in the pool
-            "gain": 0.71,         # the method's objective gain when it was picked
+            "gain": 0.71,         # the method's score for it when it was picked
             "method": "vrsd",     # the selection method
             "prior": 0.9,         # only when a quality prior was given: its value
-            "held_back": ["3b"],  # only for the default (complement): the candidates
-                                  # plain top-k would have returned in its place that
-                                  # restate this item (closest to it of the picks)
+            "held_back": [...],   # only for the default (complement): what plain top-k
+                                  # would have returned that it did not, see below
         }
 
-    For ``vrsd`` the gain is the sum-vector cosine after the pick; for ``mmr``
-    the MMR score at pick time; for ``dpp`` and the default the determinant ratio.
-    ``held_back`` names each candidate by ``ids[candidate]`` (the document's or
-    node's id) or, without ``ids`` or where an id is None, by its 0-based rank
-    among the candidates the store returned. Values are plain Python ints, floats
-    and strings (JSON-ready, no numpy scalars).
+    ``gain`` is, for ``similarity`` the cosine; for ``vrsd`` the cosine of the sum of
+    the picks so far with the query; for ``mmr`` the MMR score; for ``dpp`` and the
+    default how much the pick widens the set, relevance-weighted (the determinant ratio:
+    near 0 for a passage the picks already say, largest for a relevant passage unlike
+    them); for the sampling and clustering methods their own score.
+
+    ``held_back`` lists one dict per candidate plain top-k (by the same relevance)
+    would have returned and the default did not (``vrsd_kit.explain``): ``id`` (the
+    document's or node's id from ``ids``, else its 0-based rank among the fetched
+    candidates), ``rank`` (1-based, in plain top-k), ``relation`` (``"restates"``:
+    most of its words are in this item, ``share`` of its word pairs; ``"displaced"``:
+    this item took its slot), ``source`` (when ``sources`` has one) and ``excerpt``
+    (when ``texts`` are given; without texts every entry is ``"displaced"``). Values
+    are plain Python ints, floats and strings (JSON-ready, no numpy scalars).
 
     Raises:
         ValueError: naming ``position`` when it is not an index into the selection.
@@ -128,25 +137,43 @@ def selection_metadata(
         raise ValueError(f"position: expected an integer, got {position!r}")
     if not 0 <= position < count:
         raise ValueError(f"position: {position} is outside the selection (0 to {count - 1})")
-    at = int(position)
+    return _entry(selection, int(position), words,
+                  _held_entries(selection, ids, texts, sources))
+
+
+def _entry(selection: Selection, at: int, words: PoolRelevance | None,
+           held: dict[int, list[dict[str, Any]]] | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "rank": at,
         "relevance": float(selection.relevance[at]),
         "gain": float(selection.gains[at]),
         "method": selection.method,
     }
+    index = int(selection.indices[at])
     if words is not None:
-        index = int(selection.indices[at])
         entry["cosine"] = float(words.cosine[index])
         entry["lexical"] = float(words.lexical[index])
     prior = selection.info.get("prior")
     if prior is not None:
         entry["prior"] = float(prior[at])
-    held = selection.info.get("held_back")
     if held is not None:
-        pick = int(selection.indices[at])
-        entry["held_back"] = [_candidate_name(j, ids) for j, p in held.items() if p == pick]
+        entry["held_back"] = held.get(index, [])
     return entry
+
+
+def _held_entries(selection: Selection, ids: Sequence[Any] | None,
+                  texts: Sequence[str] | None, sources: Sequence[Any] | None,
+                  ) -> dict[int, list[dict[str, Any]]] | None:
+    """{pick: its held-back entries}, or None for a method that holds nothing back."""
+    held = selection.info.get("held_back")
+    if held is None:
+        return None
+    return held_back_entries(
+        selection.indices.tolist(), selection.info.get("top_k", list(held)), list(held),
+        None if texts is None else texts.__getitem__,
+        lambda j: _candidate_name(j, ids),
+        None if sources is None else sources.__getitem__,
+    )
 
 
 def _candidate_name(index: int, ids: Sequence[Any] | None) -> Any:
@@ -157,12 +184,31 @@ def _candidate_name(index: int, ids: Sequence[Any] | None) -> Any:
 
 def selection_metadata_all(
     selection: Selection, ids: Sequence[Any] | None = None,
-    words: PoolRelevance | None = None,
+    words: PoolRelevance | None = None, texts: Sequence[str] | None = None,
+    sources: Sequence[Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """``selection_metadata`` for every pick, in selection order (``ids``: one per
-    candidate, naming what the default held back; ``words``: the relevance's parts when
-    the words were used, from ``words_relevance``)."""
-    return [selection_metadata(selection, i, ids, words) for i in range(len(selection))]
+    """``selection_metadata`` for every pick, in selection order (``ids``, ``texts``,
+    ``sources``: one per candidate, naming and explaining what the default held back;
+    ``words``: the relevance's parts when the words were used, from
+    ``words_relevance``)."""
+    held = _held_entries(selection, ids, texts, sources)
+    return [_entry(selection, i, words, held) for i in range(len(selection))]
+
+
+SOURCE_KEYS = ("source", "file_path", "file_name", "url")
+
+
+def source_of(metadata: Mapping[str, Any] | None) -> Any:
+    """Where a document comes from, as its metadata says: the first of ``SOURCE_KEYS``
+    it has (LangChain's loaders write ``source``, LlamaIndex's ``file_path`` and
+    ``file_name``, Haystack's converters ``file_path``), or None."""
+    if not metadata:
+        return None
+    for key in SOURCE_KEYS:
+        value = metadata.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def words_relevance(

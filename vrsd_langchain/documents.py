@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from langchain_core.documents import Document
 
 from vrsd_core import Selection
-from vrsd_kit.contract import METADATA_KEY, selection_metadata_all, with_entry
+from vrsd_kit.contract import METADATA_KEY, selection_metadata_all, source_of, with_entry
 from vrsd_kit.lexical import PoolRelevance
 
 __all__ = ["METADATA_KEY", "annotate"]
@@ -27,8 +27,9 @@ def annotate(documents: Sequence[Document], selection: Selection,
     neither the store's nor the caller's objects change.
     """
     out: list[Document] = []
-    ids = [doc.id for doc in documents]
-    entries = selection_metadata_all(selection, ids, words)
+    entries = selection_metadata_all(selection, [doc.id for doc in documents], words,
+                                     [doc.page_content for doc in documents],
+                                     [source_of(doc.metadata) for doc in documents])
     for index, entry in zip(selection.indices.tolist(), entries, strict=True):
         doc = documents[index]
         metadata, _ = with_entry(doc.metadata, entry, metadata_key)

@@ -70,6 +70,7 @@ from vrsd_kit.contract import (
     resolve_method_fields,
     selection_inputs,
     selection_metadata_all,
+    source_of,
     with_entry,
     words_relevance,
 )
@@ -371,10 +372,12 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         )
         sel: Selection = select(query_vector, vectors, self.top_n, method=self.method,
                                 **options)
-        ids = [n.node.node_id for n in nodes]
+        entries = selection_metadata_all(sel, [n.node.node_id for n in nodes], words,
+                                         texts(),
+                                         [source_of(n.node.metadata) for n in nodes])
         return [
             annotated_copy(nodes[int(i)], entry, self.metadata_key)
-            for i, entry in zip(sel.indices, selection_metadata_all(sel, ids, words), strict=True)
+            for i, entry in zip(sel.indices, entries, strict=True)
         ]
 
     @contextmanager

@@ -17,10 +17,12 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
   ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what the
   candidate says that the picks do not. A restatement of a pick adds almost nothing
   and waits; a distinct passage of the same topic does not.
-* **Held back.** ``info["held_back"]`` maps each candidate that plain top-k (by the
-  same relevance, the same number of picks) would have returned but this did not
-  to the pick it is closest to. Under a cap or a budget, only candidates that were
-  still allowed are listed.
+* **Held back.** ``info["top_k"]`` lists what plain top-k (by the same relevance, the
+  same number of picks) would have returned, best first; ``info["held_back"]`` maps
+  each of those this did not pick to the pick whose vector is closest to it (a
+  geometric neighbour, not a claim that it restates it: the adapters, which hold the
+  texts, say which restate a kept passage, ``vrsd_kit.explain``). Under a cap or a
+  budget, only candidates that were still allowed are listed as held back.
 
 When every remaining determinant ratio is numerically zero (k above the kernel's
 rank, or only copies left) the rest is filled by relevance, with gain 0, counted
@@ -94,7 +96,7 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     result = split_rows(picks, gains, taken)
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
-        picked.info["held_back"] = _held_back(
+        picked.info["top_k"], picked.info["held_back"] = _held_back(
             prep.rel[b], avail[b], picked.indices, sims[b, : len(picked.indices)]
         )
     return result
@@ -143,8 +145,8 @@ def _complement_single(prep: Prepared, K: int) -> Picked:
         if cap is not None and (blocked := cap.add_one(0, p)) is not None:
             d2[blocked] = by_rel[blocked] = -np.inf  # a full group's candidates are out
     sims = kernel / (w * w[picks][:, None])
-    info = {"filled_by_relevance": filled,
-            "held_back": _held_back(rel, np.isfinite(by_rel), picks, sims)}
+    top_k, held = _held_back(rel, np.isfinite(by_rel), picks, sims)
+    info = {"filled_by_relevance": filled, "top_k": top_k, "held_back": held}
     # cos(sum of the picks, query) from the rows at hand: |sum|^2 is the picks' Gram sum
     length_sq = float(sims[:, picks].sum())
     objective = (float(qsim[picks].sum()) / (np.sqrt(length_sq) * float(prep.q_norm[0]))
@@ -159,14 +161,15 @@ def _pool_units(prep: Prepared) -> np.ndarray:
 
 
 def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,
-               pick_sims: np.ndarray) -> dict[int, int]:
-    """{candidate: the pick it is closest to} for each candidate that plain top-k by
-    ``rel`` (as many picks) would have returned, that is still open and not picked."""
+               pick_sims: np.ndarray) -> tuple[list[int], dict[int, int]]:
+    """(plain top-k by ``rel`` among the picks and the candidates still open, as many as
+    the picks, best first; {candidate: the pick it is closest to} for each of those that
+    is still open and not picked, in top-k order)."""
     if not len(picked):
-        return {}
+        return [], {}
     pool = open_.copy()
     pool[picked] = True
     order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[: len(picked)]
     passed = order[open_[order]]
     nearest = picked[pick_sims[:, passed].argmax(axis=0)]
-    return dict(zip(passed.tolist(), nearest.tolist(), strict=True))
+    return order.tolist(), dict(zip(passed.tolist(), nearest.tolist(), strict=True))

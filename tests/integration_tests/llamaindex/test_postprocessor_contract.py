@@ -63,11 +63,14 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
         # the payload both adapters share (vrsd_kit.contract.selection_metadata)
-        held = [f"n{j}" for j, p in sel.info["held_back"].items() if p == i]
+        held = n.node.metadata["vrsd"]["held_back"]
+        assert {e["id"] for e in held} <= {f"n{j}" for j in sel.info["held_back"]}
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
                                            "gain": pytest.approx(gain), "method": DEFAULT_METHOD,
                                            "held_back": held}
         assert n.node.metadata["source"] == "hand-built"
+    every = [e["id"] for n in out for e in n.node.metadata["vrsd"]["held_back"]]
+    assert sorted(every) == sorted(f"n{j}" for j in sel.info["held_back"])
 
 
 def test_vrsd_entry_is_hidden_from_llm_and_embedder_text():

@@ -148,7 +148,7 @@ def check_documents(docs, k: int, store_ids: set[str]) -> None:
     for rank, d in enumerate(docs):
         info = d.metadata["vrsd"]
         check_entry(info, rank)
-        held += info.get("held_back", [])
+        held += [e["id"] for e in info.get("held_back", [])]
     assert len(set(held)) == len(held) and not set(held) & set(ids)
     assert set(held) <= store_ids
 

@@ -38,10 +38,22 @@ def test_payload_names_what_the_default_held_back():
     C = np.array([[0.9, 0.3, 0.0], [0.9, 0.31, 0.0], [0.5, -0.6, 0.2], [0.1, 0.2, 0.9]])
     sel = select(q, C, 2, method="complement")
     assert sel.indices.tolist() == [0, 2] and sel.info["held_back"] == {1: 0}
+    assert sel.info["top_k"] == [0, 1]
+    # without texts nothing can be said to restate: candidate 1 made room for pick 2
     named = contract.selection_metadata_all(sel, ids=["a", "a2", "b", None])
-    assert [e["held_back"] for e in named] == [["a2"], []]
+    assert [e["held_back"] for e in named] == [
+        [], [{"id": "a2", "rank": 2, "relation": "displaced"}]]
     by_rank = contract.selection_metadata_all(sel, ids=None)
-    assert [e["held_back"] for e in by_rank] == [[1], []]  # the fetched rank, without ids
+    assert by_rank[1]["held_back"][0]["id"] == 1  # the fetched rank, without ids
+    # with texts: candidate 1 says what pick 0 says (a copy), and is listed under it
+    texts = ["Ada Lovelace wrote the first program.", "Ada Lovelace wrote the first program",
+             "Babbage designed the engine.", "Unrelated."]
+    sources = ["a.txt", "a.txt", None, None]
+    read = contract.selection_metadata_all(sel, ["a", "a2", "b", None], texts=texts,
+                                           sources=sources)
+    assert [e["held_back"] for e in read] == [
+        [{"id": "a2", "rank": 2, "relation": "restates", "share": 1.0, "source": "a.txt",
+          "excerpt": "Ada Lovelace wrote the first program"}], []]
     assert "held_back" not in contract.selection_metadata(select(q, C, 2, method="mmr"), 0)
 
 
