@@ -142,6 +142,43 @@ def _header(name: str, about: str, stats: str, width: int) -> list[str]:
     return [left, stats.rjust(width)]
 
 
+def _held_line(entry: dict[str, Any], pick: str, width: int) -> list[str]:
+    """One held-back entry under the pick it is attached to: its id, its place in plain
+    top-k, the relation, and its start."""
+    if entry["relation"] == "restates":
+        why = f"restates {pick} ({entry['share']:.0%} of its word pairs)"
+    else:
+        why = f"{pick} took its place"
+    head = f"      held back: {entry['id']} (top-k #{entry['rank']}), {why}: "
+    return textwrap.wrap(f"{head}{entry.get('excerpt', '')}", width=width,
+                         subsequent_indent=" " * 17, break_on_hyphens=False)
+
+
+def _overview(retrievers: list[tuple[str, str, Any]], k: int, width: int) -> list[str]:
+    """Facts and repeats of each method over every built-in question (the default
+    first), and on how many questions it covers fewer facts than plain top-k."""
+    questions = (DEFAULT_QUERY, *ORDINARY_QUESTIONS)
+    picked = {name: [[d.id or "" for d in r.invoke(q)] for q in questions]
+              for name, _, r in retrievers}
+    top = [len({fact_of(i) for i in ids}) for ids in picked["similarity"]]
+    lines = [textwrap.fill(
+        f"All {len(questions)} built-in questions, k={k} each ({len(questions) * k} "
+        "slots): distinct facts returned, repeated facts (pairs of picks that state one "
+        "fact), and questions where a method returns fewer distinct facts than plain "
+        "top-k.", width=width, break_on_hyphens=False),
+        "", f"  {'method':<20}{'facts':>8}{'repeats':>10}{'fewer than top-k':>19}"]
+    for name, _, _ in retrievers:
+        facts = [len({fact_of(i) for i in ids}) for ids in picked[name]]
+        repeats = sum(paraphrase_pairs(ids) for ids in picked[name])
+        fewer = sum(f < t for f, t in zip(facts, top, strict=True))
+        lines.append(f"  {name:<20}{sum(facts):>8}{repeats:>10}{fewer:>19}")
+    lines += ["", textwrap.fill(
+        "These passages are paraphrase pairs written for the demo; the default is chosen "
+        "for the evidence it returns on real multi-hop questions (docs/evaluation.md).",
+        width=width, break_on_hyphens=False)]
+    return lines
+
+
 def run_demo(
     query: str | None = None,
     *,
@@ -172,6 +209,7 @@ def run_demo(
     from vrsd_eval.disk_embeddings import cached_embeddings, model_label
     from vrsd_langchain import VRSDRetriever
 
+    asked = query
     query = DEFAULT_QUERY if query is None else query
     if not query.strip():
         raise ValueError("query: empty")
@@ -202,6 +240,16 @@ def run_demo(
     width = report_width()
     builtin = corpus_path is None
     label = model_label(model) if embeddings is None else type(emb).__name__
+    retrievers = [
+        (name, about, VRSDRetriever(
+            vectorstore=store, k=k, fetch_k=fetch,
+            **({} if method is None else {"method": method, "method_kwargs": options})))
+        for name, method, options, about in methods
+    ]
+    out: list[str] = []
+    if builtin and asked is None:  # the whole picture first: every built-in question
+        out += _overview(retrievers, min(k, len(passages)), width)
+        out.append("")
     about_corpus = (
         f"Corpus: {'built-in, ' if builtin else ''}{len(passages)} passages"
         + (" (ids ending in a, b, c are paraphrases of one fact)" if builtin else "")
@@ -210,11 +258,8 @@ def run_demo(
         "the set, query), higher is more relevant as a whole; Div. = mean pairwise cosine, "
         "lower is more diverse."
     )
-    out = [f"Query: {query}", textwrap.fill(about_corpus, width=width, break_on_hyphens=False)]
-    for name, method, options, about in methods:
-        chosen: dict[str, Any] = (
-            {} if method is None else {"method": method, "method_kwargs": options})
-        retriever = VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch, **chosen)
+    out += [f"Query: {query}", textwrap.fill(about_corpus, width=width, break_on_hyphens=False)]
+    for name, about, retriever in retrievers:
         docs = retriever.invoke(query)
         ids = [d.id or "" for d in docs]  # InMemoryVectorStore keeps the ids it was given
         picked = np.asarray([vectors[i] for i in ids])
@@ -227,16 +272,17 @@ def run_demo(
         out += ["", *_header(name, about, stats, width)]
         for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1):
             out += _passage(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content, width)
-            held = d.metadata["vrsd"].get("held_back")
-            if held:  # the default says what top-k had here that restates this pick
-                out.append(f"      held back: {', '.join(map(str, held))}, restates {pid}")
+            for entry in d.metadata["vrsd"].get("held_back", ()):
+                out += _held_line(entry, pid, width)
     out += [
         "",
         textwrap.fill(
             "'facts' counts distinct facts: paraphrases of one fact count once; 'repeats' "
-            "counts pairs of picks that state the same fact; 'held back' lists what plain "
-            "top-k would have returned in the default's place, under the pick it restates. "
-            "Try your own question:",
+            "counts pairs of picks that state the same fact. Under a default pick, 'held "
+            "back' names what plain top-k (by the same relevance) would have returned: "
+            "'restates' when 90% or more of its word pairs are in that pick, 'made room "
+            "for' when that pick took its slot (a paraphrase uses other words, so it is "
+            "'made room for'). Try your own question:",
             width=width,
         ),
         '  vrsd demo "how do oceans affect the climate?" --k 6',
