@@ -3,11 +3,13 @@
 
 * ``demo``: the built-in corpus of ``vrsd demo``; ids that differ only in their last
   letter state one fact (``coffee-02a``, ``coffee-02b``). Crowded by construction.
-  Source: the topic (the id's prefix).
+  Source: the fact (the paraphrases of one fact are written from one source).
 * HotpotQA ``plain``: every paragraph of the vendored questions once. Clean: no two
   passages restate each other by the labels. Source: the article's title.
 * HotpotQA ``redundant``: the same plus, per paragraph, an overlapping chunk of it (its
   first sentence dropped). Crowded: a paragraph and its chunk restate each other.
+* HotpotQA ``chunked``: every paragraph split into overlapping chunks, each headed by
+  its title (the evidence protocol's). Its chunks share their article as source.
 
 The evaluation data comes through ``_eval`` (one module to change when it moves).
 """
@@ -67,32 +69,34 @@ class KnownCorpus:
 
 
 def demo_corpus() -> KnownCorpus:
-    """The demo's 67 passages, labelled by their ids, with its 32 ordinary questions."""
+    """The demo's 67 passages, labelled by their ids (a fact's paraphrases share their
+    source), with its ordinary questions."""
     from ..demo import ORDINARY_QUESTIONS, fact_of, load_corpus
 
     passages = load_corpus()
     ids = [p.id for p in passages]
     return KnownCorpus("demo", ids, [p.text for p in passages],
-                       [i.split("-")[0] for i in ids], {i: fact_of(i) for i in ids},
+                       [fact_of(i) for i in ids], {i: fact_of(i) for i in ids},
                        list(ORDINARY_QUESTIONS))
 
 
-def hotpotqa_corpora(limit: int | None = None) -> tuple[KnownCorpus, KnownCorpus]:
-    """HotpotQA's plain and redundant corpora of the first ``limit`` questions (None:
-    all 500), a passage's id its paragraph's (``p12``; its chunk ``p12-chunk``)."""
-    plain, redundant = evidence_corpora(limit)[:2]
+def hotpotqa_corpora(limit: int | None = None) -> tuple[KnownCorpus, ...]:
+    """HotpotQA's plain, redundant and chunked corpora of the first ``limit`` questions
+    (None: all 500), a passage's id its paragraph's (``p12``; then ``p12-chunk``,
+    ``p12-chunk2`` ...), its source its title line."""
     out = []
-    for corpus in (plain, redundant):
-        seen: set[int] = set()
+    for corpus in evidence_corpora(limit):
+        seen: dict[int, int] = {}
         ids = []
         for owner in corpus.passage_of:
-            ids.append(f"p{owner}" if owner not in seen else f"p{owner}-chunk")
-            seen.add(owner)
+            n = seen.get(owner, 0)
+            ids.append(f"p{owner}" + ("" if n == 0 else "-chunk" if n == 1 else f"-chunk{n}"))
+            seen[owner] = n + 1
         out.append(KnownCorpus(
             corpus.name, ids, list(corpus.texts), [t.split("\n", 1)[0] for t in corpus.texts],
             {i: str(owner) for i, owner in zip(ids, corpus.passage_of, strict=True)},
             list(corpus.questions)))
-    return out[0], out[1]
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,8 @@ class Agreement:
     """How the report's held-back passages agree with a corpus's labels.
 
     Attributes:
-        held_back: held-back slots over all questions.
+        held_back: held-back slots the report says restate a kept passage, over all
+            questions.
         restating: of those, how many the labels say restate the kept passage the
             report names.
         labelled: top-k slots whose passage restates a higher-ranked top-k passage by the
@@ -116,7 +121,7 @@ class Agreement:
 
     @property
     def precision(self) -> float:
-        """The share of held-back passages that really restate their kept passage."""
+        """The share of "restates" the labels confirm."""
         return self.restating / self.held_back if self.held_back else 1.0
 
     @property
@@ -139,7 +144,9 @@ def agreement(found: Inspection, corpus: KnownCorpus) -> Agreement:
                    if any(corpus.restates(pid, above) for above in top[:rank - 1])}
         held_ranks = {h.rank for h in q.held_back}
         for h in q.held_back:
-            gone, kept = q.restated(h)
+            if h.relation != "restates":
+                continue
+            gone, kept = q.pair(h)
             held += 1
             restating += corpus.restates(gone.passage.id, kept.passage.id)
         labelled += len(repeats)

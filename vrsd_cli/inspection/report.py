@@ -23,14 +23,15 @@ def _figures(ins: Inspection) -> list[tuple[str, str, str, str, float | None]]:
     k = ins.k
     rows: list[tuple[str, str, str, str, float | None]] = [
         ("crowding-rate", "crowding rate", f"{ins.crowding_rate:.1%}",
-         f"of top-k's slots are held back by the default ({ins.held_back} of {ins.slots})",
-         ins.crowding_rate),
+         "of top-k's slots restate or share a source with a passage ranked above them "
+         f"({ins.crowded_slots} of {ins.slots})", ins.crowding_rate),
         ("crowded-questions", "crowded questions", f"{ins.crowded_share:.1%}",
-         "of questions have at least one held-back slot "
+         "of questions have at least one crowded slot "
          f"({sum(q.crowded for q in ins.questions)} of {len(ins.questions)})",
          ins.crowded_share),
         ("slots-changed", "slots changed", f"{ins.slots_changed:.2f}",
-         f"of {k} per question: held back, and replaced by passages top-k did not have",
+         f"of {k} per question by the default: {ins.restating} of {ins.held_back} held-back "
+         "passages restate a kept one, the rest made room for passages that add more",
          ins.slots_changed),
         ("passages-gained", "distinct passages gained", f"{ins.passages_gained:+.2f}",
          "per question: distinct texts, the default's list against top-k's",
@@ -52,17 +53,19 @@ def _figures(ins: Inspection) -> list[tuple[str, str, str, str, float | None]]:
     return rows
 
 
-def _held_line(q: QuestionFigures, width: int) -> str:
+def _crowded_line(q: QuestionFigures, width: int) -> str:
     parts = []
-    for held in q.held_back:
-        gone, kept = q.restated(held)
-        parts.append(f"#{held.rank} {gone.passage.label} restates {kept.passage.label}")
+    for slot in q.crowded_slots:
+        this, above = q.repeats(slot)
+        verb = "restates" if slot.relation == "restates" else "shares a source with"
+        parts.append(f"#{slot.rank} {this.passage.label} {verb} #{slot.by} "
+                     f"{above.passage.label}")
     return textwrap.shorten("; ".join(parts), width=width, placeholder=" ...")
 
 
 def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:
     """The terminal's report: what was inspected, the figures, the verdict and the
-    ``show`` most crowded questions with what each held-back passage restates."""
+    ``show`` most crowded questions with what each crowded slot repeats."""
     lines = textwrap.wrap(
         f"vrsd inspect: {ins.store}; {len(ins.questions)} questions ({ins.asked}); top-k "
         f"against the default ({ins.method}) at k={ins.k} of fetch_k={ins.fetch_k}; "
@@ -75,13 +78,13 @@ def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:
                                  subsequent_indent="  ")]
     crowded = ins.most_crowded(show)
     if crowded:
-        lines += ["", "most crowded questions (held back: top-k rank, passage, the kept "
-                  "passage it restates):"]
+        lines += ["", "most crowded questions (each crowded slot of top-k, and the passage "
+                  "above it it repeats):"]
         for q in crowded:
             lines.append("  " + textwrap.shorten(
-                f"{q.slots_changed}/{len(q.top_k)}  {' '.join(q.question.split())}",
+                f"{len(q.crowded_slots)}/{len(q.top_k)}  {' '.join(q.question.split())}",
                 width=width - 2, placeholder=" ..."))
-            lines.append("        " + _held_line(q, width - 8))
+            lines.append("        " + _crowded_line(q, width - 8))
     return "\n".join(lines)
 
 
@@ -123,8 +126,9 @@ dl.terms dd { margin-left: 1.2em; }
 
 
 def _plot_png(ins: Inspection) -> bytes:
-    """Questions by held-back slots (and, with sources, the source concentration of
-    top-k and of the default), as PNG bytes (matplotlib, no pyplot state)."""
+    """Questions by crowded slots (and, with sources, the source concentration of top-k
+    and of the default as side-by-side bars), as PNG bytes (matplotlib, no pyplot
+    state)."""
     from matplotlib.figure import Figure
 
     with_sources = ins.has_sources
@@ -135,7 +139,8 @@ def _plot_png(ins: Inspection) -> bytes:
     ax = axes[0]
     ax.bar(range(len(counts)), counts, color=colours)
     ax.set_xticks(range(len(counts)))
-    ax.set_xlabel(f"held-back slots of top-{ins.k}")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel(f"crowded slots of top-{ins.k}")
     ax.set_ylabel("questions")
     ax.set_title(f"crowding: {ins.crowding_rate:.0%} of slots, "
                  f"{ins.crowded_share:.0%} of questions", fontsize=10)
@@ -143,13 +148,15 @@ def _plot_png(ins: Inspection) -> bytes:
         ax.annotate(str(n), (x, n), ha="center", va="bottom", fontsize=8)
     if with_sources:
         ax = axes[1]
-        shares = [n / ins.k for n in range(1, ins.k + 1)]
-        for which, colour, label in (("top_k", "#868e96", "top-k"),
-                                     ("default", "#1c7ed6", "the default")):
+        slots = range(1, ins.k + 1)
+        for offset, (which, colour, label) in zip((-0.2, 0.2), (
+                ("top_k", "#868e96", "top-k"), ("default", "#1c7ed6", "the default")),
+                strict=True):
             got = [round(q.source_share(which) * ins.k) for q in ins.questions if q.top_k]
-            ax.plot(shares, [got.count(n) for n in range(1, ins.k + 1)], "o-", color=colour,
-                    label=label)
-        ax.set_xticks(shares, [f"{s:.2f}" for s in shares])
+            ax.bar([n + offset for n in slots], [got.count(n) for n in slots], width=0.4,
+                   color=colour, label=label)
+        ax.set_xticks(list(slots), [f"{n}/{ins.k}" for n in slots])
+        ax.yaxis.get_major_locator().set_params(integer=True)
         ax.set_xlabel("share of the list from its most frequent source")
         ax.set_ylabel("questions")
         ax.set_title("source concentration", fontsize=10)
@@ -183,20 +190,26 @@ def _question_html(q: QuestionFigures, method: str) -> str:
         if h is None:
             left.append(_item(r))
             continue
-        kept = q.default[h.restates - 1].passage
-        note = (f'<span class="restates" data-restates="{h.restates}">held back: restates '
-                f"#{h.restates} of the default ({escape(kept.label)})</span>")
+        kept = q.default[h.kept - 1].passage
+        why = "restates" if h.relation == "restates" else "made room for"
+        note = (f'<span class="restates" data-relation="{h.relation}" data-kept="{h.kept}">'
+                f"held back: {why} #{h.kept} of the default ({escape(kept.label)})</span>")
         left.append(_item(r, "held-back", note, f' data-rank="{rank}"'))
     right = [_item(r, "" if id(r.passage) in top_ids else "new") for r in q.default]
     own = (f'<p class="own">asked as a question: the store\'s passage '
            f"{escape(q.own.label)}, left out of its own candidates</p>" if q.own else "")
     question = " ".join(q.question.split())
     heading = textwrap.shorten(question, width=QUESTION_WIDTH, placeholder=" …")
-    return (f'<section class="question" data-held-back="{q.slots_changed}">'
+    return (f'<section class="question" data-held-back="{q.slots_changed}" '
+            f'data-crowded="{len(q.crowded_slots)}">'
             f'<h3 title="{escape(question)}">{escape(heading)}</h3>{own}<div class=sides>'
             f'<div class="side top-k"><h4>top-k (similarity)</h4><ol>{"".join(left)}</ol></div>'
             f'<div class="side default"><h4>the default ({escape(method)})</h4><ol>'
             f'{"".join(right)}</ol></div></div></section>')
+
+
+_SOURCES_CAPTION = (" Right: how many questions have 1/k, 2/k … of each list from its most "
+                    "frequent source, top-k and the default side by side.")
 
 
 def render_html(ins: Inspection, show: int = SHOW) -> str:
@@ -210,7 +223,8 @@ def render_html(ins: Inspection, show: int = SHOW) -> str:
         for key, name, value, meaning, number in _figures(ins))
     crowded = ins.most_crowded(show)
     questions = "".join(_question_html(q, ins.method) for q in crowded) or (
-        "<p>No question has a held-back slot: top-k and the default agree everywhere.</p>")
+        "<p>No question has a crowded slot: no top-k passage restates or shares a source "
+        "with one ranked above it.</p>")
     state = "crowded" if ins.crowded else "clean"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -224,26 +238,29 @@ top-k against the default ({escape(ins.method)}) at k = {ins.k} of fetch_k = {in
 <p id="verdict" class="verdict {state}" data-crowded="{str(ins.crowded).lower()}">
 {escape(ins.verdict)}</p>
 <table class="figures" id="figures">{rows}</table>
-<figure><img alt="Questions by held-back slots of top-{ins.k}" src="data:image/png;base64,{png}">
-<figcaption>Left: how many questions have 0, 1, 2 … of top-k's slots held back by the
-default.{' Right: how much of each list comes from its most frequent source.'
+<figure><img alt="Questions by crowded slots of top-{ins.k}" src="data:image/png;base64,{png}">
+<figcaption>Left: how many questions have 0, 1, 2 … crowded slots in top-k.{_SOURCES_CAPTION
 if ins.has_sources else ''}</figcaption></figure>
 <h2>The most crowded questions</h2>
 <p>Top-k (left) against the default (right) on the same candidates. A <b>held back</b>
-passage is one top-k returns and the default does not, marked with the kept passage it
-restates (the one it is closest to); <b>new</b> marks the passages the default returns
-in their place. {len(crowded)} of {sum(q.crowded for q in ins.questions)} crowded
-questions shown, most held-back slots first.</p>
+passage is one top-k returns and the default does not: it <b>restates</b> a passage the
+default keeps (90 % or more of its word pairs are in it), or the default <b>made room
+for</b> a passage that adds more; <b>new</b> marks the passages the default returns in
+their place. {len(crowded)} of {sum(q.crowded for q in ins.questions)} crowded
+questions shown, most crowded slots first.</p>
 {questions}
 <h2>What the figures mean</h2>
 <dl class="terms">
-<dt>held-back slot</dt><dd>a top-k slot whose passage the default does not return: it
-restates a passage the default keeps (the default's own rule, the one that holds a passage
-back in retrieval).</dd>
-<dt>crowded question</dt><dd>a question with at least one held-back slot.</dd>
-<dt>crowding rate</dt><dd>held-back slots over all top-k slots.</dd>
-<dt>verdict</dt><dd>crowded when the crowding rate is at least {CROWDED_RATE:.0%} (one
-slot in five), else little to gain.</dd>
+<dt>crowded slot</dt><dd>a top-k slot whose passage restates a passage ranked above it
+(90 % or more of its word pairs are in it) or comes from the same source as one: measured
+on top-k's own list, whatever the default does.</dd>
+<dt>crowded question</dt><dd>a question with at least one crowded slot.</dd>
+<dt>crowding rate</dt><dd>crowded slots over all top-k slots.</dd>
+<dt>verdict</dt><dd>crowded when the crowding rate is at least {CROWDED_RATE:.0%}: on
+labelled corpora (docs/inspect.md), the default's diversity added evidence from there
+up and none below.</dd>
+<dt>held-back slot</dt><dd>a top-k slot whose passage the default does not return,
+because it restates a kept passage or to make room for one that adds more.</dd>
 </dl>
 </body></html>
 """
