@@ -63,7 +63,7 @@ def figures_table(known: list, stores: dict) -> list[str]:
                 f"{found.slots_changed:.2f} of {found.k} | {found.sources_gained:+.2f} | "
                 f"{found.source_concentration():.2f} -> "
                 f"{found.source_concentration('default'):.2f} | "
-                f"{'crowded' if found.crowded else 'little to gain'} | "
+                f"{'crowded' if found.crowded else 'not crowded'} | "
                 f"{agree.precision:.0%} ({agree.restating}/{agree.held_back}) | "
                 f"{f'{agree.recall:.0%}' if agree.labelled else '–'} "
                 f"({agree.caught}/{agree.labelled}) | "

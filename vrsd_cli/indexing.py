@@ -392,16 +392,15 @@ def _held_back_lines(held: Any, width: int) -> list[str]:
     for entry in (e for e in held if isinstance(e, dict)):
         where = entry.get("source") or entry.get("id") or "?"
         rank = entry.get("rank")
-        line = f"   - held back {where}" + (f" (similarity rank {rank + 1})"
-                                             if isinstance(rank, int) else "")
+        line = f"- held back {where}" + (f" (top-k #{rank})" if isinstance(rank, int) else "")
         relation = entry.get("relation")
         if relation:
             line += f": {_RELATIONS.get(relation, relation)}"
         excerpt = " ".join(str(entry.get("excerpt") or "").split())
         if excerpt:
             line += f': "{excerpt}"'
-        lines.append(textwrap.shorten(line, width=width, placeholder=' ..."')
-                     if len(line) > width else line)
+        lines.append("   " + (textwrap.shorten(line, width=width - 3, placeholder=' ..."')
+                                if len(line) > width - 3 else line))
     return lines
 
 

