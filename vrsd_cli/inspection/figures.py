@@ -304,9 +304,9 @@ class Inspection:
                 f"a passage ranked above them")
         if self.crowded:
             return (f"top-k is crowded: {rate} (crowded from {CROWDED_RATE:.0%}, where the "
-                    "default's diversity began to add evidence on labelled corpora)")
+                    "default's diversity began to add evidence on labelled HotpotQA corpora)")
         return (f"top-k is not crowded: {rate} (below {CROWDED_RATE:.0%}, the default's "
-                "diversity added no evidence on labelled corpora)")
+                "diversity added no evidence on labelled HotpotQA corpora)")
 
     def most_crowded(self, count: int) -> list[QuestionFigures]:
         """The ``count`` questions with the most crowded slots (ties: the order asked)."""
