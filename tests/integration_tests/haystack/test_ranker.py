@@ -21,7 +21,7 @@ from tests.helpers.approx import approx_scores, results
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
 from vrsd_haystack import METADATA_KEY, VRSDRanker
-from vrsd_kit.contract import selection_metadata_all
+from vrsd_kit.contract import selection_metadata_all, source_of
 
 from .conftest import snapshot
 
@@ -79,7 +79,8 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
         got = run(pipe, query)
         assert [d.id for d in got] == [cands[i].id for i in sel.indices]
         # the same picks; scores to the last digits the BLAS of this machine gives
-        want = selection_metadata_all(sel, [d.id for d in cands])
+        want = selection_metadata_all(sel, [d.id for d in cands], texts=[d.content for d in cands],
+                                      sources=[source_of(d.meta) for d in cands])
         assert [d.meta[METADATA_KEY] for d in got] == approx_scores(want)
         assert [d.score for d in got] == approx_scores(
             [m["relevance"] for m in selection_metadata_all(sel)])
