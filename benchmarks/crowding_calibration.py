@@ -6,7 +6,7 @@ redundant, chunked; ``vrsd_eval.evidence``), every question's top ``fetch_k`` = 
 candidates (FAISS, as ``vrsd eval`` fetches them) give, at k = 4 (``inspect``'s
 default) and k = 10:
 
-* the crowding rate, exactly as ``vrsd_cli.inspection`` measures it: top-k slots (by
+* the crowding rate, exactly as ``vrsd_kit.inspection`` measures it: top-k slots (by
   cosine) that restate (``vrsd_kit.explain``) or share a source (the paragraph a
   chunk comes from) with a passage ranked above them;
 * all-evidence (every gold paragraph among the k) of plain top-k, of top-k by the
@@ -33,11 +33,11 @@ KS = (4, 10)
 def rows_for(name: str) -> list[str]:
     import numpy as np
 
-    from vrsd_cli.inspection.figures import Passage, crowded_slots
     from vrsd_core import DEFAULT_METHOD, select_batch
     from vrsd_eval.evidence import load_evidence_corpora
     from vrsd_eval.geometries import geometry
     from vrsd_eval.pools import build_pools, score
+    from vrsd_kit.inspection import Passage, crowded_slots
 
     geo = geometry(name)
     out = []

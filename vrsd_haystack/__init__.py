@@ -1,13 +1,15 @@
 """vrsd for Haystack: ``VRSDRanker``, a diversity ranker on the retriever's own embeddings.
 
-Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for the usage.
+Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for the usage;
+``inspect_store(store, embedder=...)`` says how crowded a store's top-k is.
 """
 
 from vrsd_kit.adapters import register
 from vrsd_kit.contract import METADATA_KEY
 
+from .inspection import inspect_store
 from .ranker import VRSDRanker
 
 register(__name__)
 
-__all__ = ["METADATA_KEY", "VRSDRanker"]
+__all__ = ["METADATA_KEY", "VRSDRanker", "inspect_store"]

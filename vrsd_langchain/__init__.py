@@ -11,6 +11,8 @@
 * ``fetch_candidates(store, query, query_vector, n, search_kwargs, embeddings, cache)``:
   the store's top-n with their vectors, as every retriever gets them (for evaluations
   that run other selectors on the same candidates).
+* ``inspect_store(store)``: will the default change anything on this store? How crowded
+  its top-k is, label-free (the reports: ``vrsd_kit.inspection``).
 
 Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 = ``{"rank", "relevance", "gain", "method"}``.
@@ -23,6 +25,7 @@ from .candidates import Candidates, fetch_candidates
 from .compressor import VRSDCompressor
 from .documents import METADATA_KEY
 from .embeddings import default_embeddings
+from .inspection import inspect_store
 from .retriever import VRSDRetriever
 from .vectorstore import DiverseVectorStore, DiverseVectorStoreRetriever
 
@@ -38,4 +41,5 @@ __all__ = [
     "VRSDRetriever",
     "default_embeddings",
     "fetch_candidates",
+    "inspect_store",
 ]

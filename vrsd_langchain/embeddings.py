@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from langchain_classic.embeddings import CacheBackedEmbeddings
     from langchain_huggingface import HuggingFaceEmbeddings
 
 
@@ -24,3 +25,33 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
     path = bundled_model_path()
     with quiet_model_loading():
         return hf.HuggingFaceEmbeddings(model_name=path, **kwargs)
+
+
+def warm_query_cache(
+    embeddings: CacheBackedEmbeddings, queries: list[str], batch_size: int = 256
+) -> int:
+    """Put every uncached query of ``queries`` into the query cache; returns how many.
+
+    ``embed_query`` encodes one text per call. When the underlying model embeds a
+    query exactly like a document (``HuggingFaceEmbeddings`` without
+    ``query_encode_kwargs``: the same ``encode`` call), the missing queries are
+    encoded in batches instead, which is many times faster on a CPU; otherwise
+    they go through ``embed_query`` one by one.
+    """
+    store = embeddings.query_embedding_store
+    if store is None or not queries:
+        return 0
+    unique = list(dict.fromkeys(queries))
+    missing = [q for q, v in zip(unique, store.mget(unique), strict=True) if v is None]
+    base = embeddings.underlying_embeddings
+    same_path = type(base).__name__ == "HuggingFaceEmbeddings" and not getattr(
+        base, "query_encode_kwargs", None
+    )
+    for i in range(0, len(missing), batch_size):
+        chunk = missing[i : i + batch_size]
+        if same_path:
+            store.mset(list(zip(chunk, base.embed_documents(chunk), strict=True)))
+        else:
+            for q in chunk:
+                embeddings.embed_query(q)
+    return len(missing)

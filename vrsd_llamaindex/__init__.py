@@ -13,10 +13,11 @@ from vrsd_kit.adapters import register
 
 from .base import METADATA_KEY, VRSDPostprocessor
 from .embeddings import default_embed_model
+from .inspection import inspect_index
 from .retriever import VRSDRetriever
 from .stores import STORE_PATHS
 
 register(__name__)
 
 __all__ = ["METADATA_KEY", "STORE_PATHS", "VRSDPostprocessor", "VRSDRetriever",
-           "default_embed_model"]
+           "default_embed_model", "inspect_index"]

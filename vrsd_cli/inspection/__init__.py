@@ -1,38 +1,34 @@
-"""``vrsd inspect`` as a Python call: will the default help on my store? Label-free.
+"""``vrsd inspect``: will the default help on my index? Label-free.
 
-    from vrsd_cli.inspection import format_table, inspect_store, write_html
-
-    found = inspect_store(store)            # a LangChain store, a LlamaIndex index, ...
-    print(format_table(found))              # the figures, the verdict, the crowded questions
-    write_html(found, "inspect.html")       # the same with a plot, self-contained
-
-For each question (a file, a list, or a sample of the store's own passages), plain
-top-k and the default (``vrsd_core.DEFAULT_METHOD``) choose from the same ``fetch_k``
-candidates, fetched through the adapters' own machinery; the default's
-``Selection.info["held_back"]`` says which top-k passages it holds back and which kept
-passage each restates. The figures and the verdict's rule: ``figures`` and
-docs/inspect.md.
-
-It lives in ``vrsd_cli``: it reads every adapter (so it sits above them, on the
-applications' floor), and a ``vrsd index`` folder, the embedding cache and matplotlib
-are this package's already.
+The inspection itself is a product feature below the command line: the figures and
+the reports in ``vrsd_kit.inspection``, each framework's store read by its adapter
+(``vrsd_langchain.inspect_store``, ``vrsd_llamaindex.inspect_index``,
+``vrsd_haystack.inspect_store``). Here: ``inspect_store`` for any of those stores and
+for a folder built by ``vrsd index``, and ``known``, corpora whose answer is labelled
+(the tests' and ``benchmarks/inspect_corpora.py``'s).
 """
 
-from .api import DEFAULT_SAMPLE, inspect_store
-from .figures import (
+from vrsd_kit.inspection import (
     CROWDED_RATE,
+    DEFAULT_SAMPLE,
+    Crowded,
     HeldBack,
     Inspection,
     Passage,
     QuestionFigures,
     Ranked,
+    format_table,
+    read_questions,
+    render_html,
+    write_html,
 )
-from .questions import read_questions
-from .report import format_table, render_html, write_html
+
+from .api import inspect_store
 
 __all__ = [
     "CROWDED_RATE",
     "DEFAULT_SAMPLE",
+    "Crowded",
     "HeldBack",
     "Inspection",
     "Passage",

@@ -24,10 +24,3 @@ def cached_embeddings(model: str | None = None,
     from vrsd_eval.disk_embeddings import cached_embeddings as cached
 
     return cached(model, cache_dir)
-
-
-def warm_query_cache(embeddings: Any, questions: list[str]) -> None:
-    """Embed the questions a disk-cached model has not seen, in batches, into its cache."""
-    from vrsd_eval.disk_embeddings import warm_query_cache as warm
-
-    warm(embeddings, questions)

@@ -20,8 +20,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from vrsd_kit.inspection import Inspection
+
 from ._eval import evidence_corpora
-from .figures import Inspection
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_kit.explain import held_back_entries, restated_by
-from vrsd_kit.lexical import pool_relevance
+
+from ..explain import held_back_entries, restated_by
+from ..lexical import pool_relevance
 
 CROWDED_RATE = 0.2
 """The verdict's threshold: top-k is called crowded when at least this share of its
