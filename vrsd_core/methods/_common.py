@@ -58,17 +58,18 @@ def taken_counts(counts: np.ndarray, cons: Constraints | None) -> np.ndarray:
 CHUNK_BYTES = 4 << 20
 
 
-def run_in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[Picked]:
-    """``run`` on the whole batch, or chunk by chunk of queries when the batch's
-    candidates exceed CHUNK_BYTES. Every method's work is per query, so the
-    results are those of one call (``vrsd_core.api`` runs every method this way).
-    """
+def run_in_chunks(
+    prep: Prepared, method: Callable[..., list[Picked]], k: int, options: dict[str, Any]
+) -> list[Picked]:
+    """``method(prep, k, **options)`` on the whole batch, or chunk by chunk of queries
+    when the batch's candidates exceed CHUNK_BYTES. Every method's work is per query,
+    so the results are those of one call (``vrsd_core.api`` runs batches this way)."""
     size = max(1, CHUNK_BYTES // max(1, prep.X[0].nbytes)) if prep.batch else 1
     if prep.batch <= size:
-        return run(prep)
+        return method(prep, k, **options)
     out: list[Picked] = []
     for start in range(0, prep.batch, size):
-        out.extend(run(prep.rows(start, start + size)))
+        out.extend(method(prep.rows(start, start + size), k, **options))
     return out
 
 
