@@ -86,18 +86,3 @@ def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list
         Picked(picks[b, : counts[b]].astype(np.int64), gains[b, : counts[b]].astype(np.float64))
         for b in range(picks.shape[0])
     ]
-
-
-def cholesky_step(factors: np.ndarray, d2: np.ndarray, t: int, p: np.ndarray,
-                  kernel_row: np.ndarray, floor: np.ndarray) -> np.ndarray:
-    """One step of greedy k-DPP MAP's incremental Cholesky (Chen, Zhang & Zhou 2018),
-    batched: with pick ``p`` (B,) and its kernel row (B, n), writes row ``t`` of
-    ``factors`` (B, K, n) and returns the candidates' remaining determinant ratios
-    ``d2`` (B, n); ``floor`` (B,) is each row's numerical zero."""
-    rows = np.arange(len(p))
-    d_p = np.sqrt(np.maximum(d2[rows, p], floor))
-    d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
-    proj = np.einsum("bt,btn->bn", factors[rows, :t, p], factors[:, :t, :])
-    e = (kernel_row - proj) / d_p[:, None]
-    factors[:, t] = e
-    return d2 - e * e
