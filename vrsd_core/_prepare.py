@@ -386,14 +386,22 @@ def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batche
     return standardised(np.asarray(fused, dtype=np.float64), valid), True
 
 
-def standardised(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
+def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     """z-scores of ``x`` (B, n) within each row's real candidates (0 at padding, and
-    everywhere in a row whose values do not vary)."""
-    real = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
-    mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / real
-    dev = np.where(valid, x - mean, 0.0)
-    std = np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / real)
+    everywhere in a row whose values do not vary); ``valid`` None: every one is real
+    (the same arithmetic, without the masks)."""
+    if valid is None:
+        count: Any = max(x.shape[-1], 1)
+        mean = x.sum(axis=-1, keepdims=True) / count
+        dev = x - mean
+    else:
+        count = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
+        mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / count
+        dev = np.where(valid, x - mean, 0.0)
+    std = np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / count)
     spread = std > 1e-12 * np.maximum(1.0, np.abs(mean))
+    if spread.all():
+        return dev / std
     return np.where(spread, dev / np.where(spread, std, 1.0), 0.0)
 
 

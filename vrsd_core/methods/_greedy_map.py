@@ -17,6 +17,8 @@ query over a batch (benchmarks/speed.py, docs/speed.md).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._kernels import argmax_first, argmax_first_1d, first_tie
@@ -97,7 +99,9 @@ def _one_query(
     picked and blocked candidates get d^2 = -inf and relevance -inf, so no mask is
     applied."""
     n = prep.n
+    X = prep.X[0]
     row_scale = w * prep.scale[0] if prep.normalize else w
+    pick_factor = row_scale.tolist()  # rides in the pick's d-vector
     d2 = w * w * prep.sq_norm[0]
     floor = RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
     rtol = prep.tie_rtol
@@ -122,15 +126,15 @@ def _one_query(
         picks[t] = p
         by_rel[p] = -np.inf
         update = t < K - 1 and not exhausted
-        if update or keep_sims:
-            prep.products_into(p, float(w[p]), kernel[t], row_scale)
+        if update or keep_sims:  # a Python float keeps float32 data float32
+            np.multiply(X @ (X[p] * pick_factor[p]), row_scale, out=kernel[t])
         if update:
             e = factors[t]
             if t:
                 np.subtract(kernel[t], factors[:t, p] @ factors[:t], out=e)
             elif keep_sims:
                 e[:] = kernel[t]
-            e /= np.sqrt(max(float(d2[p]), floor))
+            e /= math.sqrt(max(float(d2[p]), floor))
             d2 -= e * e
         d2[p] = -np.inf
         if cap is not None and (blocked := cap.add_one(0, p)) is not None:

@@ -62,7 +62,9 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
 def _pool_units(prep: Prepared) -> np.ndarray:
     """(B, n) the relevance in pool units: as given when it is already (several
     signals fused), else standardised within each pool."""
-    return prep.rel if prep.rel_in_pool_units else standardised(prep.rel, prep.valid)
+    if prep.rel_in_pool_units:
+        return prep.rel
+    return standardised(prep.rel, None if prep.all_real else prep.valid)
 
 
 def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,
