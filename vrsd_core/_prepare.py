@@ -66,6 +66,8 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.n
     return out
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
 _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
     for t in (np.float32, np.float64)
@@ -199,8 +201,8 @@ class Prepared:
 
     def sum_sq(self, b: int, idx: np.ndarray) -> float:
         """|sum of the working vectors idx of query b|^2, via the sum vector (float64)."""
-        sub = self.X[b][idx].astype(np.float64)
-        v = self.scale[b][idx] @ sub if self.normalize else sub.sum(axis=0)
+        sub = self.X[b].take(idx, axis=0).astype(np.float64, copy=False)
+        v = self.scale[b].take(idx) @ sub if self.normalize else sub.sum(axis=0)
         return float(v @ v)
 
     def vectors(self, b: int) -> np.ndarray:
@@ -282,7 +284,7 @@ def _as_stacks(queries: Any, candidates: Any, batched: bool
         raise ValueError(
             f"candidates: dimension {d} does not match the query dimension {q.shape[1]}"
         )
-    dtype = np.float32 if (X.dtype == np.float32 and q.dtype == np.float32) else np.float64
+    dtype = _FLOAT32 if X.dtype == _FLOAT32 and q.dtype == _FLOAT32 else _FLOAT64
     return np.asarray(q, dtype=dtype), np.ascontiguousarray(X, dtype=dtype), qname
 
 

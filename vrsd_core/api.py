@@ -23,13 +23,15 @@ def method_defaults(method: str) -> dict[str, Any]:
     """The options a method accepts, with their defaults (for a deprecated alias such
     as ``"vrsd_swap"``: its method's, with the options the alias stands for)."""
     name, implied = resolve_method(method)
-    return {**_option_defaults(METHOD_INFO[name]), **implied}
+    return {**_option_defaults(name), **implied}
 
 
 @functools.cache
-def _option_defaults(info: MethodInfo) -> dict[str, Any]:
-    """A method's keyword-only options and their defaults, the prior's included when it
-    takes one (inspect is slow: cached; callers copy before handing it out)."""
+def _option_defaults(method: str) -> dict[str, Any]:
+    """A registered method's keyword-only options and their defaults, the prior's
+    included when it takes one (inspect is slow: cached; callers copy before handing
+    it out)."""
+    info = METHOD_INFO[method]
     options = {
         p.name: p.default
         for p in inspect.signature(info.fn).parameters.values()
@@ -56,7 +58,7 @@ def _method_and_options(
 def _refuse_unknown(info: MethodInfo, options: Mapping[str, Any]) -> None:
     """ValueError naming the first option ``info``'s method does not take."""
     refuse_prior(info, options)
-    params = _option_defaults(info)
+    params = _option_defaults(info.name)
     unknown = sorted(set(options) - set(params))
     if unknown:
         allowed = ", ".join(sorted(params)) or "none"
@@ -153,7 +155,7 @@ def _run(
             f"relevance: method {info.name!r} scores candidates by their vectors against "
             "the query; it takes no outside relevance"
         )
-    params = _option_defaults(info)
+    params = _option_defaults(info.name)
     prior = None
     if options:
         params = shown_params({**params, **options})
@@ -219,7 +221,7 @@ def _to_selection(
         total_sq = prep.sum_sq(b, idx)
         # cosine_from_parts on scalars, in plain floats (this runs on every call)
         objective = (
-            float(prep.qsim[b, idx].sum()) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
+            float(prep.qsim[b].take(idx).sum()) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
             if total_sq > TINY
             else 0.0
         )
@@ -228,7 +230,7 @@ def _to_selection(
     return Selection(
         indices=idx,
         gains=picked.gains,
-        relevance=prep.rel[b, idx].astype(np.float64),
+        relevance=prep.rel[b].take(idx),  # float64, a new array
         objective=objective,
         method=method,
         params=dict(params),

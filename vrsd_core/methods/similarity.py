@@ -15,17 +15,38 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
     The rule is the greedy one, one ``argmax_first`` per pick: a plain sort treats
     scores equal up to rounding (the same cosine summed in another order) as distinct
     and would break such ties toward whichever came out larger. A sort gives the same
-    picks when each of the top k is more than the tolerance above the next score, the
-    common case, which one argpartition and one sort of k + 1 scores decide.
+    picks when each of a query's top k is more than the tolerance above the next score,
+    the common case, which one argpartition and one sort of k + 1 scores decide; a
+    query with such a near-tie, a cap or a budget takes the greedy rule.
     """
     counts = pick_counts(prep, k)
-    K = int(counts.max(initial=0))
+    if prep.constrained:
+        return _greedy(prep, counts)
     scores = prep.rel if prep.all_real else np.where(prep.valid, prep.rel, -np.inf)
-    if not prep.constrained and K:
-        picks = _sorted_top(scores, K, prep.tie_rtol, None if prep.all_real else counts)
-        if picks is not None:
-            gains = np.take_along_axis(prep.rel, picks, axis=1)
-            return split_rows(picks, gains, counts)
+    out = []
+    for b, count in enumerate(counts.tolist()):
+        top = _sorted_top(scores[b], count, prep.tie_rtol)
+        out.append(Picked(top, prep.rel[b, top]) if top is not None
+                   else _greedy(prep.rows(b, b + 1), counts[b : b + 1])[0])
+    return out
+
+
+def _sorted_top(scores: np.ndarray, K: int, rtol: float) -> np.ndarray | None:
+    """The K best of one query's scores by a sort, in order, or None if two of them
+    (or the K-th and the next) are within the tie tolerance."""
+    top = np.argpartition(-scores, K)[: K + 1] if K < len(scores) else np.arange(len(scores))
+    top = top[np.argsort(-scores[top], kind="stable")]
+    best = scores[top]
+    lead, after = best[: len(best) - 1], best[1 : K + 1]
+    # argmax_first's test: a score at or above best - rtol * max(1, |best|) ties best
+    if (after >= lead - rtol * np.maximum(1.0, np.abs(lead))).any():
+        return None
+    return top[:K]
+
+
+def _greedy(prep: Prepared, counts: np.ndarray) -> list[Picked]:
+    """One ``argmax_first`` per pick, under the cap and the budget if any."""
+    K = int(counts.max(initial=0))
     B = prep.batch
     rows = np.arange(B)
     scores = np.where(prep.valid, prep.rel, -np.inf)
@@ -41,24 +62,3 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
             scores[blocked] = -np.inf  # a full group's, or too long for the tokens left
     gains = np.take_along_axis(prep.rel, picks, axis=1)
     return split_rows(picks, gains, taken_counts(counts, cons))
-
-
-def _sorted_top(
-    scores: np.ndarray, K: int, rtol: float, counts: np.ndarray | None
-) -> np.ndarray | None:
-    """(B, K) the K best of each row by a sort, or None if two of a row's first
-    ``counts`` (or its last and the next) are within the tie tolerance, where only the
-    greedy rule decides. ``counts`` None: every row has K picks."""
-    B, n = scores.shape
-    rows = np.arange(B)[:, None]
-    top = (np.argpartition(-scores, K, axis=1)[:, : K + 1] if K < n
-           else np.broadcast_to(np.arange(n), (B, n)))
-    top_scores = scores[rows, top]
-    order = np.argsort(-top_scores, axis=1, kind="stable")
-    top, best = top[rows, order], top_scores[rows, order]
-    lead, after = best[:, : best.shape[1] - 1], best[:, 1:K + 1]
-    # argmax_first's test: a score at or above best - rtol * max(1, |best|) ties best
-    tied = after >= lead - rtol * np.maximum(1.0, np.abs(lead))
-    if counts is not None:  # a padded row's picks end at its count
-        tied &= np.arange(after.shape[1]) < counts[:, None]
-    return None if tied.any() else top[:, :K]
