@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import TINY
+from .._kernels import TINY, argmax_first
 from .._prepare import Prepared, standardised
 from ._common import Picked
 from ._greedy_map import greedy_map
@@ -48,8 +48,10 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     if not prep.all_real:
         w = np.where(prep.valid, w, 0.0)
     picked, open_, sims = greedy_map(prep, k, w, keep_sims=True)
+    all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
-        p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices, sims[b])
+        p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices, sims[b], all_open,
+                                         prep.tie_rtol)
     if prep.single:  # cos(sum of the picks, query): |sum|^2 is the picks' Gram sum
         picks = picked[0].indices
         length_sq = float(sims[0][:, picks].sum())
@@ -68,14 +70,20 @@ def _pool_units(prep: Prepared) -> np.ndarray:
 
 
 def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,
-               pick_sims: np.ndarray) -> dict[int, int]:
+               pick_sims: np.ndarray, all_open: bool, rtol: float) -> dict[int, int]:
     """{candidate: the pick it is closest to} for each candidate that plain top-k by
-    ``rel`` (as many picks) would have returned, that is still open and not picked."""
+    ``rel`` (as many picks) would have returned, that is still open and not picked
+    (``all_open``: every candidate was open before the first pick). A candidate as
+    close to two picks (within the tie tolerance) names the earlier one, whichever
+    rounding the products had."""
     if not len(picked):
         return {}
-    pool = open_.copy()
-    pool[picked] = True
-    order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[: len(picked)]
+    if all_open:
+        order = np.argsort(-rel, kind="stable")[: len(picked)]
+    else:
+        pool = open_.copy()
+        pool[picked] = True
+        order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[: len(picked)]
     passed = order[open_[order]]
-    nearest = picked[pick_sims[:, passed].argmax(axis=0)]
+    nearest = picked[argmax_first(pick_sims[:, passed].T, rtol)]
     return dict(zip(passed.tolist(), nearest.tolist(), strict=True))
