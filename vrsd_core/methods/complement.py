@@ -85,5 +85,7 @@ def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,
         pool[picked] = True
         order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[: len(picked)]
     passed = order[open_[order]]
+    if not len(passed):  # the selection is top-k's
+        return {}
     nearest = picked[argmax_first(pick_sims[:, passed].T, rtol)]
     return dict(zip(passed.tolist(), nearest.tolist(), strict=True))

@@ -6,7 +6,15 @@ import numpy as np
 
 from .._kernels import argmax_first
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:
@@ -19,15 +27,15 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
     the common case, which one argpartition and one sort of k + 1 scores decide; a
     query with such a near-tie, a cap or a budget takes the greedy rule.
     """
-    counts = pick_counts(prep, k)
     if prep.constrained:
-        return _greedy(prep, counts)
+        return _greedy(prep, pick_counts(prep, k))
+    counts = [single_count(prep, k)] if prep.single else pick_counts(prep, k).tolist()
     scores = prep.rel if prep.all_real else np.where(prep.valid, prep.rel, -np.inf)
     out = []
-    for b, count in enumerate(counts.tolist()):
+    for b, count in enumerate(counts):
         top = _sorted_top(scores[b], count, prep.tie_rtol)
-        out.append(Picked(top, prep.rel[b, top]) if top is not None
-                   else _greedy(prep.rows(b, b + 1), counts[b : b + 1])[0])
+        out.append(Picked(top, prep.rel[b].take(top)) if top is not None
+                   else _greedy(prep.rows(b, b + 1), np.array([count]))[0])
     return out
 
 
