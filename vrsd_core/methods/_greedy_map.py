@@ -10,9 +10,9 @@ the rest is filled by relevance, with gain 0, counted in ``info["filled_by_relev
 
 One loop in two forms, the same picks and gains (tests/unit_tests/core/test_batch.py
 holds select_batch equal to select): over a (B, n) batch, and on 1-D rows for one query
-without padding or budget, because numpy's per-call cost is the same for one row as
-for thirty: the 1-D form is 3x faster for one query, the batched one 3x faster per
-query over a batch (benchmarks/speed.py, docs/speed.md).
+without padding or budget, because a numpy call costs the same on one row as on thirty:
+on the retriever's pool the 1-D form is 3 to 5 times faster for one query, the batched
+one about 3 times faster per query over a batch (benchmarks/speed.py prints both).
 """
 
 from __future__ import annotations
