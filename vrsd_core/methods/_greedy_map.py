@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._kernels import argmax_first, argmax_first_1d, first_tie
+from .._kernels import argmax_first, argmax_first_1d
 from .._prepare import Prepared
 from ._common import (
     Picked,
@@ -108,7 +108,7 @@ def _one_query(
     by_rel = prep.rel[0].copy()
     factors = np.zeros((K, n))
     kernel = np.zeros((K, n)) if keep_sims else factors  # the picks' kernel rows
-    picks = np.zeros(K, dtype=np.int64)
+    picks: list[int] = []
     gains = np.zeros(K)
     filled = 0
     exhausted = False
@@ -116,15 +116,23 @@ def _one_query(
     for t in range(K):
         if not exhausted:
             top = int(d2.argmax())
-            exhausted = float(d2[top]) <= floor
+            best = d2.item(top)
+            exhausted = best <= floor
+            if exhausted:  # the rest by relevance: what was picked is out
+                by_rel[picks] = -np.inf
         if exhausted:
             p = argmax_first_1d(by_rel, rtol)
+            by_rel[p] = -np.inf
             filled += 1
         else:
-            p = first_tie(d2, top, rtol)
-            gains[t] = d2[p]
-        picks[t] = p
-        by_rel[p] = -np.inf
+            p = top
+            if top:  # first_tie, inline: an earlier score within the tolerance wins
+                thr = best - rtol * max(1.0, abs(best))
+                if d2.item(int(d2[:top].argmax())) >= thr:
+                    p = int((d2[:top] >= thr).argmax())
+                    best = d2.item(p)
+            gains[t] = best
+        picks.append(p)
         update = t < K - 1 and not exhausted
         if update or keep_sims:  # a Python float keeps float32 data float32
             np.multiply(X @ (X[p] * pick_factor[p]), row_scale, out=kernel[t])
@@ -134,13 +142,15 @@ def _one_query(
                 np.subtract(kernel[t], factors[:t, p] @ factors[:t], out=e)
             elif keep_sims:
                 e[:] = kernel[t]
-            e /= math.sqrt(max(float(d2[p]), floor))
+            e /= math.sqrt(max(best, floor))
             d2 -= e * e
         d2[p] = -np.inf
         if cap is not None and (blocked := cap.add_one(0, p)) is not None:
             d2[blocked] = by_rel[blocked] = -np.inf  # a full group's candidates are out
-    sims = [kernel / (w * w[picks][:, None])] if keep_sims else []
-    return [Picked(picks, gains, {"filled_by_relevance": filled})], np.isfinite(by_rel)[None], sims
+    picked = np.array(picks, dtype=np.int64)
+    by_rel[picked] = -np.inf
+    sims = [kernel / (w * w[picked][:, None])] if keep_sims else []
+    return [Picked(picked, gains, {"filled_by_relevance": filled})], np.isfinite(by_rel)[None], sims
 
 
 def cholesky_step(factors: np.ndarray, d2: np.ndarray, t: int, p: np.ndarray,
