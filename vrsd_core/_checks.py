@@ -14,9 +14,13 @@ from typing import Any
 
 import numpy as np
 
+NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
 
 def as_float_array(value: Any, name: str) -> np.ndarray:
     """``value`` as a float32/float64 array (float32 stays float32), or ValueError."""
+    if type(value) is np.ndarray and value.dtype in NATIVE_FLOATS:  # as it is
+        return value
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as exc:  # ragged nested lists
@@ -35,6 +39,8 @@ def as_float_array(value: Any, name: str) -> np.ndarray:
 
 def check_k(k: Any) -> int:
     """``k`` as an int: integers and integral floats (3.0) pass; bools do not."""
+    if type(k) is int and -sys.maxsize <= k <= sys.maxsize:  # the common case, at once
+        return k
     if isinstance(k, bool | np.bool_):
         raise ValueError(f"k: expected an integer, got {k!r}")
     if not isinstance(k, numbers.Integral):

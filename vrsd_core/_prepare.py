@@ -66,6 +66,8 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.n
     return out
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
 _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
     for t in (np.float32, np.float64)
@@ -199,8 +201,8 @@ class Prepared:
 
     def sum_sq(self, b: int, idx: np.ndarray) -> float:
         """|sum of the working vectors idx of query b|^2, via the sum vector (float64)."""
-        sub = self.X[b][idx].astype(np.float64)
-        v = self.scale[b][idx] @ sub if self.normalize else sub.sum(axis=0)
+        sub = self.X[b].take(idx, axis=0).astype(np.float64, copy=False)
+        v = self.scale[b].take(idx) @ sub if self.normalize else sub.sum(axis=0)
         return float(v @ v)
 
     def vectors(self, b: int) -> np.ndarray:
@@ -282,7 +284,7 @@ def _as_stacks(queries: Any, candidates: Any, batched: bool
         raise ValueError(
             f"candidates: dimension {d} does not match the query dimension {q.shape[1]}"
         )
-    dtype = np.float32 if (X.dtype == np.float32 and q.dtype == np.float32) else np.float64
+    dtype = _FLOAT32 if X.dtype == _FLOAT32 and q.dtype == _FLOAT32 else _FLOAT64
     return np.asarray(q, dtype=dtype), np.ascontiguousarray(X, dtype=dtype), qname
 
 
@@ -344,7 +346,10 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
+    if B == 1:  # the same product with a scalar: three numpy calls fewer
+        q = q * q.dtype.type(1.0 / float(q_norm[0]))
+    else:
+        q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
     return q, _filled((B,), 1.0), scale, sq_norm
 
 
@@ -386,13 +391,23 @@ def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batche
     return standardised(np.asarray(fused, dtype=np.float64), valid), True
 
 
-def standardised(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
+def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     """z-scores of ``x`` (B, n) within each row's real candidates (0 at padding, and
-    everywhere in a row whose values do not vary)."""
-    real = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
-    mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / real
-    dev = np.where(valid, x - mean, 0.0)
-    std = np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / real)
+    everywhere in a row whose values do not vary); ``valid`` None: every one is real
+    (the same arithmetic, without the masks)."""
+    if valid is None:
+        count: Any = max(x.shape[-1], 1)
+        mean = x.sum(axis=-1, keepdims=True) / count
+        dev = x - mean
+    else:
+        count = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
+        mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / count
+        dev = np.where(valid, x - mean, 0.0)
+    std = np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / count)
+    # the spread test in Python floats: a few numpy calls fewer for a few pools
+    if all(s > 1e-12 * max(1.0, abs(m)) for s, m in zip(std.ravel().tolist(),
+                                                        mean.ravel().tolist(), strict=True)):
+        return dev / std
     spread = std > 1e-12 * np.maximum(1.0, np.abs(mean))
     return np.where(spread, dev / np.where(spread, std, 1.0), 0.0)
 

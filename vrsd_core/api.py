@@ -15,7 +15,7 @@ from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .registry import DEFAULT_METHOD, MethodFn, method_info, resolve_method
+from .registry import DEFAULT_METHOD, METHOD_INFO, MethodInfo, method_info, resolve_method
 from .selection import Selection
 
 
@@ -23,21 +23,49 @@ def method_defaults(method: str) -> dict[str, Any]:
     """The options a method accepts, with their defaults (for a deprecated alias such
     as ``"vrsd_swap"``: its method's, with the options the alias stands for)."""
     name, implied = resolve_method(method)
-    info = method_info(name)
-    options = dict(_keyword_defaults(info.fn))
-    if info.takes_prior:  # the quality prior (see _prior.py)
-        options.update(PRIOR_DEFAULTS)
-    return {**options, **implied}
+    return {**_option_defaults(name), **implied}
 
 
 @functools.cache
-def _keyword_defaults(fn: MethodFn) -> tuple[tuple[str, Any], ...]:
-    """A method function's keyword-only options and defaults (inspect is slow: cached)."""
-    return tuple(
-        (p.name, p.default)
-        for p in inspect.signature(fn).parameters.values()
+def _option_defaults(method: str) -> dict[str, Any]:
+    """A registered method's keyword-only options and their defaults, the prior's
+    included when it takes one (inspect is slow: cached; callers copy before handing
+    it out)."""
+    info = METHOD_INFO[method]
+    options = {
+        p.name: p.default
+        for p in inspect.signature(info.fn).parameters.values()
         if p.kind is inspect.Parameter.KEYWORD_ONLY
-    )
+    }
+    if info.takes_prior:  # the quality prior (see _prior.py)
+        options.update(PRIOR_DEFAULTS)
+    return options
+
+
+def _method_and_options(
+    method: object, options: dict[str, Any]
+) -> tuple[MethodInfo, dict[str, Any]]:
+    """The record of the method a call names, and its options: a registered name is
+    looked up once; an alias or an unknown name goes through ``resolve_method`` (which
+    warns or raises)."""
+    info = METHOD_INFO.get(method) if isinstance(method, str) else None
+    if info is None:
+        name, options = resolve_method(method, options)
+        info = METHOD_INFO[name]
+    return info, options
+
+
+def _refuse_unknown(info: MethodInfo, options: Mapping[str, Any]) -> None:
+    """ValueError naming the first option ``info``'s method does not take."""
+    refuse_prior(info, options)
+    params = _option_defaults(info.name)
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        allowed = ", ".join(sorted(params)) or "none"
+        raise ValueError(
+            f"{unknown[0]}: not an option of method {info.name!r} (its options: {allowed})"
+            f"{did_you_mean(unknown[0], params)}"
+        )
 
 
 # A one-candidate problem: running a method on it checks option *values*
@@ -91,8 +119,7 @@ def _check_cached(key: tuple) -> None:
 
 
 def _check_now(method: Any, options: Mapping[str, Any]) -> None:
-    refuse_prior(method_info(method), options)
-    _refuse_unknown(method, options, method_defaults(method))
+    _refuse_unknown(method_info(method), options)
     probe = dict(options)
     if probe.get("prior") is not None:
         probe["prior"] = np.zeros(1)
@@ -111,18 +138,8 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
     return out
 
 
-def _refuse_unknown(method: str, options: Mapping[str, Any], params: Mapping[str, Any]) -> None:
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        allowed = ", ".join(sorted(params)) or "none"
-        raise ValueError(
-            f"{unknown[0]}: not an option of method {method!r} (its options: {allowed})"
-            f"{did_you_mean(unknown[0], params)}"
-        )
-
-
 def _run(
-    method: str,
+    method: object,
     prep: Prepared,
     k: Any,
     relevance: Any,
@@ -130,22 +147,28 @@ def _run(
     *,
     batched: bool = False,
 ) -> list[Selection]:
-    method, options = resolve_method(method, options)
-    info = method_info(method)
-    refuse_prior(info, options)
-    params = method_defaults(method)
-    _refuse_unknown(method, options, params)
+    info, options = _method_and_options(method, options)
+    if options:
+        _refuse_unknown(info, options)
     if relevance is not None and not info.takes_relevance:
         raise ValueError(
-            f"relevance: method {method!r} scores candidates by their vectors against the "
-            "query; it takes no outside relevance"
+            f"relevance: method {info.name!r} scores candidates by their vectors against "
+            "the query; it takes no outside relevance"
         )
-    params = shown_params({**params, **options})
-    # Quality prior: the method runs on the blended relevance; the Selection
-    # reports the plain one (see _prior.py).
-    run_prep, options, prior = apply_prior(prep, options, batched=batched)
+    params = _option_defaults(info.name)
+    prior = None
+    if options:
+        params = shown_params({**params, **options})
+        # Quality prior: the method runs on the blended relevance; the Selection
+        # reports the plain one (see _prior.py).
+        run_prep, options, prior = apply_prior(prep, options, batched=batched)
+    else:
+        run_prep = prep
     k_int = check_k(k)
-    picked = run_in_chunks(run_prep, lambda part: info.fn(part, k_int, **options))
+    if prep.batch == 1:
+        picked = info.fn(run_prep, k_int, **options)
+    else:
+        picked = run_in_chunks(run_prep, info.fn, k_int, options)
     if prior is not None:
         for b, p in enumerate(picked):
             p.info["prior"] = prior[b, p.indices].tolist()
@@ -153,7 +176,7 @@ def _run(
         _report_cap(prep, k_int, picked)
     if prep.budget is not None:
         _report_budget(prep, k_int, picked)
-    return [_to_selection(prep, b, p, method, params) for b, p in enumerate(picked)]
+    return [_to_selection(prep, b, p, info.name, params) for b, p in enumerate(picked)]
 
 
 def _report_cap(prep: Prepared, k: int, picked: list[Picked]) -> None:
@@ -198,7 +221,7 @@ def _to_selection(
         total_sq = prep.sum_sq(b, idx)
         # cosine_from_parts on scalars, in plain floats (this runs on every call)
         objective = (
-            float(prep.qsim[b, idx].sum()) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
+            float(prep.qsim[b].take(idx).sum()) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
             if total_sq > TINY
             else 0.0
         )
@@ -207,7 +230,7 @@ def _to_selection(
     return Selection(
         indices=idx,
         gains=picked.gains,
-        relevance=prep.rel[b, idx].astype(np.float64),
+        relevance=prep.rel[b].take(idx),  # float64, a new array
         objective=objective,
         method=method,
         params=dict(params),

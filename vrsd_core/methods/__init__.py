@@ -26,7 +26,9 @@ test_method_contract.py`` checks every registered method against it):
   that stops early under a budget skips what does not fit and takes the next
   best candidate that does.
 - **One query equals the batch.** ``select_batch`` must give what B ``select``
-  calls give. A 1-D fast path for ``prep.single`` (one query, no padding, no
-  budget) must give the batched path's picks and gains.
+  calls give. One loop per method; a second, 1-D form for ``prep.single`` (one
+  query, no padding, no budget) only where it is measured faster (its reason in
+  one line, as in ``_greedy_map``, the timing in ``benchmarks/speed.py``), and it
+  must give the batched form's picks and gains (``test_batch.py``).
 - **Read only.** ``prep`` holds the caller's arrays: compute into new arrays.
 """

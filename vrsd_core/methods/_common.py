@@ -58,17 +58,18 @@ def taken_counts(counts: np.ndarray, cons: Constraints | None) -> np.ndarray:
 CHUNK_BYTES = 4 << 20
 
 
-def run_in_chunks(prep: Prepared, run: Callable[[Prepared], list[Picked]]) -> list[Picked]:
-    """``run`` on the whole batch, or chunk by chunk of queries when the batch's
-    candidates exceed CHUNK_BYTES. Every method's work is per query, so the
-    results are those of one call (``vrsd_core.api`` runs every method this way).
-    """
+def run_in_chunks(
+    prep: Prepared, method: Callable[..., list[Picked]], k: int, options: dict[str, Any]
+) -> list[Picked]:
+    """``method(prep, k, **options)`` on the whole batch, or chunk by chunk of queries
+    when the batch's candidates exceed CHUNK_BYTES. Every method's work is per query,
+    so the results are those of one call (``vrsd_core.api`` runs batches this way)."""
     size = max(1, CHUNK_BYTES // max(1, prep.X[0].nbytes)) if prep.batch else 1
     if prep.batch <= size:
-        return run(prep)
+        return method(prep, k, **options)
     out: list[Picked] = []
     for start in range(0, prep.batch, size):
-        out.extend(run(prep.rows(start, start + size)))
+        out.extend(method(prep.rows(start, start + size), k, **options))
     return out
 
 
@@ -85,18 +86,3 @@ def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list
         Picked(picks[b, : counts[b]].astype(np.int64), gains[b, : counts[b]].astype(np.float64))
         for b in range(picks.shape[0])
     ]
-
-
-def cholesky_step(factors: np.ndarray, d2: np.ndarray, t: int, p: np.ndarray,
-                  kernel_row: np.ndarray, floor: np.ndarray) -> np.ndarray:
-    """One step of greedy k-DPP MAP's incremental Cholesky (Chen, Zhang & Zhou 2018),
-    batched: with pick ``p`` (B,) and its kernel row (B, n), writes row ``t`` of
-    ``factors`` (B, K, n) and returns the candidates' remaining determinant ratios
-    ``d2`` (B, n); ``floor`` (B,) is each row's numerical zero."""
-    rows = np.arange(len(p))
-    d_p = np.sqrt(np.maximum(d2[rows, p], floor))
-    d_p[d_p == 0] = 1.0  # a query without real candidates: nothing to divide
-    proj = np.einsum("bt,btn->bn", factors[rows, :t, p], factors[:, :t, :])
-    e = (kernel_row - proj) / d_p[:, None]
-    factors[:, t] = e
-    return d2 - e * e

@@ -6,17 +6,54 @@ import numpy as np
 
 from .._kernels import argmax_first
 from .._prepare import Prepared
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import (
+    Picked,
+    pick_counts,
+    single_count,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:
     """Top-k by relevance; ties (within the core's tie tolerance) keep the store's order.
 
-    One ``argmax_first`` per pick rather than a sort: a sort treats scores that
-    are equal up to rounding (e.g. the same cosine summed in another order) as
-    distinct and would break such ties toward whichever came out larger.
+    The rule is the greedy one, one ``argmax_first`` per pick: a plain sort treats
+    scores equal up to rounding (the same cosine summed in another order) as distinct
+    and would break such ties toward whichever came out larger. A sort gives the same
+    picks when each of a query's top k is more than the tolerance above the next score,
+    the common case, which one argpartition and one sort of k + 1 scores decide; a
+    query with such a near-tie, a cap or a budget takes the greedy rule.
     """
-    counts = pick_counts(prep, k)
+    if prep.constrained:
+        return _greedy(prep, pick_counts(prep, k))
+    counts = [single_count(prep, k)] if prep.single else pick_counts(prep, k).tolist()
+    scores = prep.rel if prep.all_real else np.where(prep.valid, prep.rel, -np.inf)
+    out = []
+    for b, count in enumerate(counts):
+        top = _sorted_top(scores[b], count, prep.tie_rtol)
+        out.append(Picked(top, prep.rel[b].take(top)) if top is not None
+                   else _greedy(prep.rows(b, b + 1), np.array([count]))[0])
+    return out
+
+
+def _sorted_top(scores: np.ndarray, K: int, rtol: float) -> np.ndarray | None:
+    """The K best of one query's scores by a sort, in order, or None if two of them
+    (or the K-th and the next) are within the tie tolerance."""
+    top = np.argpartition(-scores, K)[: K + 1] if K < len(scores) else np.arange(len(scores))
+    top = top[np.argsort(-scores[top], kind="stable")]
+    best = scores[top]
+    lead, after = best[: len(best) - 1], best[1 : K + 1]
+    # argmax_first's test: a score at or above best - rtol * max(1, |best|) ties best
+    if (after >= lead - rtol * np.maximum(1.0, np.abs(lead))).any():
+        return None
+    return top[:K]
+
+
+def _greedy(prep: Prepared, counts: np.ndarray) -> list[Picked]:
+    """One ``argmax_first`` per pick, under the cap and the budget if any."""
     K = int(counts.max(initial=0))
     B = prep.batch
     rows = np.arange(B)

@@ -19,8 +19,9 @@ VARIANTS = [
     ("mmr", {"lambda_mult": 1.0}),
     ("dpp", {"theta": 0.5}),
     ("dpp", {"theta": 0.0}),
+    ("complement", {}),
 ]
-RELEVANCE_METHODS = {"similarity", "mmr", "dpp"}
+RELEVANCE_METHODS = {"similarity", "mmr", "dpp", "complement"}
 
 
 def assert_same(batch_sel, single_sel, where: str, positions: np.ndarray | None = None):
@@ -33,6 +34,8 @@ def assert_same(batch_sel, single_sel, where: str, positions: np.ndarray | None 
     assert batch_sel.method == single_sel.method and batch_sel.params == single_sel.params
     assert set(batch_sel.info) == set(single_sel.info), where
     for key, val in single_sel.info.items():
+        if key == "held_back" and positions is not None:  # complement's: candidate -> pick
+            val = {int(positions[j]): int(positions[p]) for j, p in val.items()}
         if isinstance(val, float):
             assert batch_sel.info[key] == approx_scores(val), where
         else:

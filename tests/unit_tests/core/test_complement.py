@@ -234,3 +234,14 @@ def test_empty_problems():
 def test_refuses_options_it_does_not_have():
     with pytest.raises(ValueError, match="duplicate_share"):
         select(np.ones(3), np.eye(3), 2, method="complement", duplicate_share=0.3)
+
+
+def test_held_back_names_the_earlier_of_two_equally_close_picks():
+    """Candidate 0 is as close to pick 1 as to pick 3 (cosines equal up to rounding,
+    which differs between the single and the batched products): both name pick 1."""
+    q = np.array([0.5, 1.0])
+    C = np.array([[1.0, 1.0], [0.5, 1.0], [1.0, 0.25], [2.0, 1.0], [2.0, 2.0]])
+    one = select(q, C, 2, method="complement")
+    many = select_batch(np.stack([q, q]), np.stack([C, C[::-1]]), 2, method="complement")
+    assert one.indices.tolist() == many[0].indices.tolist() == [1, 3]
+    assert one.info["held_back"] == many[0].info["held_back"] == {0: 1}

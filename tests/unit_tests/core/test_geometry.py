@@ -240,3 +240,32 @@ def test_float32_exact_duplicates_tie_toward_the_lower_index(method):
         if order.index(j) < order.index(i):
             misordered.append((case, n, d, i, j))
     assert misordered == []
+
+
+def test_similarity_near_ties_keep_the_store_order_where_a_sort_would_not():
+    """Scores 1e-12 apart tie (float64 tolerance 1e-10): the lower index first, though a
+    sort would put the larger score first; distinct scores come in score order."""
+    rng = np.random.default_rng(0)
+    q, C = rng.normal(size=4), rng.normal(size=(5, 4))
+    rel = np.array([0.5, 0.9, 0.9 + 1e-12, 0.1, 0.7])
+    assert select(q, C, 3, method="similarity", relevance=rel).indices.tolist() == [1, 2, 4]
+    assert select(q, C, 3, method="similarity", relevance=rel[[0, 3, 4, 1, 2]]
+                  ).indices.tolist() == [3, 4, 2]
+
+
+def test_similarity_sorts_as_its_greedy_rule_picks():
+    """The sort one query takes without near-ties equals the greedy rule it falls back
+    to (the same picks and gains), batched and one query at a time."""
+    from vrsd_core._prepare import prepare
+    from vrsd_core.methods._common import pick_counts
+    from vrsd_core.methods.similarity import _greedy, similarity
+
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        B, n, d = int(rng.integers(1, 5)), int(rng.integers(1, 30)), int(rng.integers(1, 9))
+        k = int(rng.integers(0, n + 2))
+        prep = prepare(rng.normal(size=(B, d)), rng.normal(size=(B, n, d)), batched=True)
+        for sorted_pick, greedy_pick in zip(similarity(prep, k),
+                                            _greedy(prep, pick_counts(prep, k)), strict=True):
+            assert sorted_pick.indices.tolist() == greedy_pick.indices.tolist(), trial
+            np.testing.assert_array_equal(sorted_pick.gains, greedy_pick.gains)
