@@ -15,7 +15,7 @@ from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .registry import DEFAULT_METHOD, MethodFn, method_info, resolve_method
+from .registry import DEFAULT_METHOD, MethodFn, MethodName, method_info, resolve_method
 from .selection import Selection
 
 
@@ -220,7 +220,7 @@ def select(
     candidates: Any,
     k: int,
     *,
-    method: str = DEFAULT_METHOD,
+    method: MethodName = DEFAULT_METHOD,
     relevance: Any = None,
     normalize: bool = True,
     groups: Any = None,
@@ -284,7 +284,7 @@ def select_batch(
     candidates: Any,
     k: int,
     *,
-    method: str = DEFAULT_METHOD,
+    method: MethodName = DEFAULT_METHOD,
     mask: Any = None,
     relevance: Any = None,
     normalize: bool = True,

@@ -25,7 +25,7 @@ import copy
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -368,6 +368,21 @@ def check_prior_values(values: Sequence[Any], count: int, name: str = "prior") -
 # A quality prior, an outside relevance and a group label all come from the candidates
 # themselves, which are not known until a query: the user names a metadata field or
 # gives a callable, and the adapter reads one value per candidate at query time.
+
+Item = TypeVar("Item")
+"""A candidate as an adapter gives it to the user's callables: a LangChain or Haystack
+``Document``, a LlamaIndex node."""
+
+ItemScore = Callable[[Item], float]
+"""A score read from one candidate, ``(item) -> float``: a quality prior (every adapter),
+the outside relevance of the Haystack ranker."""
+
+GroupKey = Callable[[Item], Hashable]
+"""The source of one candidate for ``max_per_group``, ``(item) -> label``."""
+
+RelevanceFn = Callable[[str, list[Item]], Iterable[float]]
+"""An outside relevance for one query, ``(query, items) -> scores``, one score per item
+in their order (e.g. a cross-encoder's)."""
 
 
 def check_item_spec(spec: Any, name: str, callable_form: str) -> None:

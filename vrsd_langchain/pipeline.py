@@ -17,9 +17,11 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import method_defaults, select
+from vrsd_core import MethodName, method_defaults, select
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
     check_budget_options,
     check_counts,
     check_flag,
@@ -34,6 +36,7 @@ from vrsd_kit.contract import (
     words_relevance,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.tokens import TokenCounter
 
 from .cache import EmbeddingCache
 from .candidates import (
@@ -121,18 +124,18 @@ class SearchPlan:
 
     k: int
     fetch_k: int
-    method: str
+    method: MethodName
     options: dict[str, Any] = field(default_factory=dict)
     search_kwargs: dict[str, Any] = field(default_factory=dict)
-    relevance: Any = None
+    relevance: str | RelevanceFn[Document] | None = None
     """None (cosine to the query), a numeric metadata field, or (query, documents) -> scores."""
-    group_by: Any = None
+    group_by: str | GroupKey[Document] | None = None
     """None, a metadata field or (Document) -> label: the source each candidate comes from."""
     max_per_group: int | None = None
     """At most this many picks per ``group_by`` label."""
     max_tokens: int | None = None
     """The picks' ``page_content`` token counts sum to at most this (None: no budget)."""
-    token_counter: Any = None
+    token_counter: TokenCounter | None = None
     """text -> int counting tokens for ``max_tokens``; None: ``approx_token_count``."""
     reembed: Reembed = "warn"
     """What to do when the candidates' vectors cannot be read from the store:

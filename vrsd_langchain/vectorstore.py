@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -59,7 +59,7 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import ConfigDict, model_validator
 
-from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, resolve_method
+from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import check_model_keywords, did_you_mean
 from vrsd_kit.stores import Reembed, check_reembed
@@ -190,8 +190,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.search_type == "vrsd" and "method" in merged:
             method, implied = resolve_method(merged.pop("method"))
             merged = {**implied, **merged}
-        else:
-            method = self.search_type
+        else:  # one of CORE_SEARCH_TYPES, an alias resolved by the validator: a method
+            method = cast(MethodName, self.search_type)
         options, search = split_options(method, merged)
         return make_plan(
             self.vectorstore,

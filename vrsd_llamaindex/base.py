@@ -53,11 +53,14 @@ from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRan
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
+from pydantic import SkipValidation
 
-from vrsd_core import DEFAULT_METHOD, Selection, check_count, select
+from vrsd_core import DEFAULT_METHOD, MethodName, Selection, check_count, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
     check_budget_options,
     check_flag,
     check_group_options,
@@ -75,6 +78,7 @@ from vrsd_kit.contract import (
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.tokens import TokenCounter
 
 from ._compat import settings_embed_model_is_set
 from .stores import reembedding_reason, vectors_from_store
@@ -169,7 +173,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     """
 
     top_n: int = Field(default=4, gt=0, description="How many nodes to keep.")
-    method: str = Field(
+    # the fields checked by _check_method (below) are not coerced by pydantic: SkipValidation
+    method: SkipValidation[MethodName] = Field(
         default=DEFAULT_METHOD,
         description="A method of vrsd_core.METHOD_INFO; default 'complement', the recommendation.",
     )
@@ -186,26 +191,26 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="A vector store to read candidate vectors from (e.g. index.vector_store).",
         exclude=True,
     )
-    relevance: Any = Field(  # str | (query, nodes) -> scores | None, checked below
+    relevance: SkipValidation[str | RelevanceFn[BaseNode] | None] = Field(
         default=None,
         description="Outside relevance for methods that take one (not vrsd): a numeric "
         "metadata field, or a callable (query, nodes) -> scores; None = cosine to the query.",
         exclude=True,
     )
-    group_by: Any = Field(  # str | (node) -> label | None, checked below
+    group_by: SkipValidation[str | GroupKey[BaseNode] | None] = Field(
         default=None,
         description="Each node's source for max_per_group: a metadata field or (node) -> label.",
         exclude=True,
     )
-    max_per_group: Any = Field(  # int >= 1 | None, checked below
+    max_per_group: SkipValidation[int | None] = Field(
         default=None, description="At most this many nodes per group_by label."
     )
-    max_tokens: Any = Field(  # int >= 1 | None, checked below
+    max_tokens: SkipValidation[int | None] = Field(
         default=None,
         description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
         "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
     )
-    token_counter: Any = Field(  # (str) -> int | None, checked below
+    token_counter: SkipValidation[TokenCounter | None] = Field(
         default=None,
         description="text -> int counting tokens for max_tokens (the LLM's tokenizer); "
         "None = vrsd_kit.tokens.approx_token_count (offline).",
