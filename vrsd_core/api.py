@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import check_int, check_k, did_you_mean
 from ._kernels import TINY
@@ -106,9 +107,7 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
     The adapters' and the command line's one rule: a count below 1 is refused (asking
     a retriever for nothing is a mistake, not a query); ``select(k=0)`` itself returns
     an empty selection, as the core's semantics say."""
-    out = check_int(value, name, low=minimum)
-    assert out is not None
-    return out
+    return check_int(value, name, low=minimum)
 
 
 def _refuse_unknown(method: str, options: Mapping[str, Any], params: Mapping[str, Any]) -> None:
@@ -216,17 +215,17 @@ def _to_selection(
 
 
 def select(
-    query: Any,
-    candidates: Any,
+    query: ArrayLike,
+    candidates: ArrayLike,
     k: int,
     *,
     method: MethodName = DEFAULT_METHOD,
-    relevance: Any = None,
+    relevance: ArrayLike | None = None,
     normalize: bool = True,
-    groups: Any = None,
+    groups: ArrayLike | Sequence[Hashable] | None = None,
     max_per_group: int | None = None,
     max_tokens: int | None = None,
-    token_counts: Any = None,
+    token_counts: ArrayLike | None = None,
     **options: Any,
 ) -> Selection:
     """Choose ``k`` of ``n`` candidate vectors for one query.
@@ -280,18 +279,18 @@ def select(
 
 
 def select_batch(
-    queries: Any,
-    candidates: Any,
+    queries: ArrayLike,
+    candidates: ArrayLike,
     k: int,
     *,
     method: MethodName = DEFAULT_METHOD,
-    mask: Any = None,
-    relevance: Any = None,
+    mask: ArrayLike | None = None,
+    relevance: ArrayLike | None = None,
     normalize: bool = True,
-    groups: Any = None,
+    groups: ArrayLike | Sequence[Sequence[Hashable]] | None = None,
     max_per_group: int | None = None,
     max_tokens: int | None = None,
-    token_counts: Any = None,
+    token_counts: ArrayLike | None = None,
     **options: Any,
 ) -> list[Selection]:
     """``select`` for B queries at once; the same results as B single calls.

@@ -29,6 +29,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vrsd_core import (
     DEFAULT_METHOD,
@@ -278,7 +279,7 @@ def check_query_text(query: Any, name: str = "query") -> str:
     return query
 
 
-def check_query_vector(vector: Any) -> np.ndarray:
+def check_query_vector(vector: Any) -> NDArray[np.float64]:
     """``vector`` (what ``embed_query`` returned) as a float64 array, if it is a usable
     query vector: the one form the store search and the selection both take it in.
 
@@ -336,7 +337,8 @@ def check_counts(
     return k_int, fetch_int
 
 
-def check_prior_values(values: Sequence[Any], count: int, name: str = "prior") -> np.ndarray:
+def check_prior_values(values: Sequence[Any], count: int, name: str = "prior"
+                       ) -> NDArray[np.float64]:
     """One quality-prior value per candidate, as a float64 (count,) array.
 
     For adapters that read the prior from each candidate (a metadata field, a

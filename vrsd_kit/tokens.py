@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 _WORD = re.compile(r"\w+")
 _MARK = re.compile(r"[^\w\s]")
@@ -58,7 +59,7 @@ def check_token_counter(counter: Any) -> TokenCounter:
     return counter
 
 
-def count_tokens(counter: TokenCounter, texts: Sequence[str]) -> np.ndarray:
+def count_tokens(counter: TokenCounter, texts: Sequence[str]) -> NDArray[np.int64]:
     """``counter(text)`` for every text as an int64 array; ValueError naming
     ``token_counter`` (and the candidate) for a value that is not an integer >= 0."""
     out = np.empty(len(texts), dtype=np.int64)

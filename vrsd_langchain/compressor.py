@@ -25,7 +25,7 @@ from vrsd_kit.contract import (
 from vrsd_kit.steps import Steps, arun_steps, run_steps
 from vrsd_kit.tokens import TokenCounter
 
-from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import Candidates
 from .pipeline import (
     SearchPlan,
@@ -135,9 +135,9 @@ class VRSDCompressor(BaseDocumentCompressor):
         docs = list(documents)
         if not docs:
             return []
-        assert self.cache is not None  # set by the validator
+        cache = built_cache(self)
         qvec = yield from query_vector_steps(self.embeddings, query)
-        vectors = yield from self.cache.embed_steps(
+        vectors = yield from cache.embed_steps(
             self.embeddings, [d.page_content for d in docs])
         return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
 

@@ -16,6 +16,7 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
+from numpy.typing import NDArray
 
 from vrsd_core import MethodName, method_defaults, select
 from vrsd_kit.contract import (
@@ -192,12 +193,13 @@ def check_per_candidate(method: str, relevance: Any) -> None:
     check_relevance_spec(method, relevance, "(query, documents) -> scores")
 
 
-def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
+def choose(query_vector: NDArray[np.float64], candidates: Candidates, plan: SearchPlan,
            query: str = "") -> list[Document]:
     """Run the plan's method on the candidates; annotated copies in selection order."""
     if len(candidates) == 0:
         return []
-    assert candidates.vectors is not None  # filled by fetch_candidates
+    if candidates.vectors is None:  # fetch_candidates fills them
+        raise RuntimeError("candidates: documents without their vectors")
     docs = candidates.documents
 
     def texts() -> list[str]:
@@ -217,7 +219,7 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
     return annotate(docs, sel, words, plan.metadata_key)
 
 
-def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[np.ndarray]:
+def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[NDArray[np.float64]]:
     """The checked vector of the checked ``query`` text, as steps (``embed_query`` /
     ``aembed_query``)."""
     vector = yield call(embeddings.embed_query, embeddings.aembed_query, check_query_text(query))
@@ -241,14 +243,16 @@ def pipeline_steps(
     return choose(qvec, cands, plan, query)
 
 
-def run(*args: Any) -> list[Document]:
-    """``pipeline_steps(store, embeddings, cache, query, plan)`` run synchronously."""
-    return run_steps(pipeline_steps(*args))
+def run(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache, query: str,
+        plan: SearchPlan) -> list[Document]:
+    """``pipeline_steps`` run synchronously."""
+    return run_steps(pipeline_steps(store, embeddings, cache, query, plan))
 
 
-async def arun(*args: Any) -> list[Document]:
-    """``pipeline_steps(store, embeddings, cache, query, plan)`` run asynchronously."""
-    return await arun_steps(pipeline_steps(*args))
+async def arun(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache, query: str,
+               plan: SearchPlan) -> list[Document]:
+    """``pipeline_steps`` run asynchronously."""
+    return await arun_steps(pipeline_steps(store, embeddings, cache, query, plan))
 
 
 def run_by_vector(

@@ -33,7 +33,7 @@ from vrsd_kit.contract import (
 from vrsd_kit.stores import Reembed
 from vrsd_kit.tokens import TokenCounter
 
-from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import unwrap
 from .pipeline import (
     PER_CANDIDATE,
@@ -184,8 +184,7 @@ class VRSDRetriever(BaseRetriever):
         return self
 
     def _cache(self) -> EmbeddingCache:
-        assert self.cache is not None  # set by the validator
-        return self.cache
+        return built_cache(self)
 
     def _embedder(self) -> Embeddings:
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
