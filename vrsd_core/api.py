@@ -258,7 +258,8 @@ def select(
         token_counts: (n,) non-negative integers, each candidate's length in
             tokens (e.g. of the prompt's tokenizer); needs ``max_tokens``.
         **options: the method's options, e.g. ``lambda_mult=0.7`` for ``mmr``.
-            ``similarity``, ``mmr`` and ``dpp`` also take the quality prior
+            The methods that take a quality prior (``methods_where(takes_prior=True)``:
+            the default ``complement``, ``similarity``, ``mmr``, ``dpp``) also take
             ``prior`` ((n,) scores) and ``prior_weight`` (in [0, 1], default 0):
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
 

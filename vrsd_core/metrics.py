@@ -31,6 +31,9 @@ def sum_vector_similarity(query: ArrayLike, vectors: ArrayLike, *, normalize: bo
 
     With ``normalize`` (the paper's setting for unit-length sentence embeddings)
     each vector is L2-normalised before summing.
+
+    >>> round(sum_vector_similarity([1, 0], [[1, 0], [0, 1]]), 4)
+    0.7071
     """
     v = _rows(vectors, "vectors", normalize)
     q = as_float_array(query, "query").astype(np.float64)
@@ -50,6 +53,9 @@ def intra_list_similarity(vectors: ArrayLike, *, normalize: bool = True) -> floa
     """Div.: mean pairwise cosine over the i < j pairs (lower is more diverse).
 
     0.0 when there are fewer than two vectors (no pair to be alike).
+
+    >>> intra_list_similarity([[1, 0], [0, 1]]), intra_list_similarity([[1, 0], [2, 0]])
+    (0.0, 1.0)
     """
     v = _rows(vectors, "vectors", normalize)
     m = len(v)
@@ -73,6 +79,9 @@ def win_rate(a: ArrayLike, b: ArrayLike, *, lower_is_better: bool = False) -> fl
     """Share of queries where method a strictly beats method b (paper, Eq. 8/9).
 
     For Sim. higher wins; pass ``lower_is_better=True`` for Div.
+
+    >>> round(win_rate([0.9, 0.5, 0.7], [0.8, 0.6, 0.7]), 4)  # a tie is not a win
+    0.3333
     """
     x, y = _paired(a, b)
     wins = x < y if lower_is_better else x > y

@@ -142,6 +142,12 @@ def resolve_method(
     Raises:
         ValueError: naming ``method`` for an unknown name; naming the option when
             ``options`` contradict the alias (``"vrsd_swap"`` with ``refine=None``).
+
+    >>> resolve_method("mmr", {"lambda_mult": 0.3})
+    ('mmr', {'lambda_mult': 0.3})
+    >>> resolve_method("mmmr")
+    Traceback (most recent call last):
+    ValueError: method: unknown method 'mmmr'; choose from [...]
     """
     given = dict(options or {})
     if isinstance(method, str) and method in METHOD_ALIASES:  # (a list is not hashable)
@@ -165,7 +171,12 @@ def resolve_method(
 
 def method_info(method: object) -> MethodInfo:
     """The record of ``method`` (a registered name; see ``resolve_method`` for aliases),
-    or ValueError naming ``method`` for an unknown name."""
+    or ValueError naming ``method`` for an unknown name.
+
+    >>> info = method_info("mmr")
+    >>> info.takes_relevance, info.takes_prior, info.seeded
+    (True, True, False)
+    """
     if not isinstance(method, str) or method not in METHOD_INFO:
         alias = (f" ({method!r} is a deprecated alias: pass it through resolve_method)"
                  if isinstance(method, str) and method in METHOD_ALIASES else "")
@@ -180,8 +191,13 @@ FLAGS = frozenset(f.name for f in dataclasses.fields(MethodInfo) if f.type in (b
 
 
 def methods_where(**flags: bool) -> tuple[str, ...]:
-    """Method names whose ``MethodInfo`` flags equal the given values, in table order,
-    e.g. ``methods_where(takes_prior=True)`` -> ``("similarity", "mmr", "dpp")``."""
+    """Method names whose ``MethodInfo`` flags equal the given values, in table order.
+
+    >>> methods_where(takes_prior=True)
+    ('complement', 'similarity', 'mmr', 'dpp')
+    >>> methods_where(takes_relevance=False)
+    ('vrsd', 'vrsd_exact')
+    """
     fields = FLAGS
     unknown = sorted(set(flags) - fields)
     if unknown:

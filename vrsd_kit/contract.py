@@ -326,6 +326,14 @@ def check_counts(
 
     Raises:
         ValueError: naming the argument at fault.
+
+    >>> check_counts(4, 20)
+    (4, 20)
+    >>> check_counts(5, 3)
+    Traceback (most recent call last):
+    ValueError: fetch_k: must be >= k (the number of candidates to choose from), got fetch_k=3 < k=5
+    >>> check_counts(2, 10, k_name="top_n")  # LlamaIndex's name
+    (2, 10)
     """
     k_int = check_count(k, k_name, minimum)
     fetch_int = check_count(fetch_k, fetch_k_name, minimum)
@@ -493,7 +501,7 @@ def check_method_options(method: Any, options: Mapping[str, Any], item_form: str
 def check_relevance_spec(method: str, relevance: Any, callable_form: str) -> None:
     """ValueError for an outside ``relevance`` that is not a metadata field name or a
     callable (``callable_form`` says its signature), or given to a method that takes
-    none (``vrsd``, ``complement``: their objective is the geometry itself)."""
+    none (``vrsd``, ``vrsd_exact``: their objective is the geometry itself)."""
     check_item_spec(relevance, "relevance", callable_form)
     if relevance is not None and not METHOD_INFO[method].takes_relevance:
         raise ValueError(

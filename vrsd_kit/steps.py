@@ -9,6 +9,15 @@ is thrown into the generator at the ``yield``, so the body handles it there
 direct call.
 
 Nothing here knows a framework: the core only drives the adapters' steps.
+
+>>> import asyncio
+>>> async def adouble(x):
+...     return 2 * x
+>>> def body(x):
+...     doubled = yield call(lambda v: 2 * v, adouble, x)  # the sync and async forms
+...     return doubled + 1
+>>> run_steps(body(20)), asyncio.run(arun_steps(body(20)))
+(41, 41)
 """
 
 from __future__ import annotations

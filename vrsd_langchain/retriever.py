@@ -76,10 +76,10 @@ class VRSDRetriever(BaseRetriever):
     Search arguments are the store's own (e.g. ``filter``: a callable for
     InMemoryVectorStore, a metadata dict for FAISS and Chroma, a
     ``qdrant_client.models.Filter`` for Qdrant); with a filter, the candidates are
-    the store's top ``fetch_k`` among the documents that pass. For the
-    relevance-based methods (``similarity``, ``mmr``, ``dpp``) the quality prior
-    option ``prior`` names a numeric metadata field (or is a callable
-    ``(Document) -> float``), blended in with ``prior_weight``.
+    the store's top ``fetch_k`` among the documents that pass. For the methods that
+    take a quality prior (``vrsd_core.methods_where(takes_prior=True)``: the default,
+    ``similarity``, ``mmr``, ``dpp``) the option ``prior`` names a numeric metadata
+    field (or is a callable ``(Document) -> float``), blended in with ``prior_weight``.
 
     Every setting is checked when the retriever is built (a misspelt keyword, bad
     method, option or value, ``k < 1``, ``fetch_k < k``, no embeddings): a
@@ -113,9 +113,10 @@ class VRSDRetriever(BaseRetriever):
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Passed to the store's search, e.g. ``{"filter": ...}`` in the store's filter syntax."""
     relevance: SkipValidation[str | RelevanceFn[Document] | None] = None
-    """Outside relevance for the methods that take one (``similarity``, ``mmr``, ``dpp``,
-    ...; not ``vrsd``): a numeric metadata field (a score the store or an upstream
-    stage wrote) or a callable ``(query, documents) -> scores`` (e.g. a cross-encoder).
+    """Outside relevance for the methods that take one (the default, ``similarity``,
+    ``mmr``, ``dpp``, ...; not ``vrsd`` nor ``vrsd_exact``): a numeric metadata field (a
+    score the store or an upstream stage wrote) or a callable
+    ``(query, documents) -> scores`` (e.g. a cross-encoder).
     None: cosine of each candidate's vector to the query."""
     group_by: SkipValidation[str | GroupKey[Document] | None] = None
     """The source of each candidate, for ``max_per_group``: a metadata field (e.g.
