@@ -37,7 +37,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import (
@@ -53,7 +53,7 @@ from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRan
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
-from pydantic import SkipValidation
+from pydantic import SkipValidation, WithJsonSchema
 
 from vrsd_core import DEFAULT_METHOD, MethodName, Selection, check_count, select
 from vrsd_core.callers import user_stacklevel
@@ -150,6 +150,13 @@ def _has_vector(vector: Sequence[float] | None) -> bool:
     return vector is not None and len(vector) > 0
 
 
+_Setting = TypeVar("_Setting")
+WithCallable = Annotated[_Setting, SkipValidation, WithJsonSchema({})]
+"""A field that may hold a callable, checked by ``_check_method`` like every
+``SkipValidation`` field below (pydantic neither coerces nor refuses it first, so the
+errors are the adapters' own); in a JSON schema any value (a callable has no JSON form)."""
+
+
 class VRSDPostprocessor(BaseNodePostprocessor):
     """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
 
@@ -191,13 +198,13 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="A vector store to read candidate vectors from (e.g. index.vector_store).",
         exclude=True,
     )
-    relevance: SkipValidation[str | RelevanceFn[BaseNode] | None] = Field(
+    relevance: WithCallable[str | RelevanceFn[BaseNode] | None] = Field(
         default=None,
         description="Outside relevance for methods that take one (not vrsd): a numeric "
         "metadata field, or a callable (query, nodes) -> scores; None = cosine to the query.",
         exclude=True,
     )
-    group_by: SkipValidation[str | GroupKey[BaseNode] | None] = Field(
+    group_by: WithCallable[str | GroupKey[BaseNode] | None] = Field(
         default=None,
         description="Each node's source for max_per_group: a metadata field or (node) -> label.",
         exclude=True,
@@ -210,7 +217,7 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
         "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
     )
-    token_counter: SkipValidation[TokenCounter | None] = Field(
+    token_counter: WithCallable[TokenCounter | None] = Field(
         default=None,
         description="text -> int counting tokens for max_tokens (the LLM's tokenizer); "
         "None = vrsd_kit.tokens.approx_token_count (offline).",
