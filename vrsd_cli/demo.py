@@ -205,7 +205,7 @@ def run_demo(
     import numpy as np
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from vrsd_core import DEFAULT_METHOD, check_count, check_options, metrics
+    from vrsd_core import DEFAULT_METHOD, MethodName, check_count, check_options, metrics
     from vrsd_eval.disk_embeddings import cached_embeddings, model_label
     from vrsd_langchain import VRSDRetriever
 
@@ -230,8 +230,8 @@ def run_demo(
     vectors = {pid: store.store[pid]["vector"] for pid in ids}  # as embedded for the store
     query_vec = np.asarray(emb.embed_query(query))
     fetch = fetch_k
-    methods = [
-        (f"default: {DEFAULT_METHOD}", None, {}, "VRSDRetriever() as it comes"),
+    methods: list[tuple[str, MethodName, dict[str, Any], str]] = [
+        (f"default: {DEFAULT_METHOD}", DEFAULT_METHOD, {}, "VRSDRetriever() as it comes"),
         ("similarity", "similarity", {}, "plain top-k by cosine"),
         ("vrsd", "vrsd", {}, "the paper's greedy sum-vector search"),
         ("mmr", "mmr", {"lambda_mult": lambda_mult}, f"lambda_mult={lambda_mult}"),
@@ -241,9 +241,8 @@ def run_demo(
     builtin = corpus_path is None
     label = model_label(model) if embeddings is None else type(emb).__name__
     retrievers = [
-        (name, about, VRSDRetriever(
-            vectorstore=store, k=k, fetch_k=fetch,
-            **({} if method is None else {"method": method, "method_kwargs": options})))
+        (name, about, VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch, method=method,
+                                    method_kwargs=options))
         for name, method, options, about in methods
     ]
     out: list[str] = []

@@ -327,7 +327,7 @@ def search_index(
     retriever = VRSDRetriever(
         vectorstore=store, k=k,
         fetch_k=search_fetch_k(k, fetch_k),
-        method=spec.method,
+        method=spec.method or DEFAULT_METHOD,  # (parse_method always names one)
         method_kwargs=dict(spec.options),
         lexical=lexical,
     )

@@ -4,6 +4,18 @@ Pure numpy. ``select(query, candidates, k, method=...)`` returns a
 ``Selection``; ``select_batch`` does B queries at once. Selection only: what
 the adapters share beyond it (their metadata payload, store records, the
 sync/async steps, token counting) is ``vrsd_kit``, one floor up.
+
+Candidates 0 and 1 say almost the same thing; plain top-k returns both, the
+default (``DEFAULT_METHOD``) keeps one and spends the other slot on candidate 2:
+
+>>> import numpy as np
+>>> from vrsd_core import select
+>>> candidates = np.array([[1.0, 0.0], [0.98, 0.2], [0.6, 0.8]])
+>>> select([1.0, 0.3], candidates, 2, method="similarity").indices.tolist()
+[1, 0]
+>>> picked = select([1.0, 0.3], candidates, 2)
+>>> picked.method, picked.indices.tolist(), picked.relevance.round(3).tolist()
+('complement', [1, 2], [0.996, 0.805])
 """
 
 from . import metrics
@@ -14,6 +26,7 @@ from .registry import (
     METHOD_ALIASES,
     METHOD_INFO,
     MethodInfo,
+    MethodName,
     method_info,
     methods_where,
     resolve_method,
@@ -25,6 +38,7 @@ __all__ = [
     "METHOD_ALIASES",
     "METHOD_INFO",
     "MethodInfo",
+    "MethodName",
     "Selection",
     "check_count",
     "check_options",

@@ -10,7 +10,7 @@ import math
 import numbers
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -81,6 +81,10 @@ def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:
     return v
 
 
+@overload
+def check_int(value: Any, name: str, *, low: int, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_int(value: Any, name: str, *, low: int, allow_none: bool) -> int | None: ...
 def check_int(value: Any, name: str, *, low: int, allow_none: bool = False) -> int | None:
     """An integer >= ``low`` (or None when allowed), else ValueError naming it."""
     if value is None and allow_none:

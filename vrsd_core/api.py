@@ -5,17 +5,25 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import check_int, check_k, did_you_mean
 from ._kernels import TINY
 from ._prepare import Prepared, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
-from .registry import DEFAULT_METHOD, METHOD_INFO, MethodInfo, method_info, resolve_method
+from .registry import (
+    DEFAULT_METHOD,
+    METHOD_INFO,
+    MethodInfo,
+    MethodName,
+    method_info,
+    resolve_method,
+)
 from .selection import Selection
 
 
@@ -133,9 +141,7 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
     The adapters' and the command line's one rule: a count below 1 is refused (asking
     a retriever for nothing is a mistake, not a query); ``select(k=0)`` itself returns
     an empty selection, as the core's semantics say."""
-    out = check_int(value, name, low=minimum)
-    assert out is not None
-    return out
+    return check_int(value, name, low=minimum)
 
 
 def _run(
@@ -239,17 +245,17 @@ def _to_selection(
 
 
 def select(
-    query: Any,
-    candidates: Any,
+    query: ArrayLike,
+    candidates: ArrayLike,
     k: int,
     *,
-    method: str = DEFAULT_METHOD,
-    relevance: Any = None,
+    method: MethodName = DEFAULT_METHOD,
+    relevance: ArrayLike | None = None,
     normalize: bool = True,
-    groups: Any = None,
+    groups: ArrayLike | Sequence[Hashable] | None = None,
     max_per_group: int | None = None,
     max_tokens: int | None = None,
-    token_counts: Any = None,
+    token_counts: ArrayLike | None = None,
     **options: Any,
 ) -> Selection:
     """Choose ``k`` of ``n`` candidate vectors for one query.
@@ -282,7 +288,8 @@ def select(
         token_counts: (n,) non-negative integers, each candidate's length in
             tokens (e.g. of the prompt's tokenizer); needs ``max_tokens``.
         **options: the method's options, e.g. ``lambda_mult=0.7`` for ``mmr``.
-            ``similarity``, ``mmr`` and ``dpp`` also take the quality prior
+            The methods that take a quality prior (``methods_where(takes_prior=True)``:
+            the default ``complement``, ``similarity``, ``mmr``, ``dpp``) also take
             ``prior`` ((n,) scores) and ``prior_weight`` (in [0, 1], default 0):
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
 
@@ -303,18 +310,18 @@ def select(
 
 
 def select_batch(
-    queries: Any,
-    candidates: Any,
+    queries: ArrayLike,
+    candidates: ArrayLike,
     k: int,
     *,
-    method: str = DEFAULT_METHOD,
-    mask: Any = None,
-    relevance: Any = None,
+    method: MethodName = DEFAULT_METHOD,
+    mask: ArrayLike | None = None,
+    relevance: ArrayLike | None = None,
     normalize: bool = True,
-    groups: Any = None,
+    groups: ArrayLike | Sequence[Sequence[Hashable]] | None = None,
     max_per_group: int | None = None,
     max_tokens: int | None = None,
-    token_counts: Any = None,
+    token_counts: ArrayLike | None = None,
     **options: Any,
 ) -> list[Selection]:
     """``select`` for B queries at once; the same results as B single calls.

@@ -5,14 +5,14 @@ and 3: Sim., Div., win rate) and evidence coverage for multi-hop questions.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_float_array
 
 
-def _rows(vectors: Any, name: str, normalize: bool) -> np.ndarray:
+def _rows(vectors: ArrayLike, name: str, normalize: bool) -> NDArray[np.float64]:
     v = as_float_array(vectors, name).astype(np.float64)
     if v.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D array (k, d), got shape {v.shape}")
@@ -26,11 +26,14 @@ def _rows(vectors: Any, name: str, normalize: bool) -> np.ndarray:
     return v
 
 
-def sum_vector_similarity(query: Any, vectors: Any, *, normalize: bool = True) -> float:
+def sum_vector_similarity(query: ArrayLike, vectors: ArrayLike, *, normalize: bool = True) -> float:
     """Sim.: cos(sum of the selected vectors, query). 0.0 for no vectors.
 
     With ``normalize`` (the paper's setting for unit-length sentence embeddings)
     each vector is L2-normalised before summing.
+
+    >>> round(sum_vector_similarity([1, 0], [[1, 0], [0, 1]]), 4)
+    0.7071
     """
     v = _rows(vectors, "vectors", normalize)
     q = as_float_array(query, "query").astype(np.float64)
@@ -46,10 +49,13 @@ def sum_vector_similarity(query: Any, vectors: Any, *, normalize: bool = True) -
     return 0.0 if sn == 0 else float(s @ q / (sn * qn))
 
 
-def intra_list_similarity(vectors: Any, *, normalize: bool = True) -> float:
+def intra_list_similarity(vectors: ArrayLike, *, normalize: bool = True) -> float:
     """Div.: mean pairwise cosine over the i < j pairs (lower is more diverse).
 
     0.0 when there are fewer than two vectors (no pair to be alike).
+
+    >>> intra_list_similarity([[1, 0], [0, 1]]), intra_list_similarity([[1, 0], [2, 0]])
+    (0.0, 1.0)
     """
     v = _rows(vectors, "vectors", normalize)
     m = len(v)
@@ -59,7 +65,7 @@ def intra_list_similarity(vectors: Any, *, normalize: bool = True) -> float:
     return float((g.sum() - np.trace(g)) / (m * (m - 1)))
 
 
-def _paired(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+def _paired(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     x = as_float_array(a, "a").astype(np.float64).ravel()
     y = as_float_array(b, "b").astype(np.float64).ravel()
     if x.shape != y.shape:
@@ -69,17 +75,20 @@ def _paired(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def win_rate(a: Any, b: Any, *, lower_is_better: bool = False) -> float:
+def win_rate(a: ArrayLike, b: ArrayLike, *, lower_is_better: bool = False) -> float:
     """Share of queries where method a strictly beats method b (paper, Eq. 8/9).
 
     For Sim. higher wins; pass ``lower_is_better=True`` for Div.
+
+    >>> round(win_rate([0.9, 0.5, 0.7], [0.8, 0.6, 0.7]), 4)  # a tie is not a win
+    0.3333
     """
     x, y = _paired(a, b)
     wins = x < y if lower_is_better else x > y
     return float(wins.mean())
 
 
-def max_diff(a: Any, b: Any) -> float:
+def max_diff(a: ArrayLike, b: ArrayLike) -> float:
     """Largest per-query advantage of a over b: max_i (a_i - b_i).
 
     Negative when a never beats b. The README of the evaluation data names no

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final, Literal
 
 from .callers import user_stacklevel
 from .methods._common import Picked
@@ -32,6 +32,14 @@ from .methods.vrsd import vrsd
 from .methods.vrsd_exact import vrsd_exact
 
 MethodFn = Callable[..., list[Picked]]
+
+MethodName = Literal[
+    "complement", "similarity", "vrsd", "vrsd_exact", "mmr", "dpp",
+    "threshold", "top_m", "top_p", "cluster",
+]
+"""A registered method's name, for type checkers: ``METHOD_INFO``'s keys in its order
+(tests/unit_tests/core/test_registry.py holds the two equal). ``resolve_method`` turns a
+name as a user wrote it (any ``str``, a deprecated alias included) into one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,7 +60,7 @@ class MethodInfo:
         summary: one line for tables and help texts.
     """
 
-    name: str
+    name: MethodName
     fn: MethodFn
     summary: str
     takes_relevance: bool = False
@@ -103,13 +111,13 @@ _TABLE = (
 METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TABLE})
 """name -> ``MethodInfo`` for every selection method (read only)."""
 
-DEFAULT_METHOD = "complement"
+DEFAULT_METHOD: Final[MethodName] = "complement"
 """The project's recommendation: what the adapters (``VRSDRetriever()``,
 ``VRSDPostprocessor()``, ``as_retriever(search_type="complement")``) and the command line
 run when no method is named, chosen by evidence coverage on multi-hop questions
 (docs/evaluation.md). ``"vrsd"`` is the paper's algorithm, everywhere."""
 
-METHOD_ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType({
+METHOD_ALIASES: Mapping[str, tuple[MethodName, Mapping[str, Any]]] = MappingProxyType({
     # the command line's names for swap-refined VRSD; deprecated: one release, then removed
     "vrsd_swap": ("vrsd", MappingProxyType({"refine": "swap"})),
     "vrsd+swap": ("vrsd", MappingProxyType({"refine": "swap"})),
@@ -120,7 +128,7 @@ method name is (``resolve_method``), with a ``DeprecationWarning``."""
 
 def resolve_method(
     method: object, options: Mapping[str, Any] | None = None
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[MethodName, dict[str, Any]]:
     """The registered method and its options for a method name as a user wrote it.
 
     The one place where names are resolved: ``select``, ``select_batch``,
@@ -134,6 +142,12 @@ def resolve_method(
     Raises:
         ValueError: naming ``method`` for an unknown name; naming the option when
             ``options`` contradict the alias (``"vrsd_swap"`` with ``refine=None``).
+
+    >>> resolve_method("mmr", {"lambda_mult": 0.3})
+    ('mmr', {'lambda_mult': 0.3})
+    >>> resolve_method("mmmr")
+    Traceback (most recent call last):
+    ValueError: method: unknown method 'mmmr'; choose from [...]
     """
     given = dict(options or {})
     if isinstance(method, str) and method in METHOD_ALIASES:  # (a list is not hashable)
@@ -157,7 +171,12 @@ def resolve_method(
 
 def method_info(method: object) -> MethodInfo:
     """The record of ``method`` (a registered name; see ``resolve_method`` for aliases),
-    or ValueError naming ``method`` for an unknown name."""
+    or ValueError naming ``method`` for an unknown name.
+
+    >>> info = method_info("mmr")
+    >>> info.takes_relevance, info.takes_prior, info.seeded
+    (True, True, False)
+    """
     if not isinstance(method, str) or method not in METHOD_INFO:
         alias = (f" ({method!r} is a deprecated alias: pass it through resolve_method)"
                  if isinstance(method, str) and method in METHOD_ALIASES else "")
@@ -172,8 +191,13 @@ FLAGS = frozenset(f.name for f in dataclasses.fields(MethodInfo) if f.type in (b
 
 
 def methods_where(**flags: bool) -> tuple[str, ...]:
-    """Method names whose ``MethodInfo`` flags equal the given values, in table order,
-    e.g. ``methods_where(takes_prior=True)`` -> ``("similarity", "mmr", "dpp")``."""
+    """Method names whose ``MethodInfo`` flags equal the given values, in table order.
+
+    >>> methods_where(takes_prior=True)
+    ('complement', 'similarity', 'mmr', 'dpp')
+    >>> methods_where(takes_relevance=False)
+    ('vrsd', 'vrsd_exact')
+    """
     fields = FLAGS
     unknown = sorted(set(flags) - fields)
     if unknown:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,9 @@ class Selection:
             ``stopped == "max_tokens"``.
     """
 
-    indices: np.ndarray
-    gains: np.ndarray
-    relevance: np.ndarray
+    indices: NDArray[np.int64]
+    gains: NDArray[np.float64]
+    relevance: NDArray[np.float64]
     objective: float
     method: str
     params: dict[str, Any] = field(default_factory=dict)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, select
+from vrsd_core import DEFAULT_METHOD, MethodName, select
 from vrsd_kit.lexical import pool_relevance
 
 from .evidence import EVIDENCE_REPORT, EvidenceCorpus, EvidenceResult, empty_scores
@@ -27,7 +27,7 @@ from .pools import Pools, build_pools, score
 from .report import progress, write_outputs
 
 
-def _core(method: str, words: bool = False) -> TextPicker:
+def _core(method: MethodName, words: bool = False) -> TextPicker:
     """``select`` on the candidates; ``words``: with the words' relevance, as the
     adapters give the default (``vrsd_kit.lexical``)."""
     def pick(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[str], query: str

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from vrsd_core import (
     METHOD_ALIASES,
     METHOD_INFO,
+    MethodName,
     check_options,
     method_defaults,
     methods_where,
@@ -35,7 +36,9 @@ class MethodSpec:
     """One column of the evaluation: a label, a core method and its options."""
 
     label: str
-    method: str
+    method: MethodName | Literal[""]
+    """The core method; empty for the adapters' default (``DEFAULT_METHOD`` with the
+    options the adapters give it)."""
     options: dict[str, Any] = field(default_factory=dict)
     words: bool = False
     """Rank by the candidates' words and vectors (``vrsd_kit.lexical``: the fused
@@ -105,7 +108,8 @@ def parse_method(
         raise ValueError(
             f"{name_of_argument}: unknown method {name!r}; choose from {available_methods()}"
         )
-    allowed = method_defaults(name)
+    method = METHOD_INFO[name].name  # the registered name, as its type says
+    allowed = method_defaults(method)
     if METHOD_INFO[name].seeded and allowed["seed"] is None and "seed" not in options:
         options["seed"] = 0  # sampling methods: reproducible tables
     unknown = sorted(set(options) - set(allowed))
@@ -118,7 +122,7 @@ def parse_method(
         check_options(name, options)
     except ValueError as exc:
         raise ValueError(f"{name_of_argument}: {token!r}: {exc}") from None
-    return [MethodSpec(label, name, options)]
+    return [MethodSpec(label, method, options)]
 
 
 def available_methods() -> list[str]:

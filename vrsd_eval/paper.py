@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import metrics
+from vrsd_core import DEFAULT_METHOD, metrics
 
 from . import report
 from .methods import REFERENCE, MethodSpec
@@ -220,7 +220,8 @@ def evaluate_dataset(
     query_vecs = embed_questions(embeddings, queries)
     retrievers = {
         (k, s.label): VRSDRetriever(
-            vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method, method_kwargs=dict(s.options)
+            vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method or DEFAULT_METHOD,
+            method_kwargs=dict(s.options),
         )
         for k in ks for s in specs
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -71,7 +72,7 @@ class ProtocolReport:
     def write(self, runs: Mapping[str, Sequence[Any]], out_dir: str | Path) -> dict[str, Path]:
         """``<stem>.md``, ``<stem>.json`` and ``<stem>_<model>.png`` in ``out_dir``."""
         return write_outputs(out_dir, self.stem, self.document(runs), self.json(runs),
-                             {name: (lambda path, r=results: self.plot(r, path))
+                             {name: functools.partial(self.plot, results)
                               for name, results in runs.items()})
 
 

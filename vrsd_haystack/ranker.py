@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,10 +42,12 @@ from haystack.core.serialization import component_to_dict
 from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
 
-from vrsd_core import DEFAULT_METHOD, check_count, resolve_method, select
+from vrsd_core import DEFAULT_METHOD, MethodName, check_count, resolve_method, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    ItemScore,
     check_budget_options,
     check_flag,
     check_group_options,
@@ -64,6 +66,7 @@ from vrsd_kit.contract import (
 from vrsd_kit.lexical import PoolRelevance
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.tokens import TokenCounter
 
 SCORE = "score"
 """``relevance="score"`` reads each document's ``score`` (what the retriever or an
@@ -161,13 +164,13 @@ class VRSDRanker:
     def __init__(
         self,
         top_k: int = 4,
-        method: str = DEFAULT_METHOD,
+        method: MethodName = DEFAULT_METHOD,
         method_kwargs: dict[str, Any] | None = None,
-        relevance: str | Callable[[Document], float] | None = None,
-        group_by: str | Callable[[Document], Any] | None = None,
+        relevance: str | ItemScore[Document] | None = None,
+        group_by: str | GroupKey[Document] | None = None,
         max_per_group: int | None = None,
         max_tokens: int | None = None,
-        token_counter: Callable[[str], int] | None = None,
+        token_counter: TokenCounter | None = None,
         document_embedder: Any = None,
         reembed: Reembed = "warn",
         lexical: bool = True,
@@ -271,12 +274,13 @@ class VRSDRanker:
         if hasattr(embedder, "run"):
             run_async = getattr(embedder, "run_async", None)
             if not callable(run_async):
-                def run_async(**kwargs: Any) -> Any:
-                    return asyncio.to_thread(embedder.run, **kwargs)
+                def run_async(documents: list[Document]) -> Any:
+                    return asyncio.to_thread(embedder.run, documents=documents)
             out = yield call(embedder.run, run_async,
                              documents=[dataclasses.replace(d) for d in docs])
             return [d.embedding for d in out["documents"]]
-        assert embedder is not None  # _missing refuses documents to embed without one
+        if embedder is None:  # _missing refuses documents to embed without one
+            raise RuntimeError("VRSDRanker: documents to embed and no document_embedder")
         return list((yield call(embedder, lambda texts: asyncio.to_thread(embedder, texts),
                                 [d.content or "" for d in docs])))
 

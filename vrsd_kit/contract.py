@@ -25,10 +25,11 @@ import copy
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vrsd_core import (
     DEFAULT_METHOD,
@@ -324,7 +325,7 @@ def check_query_text(query: Any, name: str = "query") -> str:
     return query
 
 
-def check_query_vector(vector: Any) -> np.ndarray:
+def check_query_vector(vector: Any) -> NDArray[np.float64]:
     """``vector`` (what ``embed_query`` returned) as a float64 array, if it is a usable
     query vector: the one form the store search and the selection both take it in.
 
@@ -371,6 +372,14 @@ def check_counts(
 
     Raises:
         ValueError: naming the argument at fault.
+
+    >>> check_counts(4, 20)
+    (4, 20)
+    >>> check_counts(5, 3)
+    Traceback (most recent call last):
+    ValueError: fetch_k: must be >= k (the number of candidates to choose from), got fetch_k=3 < k=5
+    >>> check_counts(2, 10, k_name="top_n")  # LlamaIndex's name
+    (2, 10)
     """
     k_int = check_count(k, k_name, minimum)
     fetch_int = check_count(fetch_k, fetch_k_name, minimum)
@@ -382,7 +391,8 @@ def check_counts(
     return k_int, fetch_int
 
 
-def check_prior_values(values: Sequence[Any], count: int, name: str = "prior") -> np.ndarray:
+def check_prior_values(values: Sequence[Any], count: int, name: str = "prior"
+                       ) -> NDArray[np.float64]:
     """One quality-prior value per candidate, as a float64 (count,) array.
 
     For adapters that read the prior from each candidate (a metadata field, a
@@ -414,6 +424,21 @@ def check_prior_values(values: Sequence[Any], count: int, name: str = "prior") -
 # A quality prior, an outside relevance and a group label all come from the candidates
 # themselves, which are not known until a query: the user names a metadata field or
 # gives a callable, and the adapter reads one value per candidate at query time.
+
+Item = TypeVar("Item")
+"""A candidate as an adapter gives it to the user's callables: a LangChain or Haystack
+``Document``, a LlamaIndex node."""
+
+ItemScore = Callable[[Item], float]
+"""A score read from one candidate, ``(item) -> float``: a quality prior (every adapter),
+the outside relevance of the Haystack ranker."""
+
+GroupKey = Callable[[Item], Hashable]
+"""The source of one candidate for ``max_per_group``, ``(item) -> label``."""
+
+RelevanceFn = Callable[[str, list[Item]], Iterable[float]]
+"""An outside relevance for one query, ``(query, items) -> scores``, one score per item
+in their order (e.g. a cross-encoder's)."""
 
 
 def check_item_spec(spec: Any, name: str, callable_form: str) -> None:
@@ -522,7 +547,7 @@ def check_method_options(method: Any, options: Mapping[str, Any], item_form: str
 def check_relevance_spec(method: str, relevance: Any, callable_form: str) -> None:
     """ValueError for an outside ``relevance`` that is not a metadata field name or a
     callable (``callable_form`` says its signature), or given to a method that takes
-    none (``vrsd``, ``complement``: their objective is the geometry itself)."""
+    none (``vrsd``, ``vrsd_exact``: their objective is the geometry itself)."""
     check_item_spec(relevance, "relevance", callable_form)
     if relevance is not None and not METHOD_INFO[method].takes_relevance:
         raise ValueError(

@@ -9,15 +9,25 @@ is thrown into the generator at the ``yield``, so the body handles it there
 direct call.
 
 Nothing here knows a framework: the core only drives the adapters' steps.
+
+>>> import asyncio
+>>> async def adouble(x):
+...     return 2 * x
+>>> def body(x):
+...     doubled = yield call(lambda v: 2 * v, adouble, x)  # the sync and async forms
+...     return doubled + 1
+>>> run_steps(body(20)), asyncio.run(arun_steps(body(20)))
+(41, 41)
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -30,9 +40,10 @@ class Call:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
-def call(sync: Callable[..., Any], asynchronous: Callable[..., Awaitable[Any]],
-         *args: Any, **kwargs: Any) -> Call:
-    """``Call(sync, asynchronous, args, kwargs)`` written as the call it stands for."""
+def call(sync: Callable[P, Any], asynchronous: Callable[P, Awaitable[Any]],
+         *args: P.args, **kwargs: P.kwargs) -> Call:
+    """``Call(sync, asynchronous, args, kwargs)`` written as the call it stands for (type
+    checkers hold ``args`` and ``kwargs`` to both functions' signatures)."""
     return Call(sync, asynchronous, args, kwargs)
 
 

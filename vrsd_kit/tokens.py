@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 _WORD = re.compile(r"\w+")
 _MARK = re.compile(r"[^\w\s]")
@@ -40,7 +41,11 @@ TokenCounter = Callable[[str], int]
 
 
 def approx_token_count(text: str) -> int:
-    """About how many sub-word tokens ``text`` has (see the module docstring for its error)."""
+    """About how many sub-word tokens ``text`` has (see the module docstring for its error).
+
+    >>> approx_token_count("Hello, world!")  # 2 words * 1.05 + 2 marks * 1.25, rounded up
+    5
+    """
     words = len(_WORD.findall(text))
     marks = len(_MARK.findall(text))
     return math.ceil(WORD_WEIGHT * words + MARK_WEIGHT * marks)
@@ -58,7 +63,7 @@ def check_token_counter(counter: Any) -> TokenCounter:
     return counter
 
 
-def count_tokens(counter: TokenCounter, texts: Sequence[str]) -> np.ndarray:
+def count_tokens(counter: TokenCounter, texts: Sequence[str]) -> NDArray[np.int64]:
     """``counter(text)`` for every text as an int64 array; ValueError naming
     ``token_counter`` (and the candidate) for a value that is not an integer >= 0."""
     out = np.empty(len(texts), dtype=np.int64)

@@ -12,9 +12,10 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 
@@ -49,7 +50,7 @@ class EmbeddingCache:
         if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 0:
             raise ValueError(f"maxsize: expected an integer >= 0, got {maxsize!r}")
         self.maxsize = maxsize
-        self._entries: OrderedDict[_Key, np.ndarray] = OrderedDict()
+        self._entries: OrderedDict[_Key, NDArray[np.float64]] = OrderedDict()
         self._models: dict[int, Embeddings] = {}
         self._per_model: dict[int, int] = {}
         self._lock = threading.Lock()
@@ -69,7 +70,8 @@ class EmbeddingCache:
             self.hits = 0
             self.misses = 0
 
-    def embed_steps(self, embeddings: Embeddings, texts: Sequence[str]) -> Steps[np.ndarray]:
+    def embed_steps(self, embeddings: Embeddings, texts: Sequence[str]
+                    ) -> Steps[NDArray[np.float64]]:
         """(n, d) vectors of ``texts``, embedding only those not cached (each once), as
         steps (``vrsd_kit.steps``) asking ``embed_documents`` / ``aembed_documents``."""
         keys, found, todo = self._plan(embeddings, texts)
@@ -79,21 +81,22 @@ class EmbeddingCache:
             found.update(self._store(embeddings, keys, todo, fresh))
         return self._stack(found, len(texts))
 
-    def embed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> NDArray[np.float64]:
         """``embed_steps`` through ``embeddings.embed_documents``."""
         return run_steps(self.embed_steps(embeddings, texts))
 
-    async def aembed_documents(self, embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
+    async def aembed_documents(self, embeddings: Embeddings, texts: Sequence[str]
+                               ) -> NDArray[np.float64]:
         """``embed_steps`` through ``embeddings.aembed_documents``."""
         return await arun_steps(self.embed_steps(embeddings, texts))
 
     def _plan(
         self, embeddings: Embeddings, texts: Sequence[str]
-    ) -> tuple[list[_Key], dict[int, np.ndarray], list[int]]:
+    ) -> tuple[list[_Key], dict[int, NDArray[np.float64]], list[int]]:
         """Keys of ``texts``, the positions already cached, and one position per missing text."""
         model = id(embeddings)
         keys = [(model, content_hash(t)) for t in texts]
-        found: dict[int, np.ndarray] = {}
+        found: dict[int, NDArray[np.float64]] = {}
         todo: list[int] = []
         first_of: dict[_Key, int] = {}
         with self._lock:
@@ -117,13 +120,13 @@ class EmbeddingCache:
         keys: list[_Key],
         todo: list[int],
         fresh: Sequence[Sequence[float]],
-    ) -> dict[int, np.ndarray]:
+    ) -> dict[int, NDArray[np.float64]]:
         """Cache the fresh vectors; return them for every position sharing a missing key."""
         if len(fresh) != len(todo):
             raise ValueError(
                 f"embeddings: embed_documents returned {len(fresh)} vectors for {len(todo)} texts"
             )
-        by_key: dict[_Key, np.ndarray] = {}
+        by_key: dict[_Key, NDArray[np.float64]] = {}
         for i, vec in zip(todo, fresh, strict=True):
             try:
                 arr = np.array(vec, dtype=np.float64)
@@ -152,7 +155,7 @@ class EmbeddingCache:
         return {i: by_key[key] for i, key in enumerate(keys) if key in by_key}
 
     @staticmethod
-    def _stack(found: dict[int, np.ndarray], n: int) -> np.ndarray:
+    def _stack(found: dict[int, NDArray[np.float64]], n: int) -> NDArray[np.float64]:
         if n == 0:
             return np.zeros((0, 0))
         rows = [found[i] for i in range(n)]
@@ -163,3 +166,15 @@ class EmbeddingCache:
                 f"{sorted(shapes)}"
             )
         return np.stack(rows)
+
+
+def built_cache(owner: Any) -> EmbeddingCache:
+    """``owner.cache``, which its validator sets when ``owner`` is built; RuntimeError if
+    it is unset (a model made without validation, e.g. by pydantic's ``model_construct``)."""
+    cache = owner.cache
+    if not isinstance(cache, EmbeddingCache):
+        raise RuntimeError(
+            f"{type(owner).__name__}.cache: {cache!r}, not an EmbeddingCache; build it with "
+            f"{type(owner).__name__}(...), whose validator sets one"
+        )
+    return cache

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
+from numpy.typing import NDArray
 
 from vrsd_kit.contract import did_you_mean
 from vrsd_kit.steps import Steps, call, run_steps
@@ -132,7 +133,7 @@ def check_search_kwargs(store: VectorStore, kwargs: Mapping[str, Any],
 def candidate_steps(
     store: VectorStore,
     query: str,
-    query_vector: np.ndarray,
+    query_vector: NDArray[np.float64],
     n: int,
     search_kwargs: Mapping[str, Any],
     embeddings: Embeddings,
@@ -172,6 +173,16 @@ def candidate_steps(
     return Candidates(docs, vectors)
 
 
-def fetch_candidates(*args: Any, **kwargs: Any) -> Candidates:
-    """``candidate_steps`` (the same arguments) run synchronously."""
-    return run_steps(candidate_steps(*args, **kwargs))
+def fetch_candidates(
+    store: VectorStore,
+    query: str,
+    query_vector: NDArray[np.float64],
+    n: int,
+    search_kwargs: Mapping[str, Any],
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+    reembed: Reembed = "warn",
+) -> Candidates:
+    """``candidate_steps`` run synchronously."""
+    return run_steps(candidate_steps(store, query, query_vector, n, search_kwargs, embeddings,
+                                     cache, reembed))

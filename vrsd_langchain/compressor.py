@@ -8,11 +8,13 @@ from typing import Any
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, SkipValidation, field_validator, model_validator
 
-from vrsd_core import DEFAULT_METHOD, check_count
+from vrsd_core import DEFAULT_METHOD, MethodName, check_count
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
     check_budget_options,
     check_flag,
     check_group_options,
@@ -21,8 +23,9 @@ from vrsd_kit.contract import (
     resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, run_steps
+from vrsd_kit.tokens import TokenCounter
 
-from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import Candidates
 from .pipeline import (
     SearchPlan,
@@ -59,21 +62,22 @@ class VRSDCompressor(BaseDocumentCompressor):
     """Embeds the query and the documents."""
     k: int = 4
     """How many documents to keep."""
-    method: str = DEFAULT_METHOD
+    # the fields checked by the validators (below) are not coerced by pydantic: SkipValidation
+    method: SkipValidation[MethodName] = DEFAULT_METHOD
     """A ``vrsd_core.METHOD_INFO`` name."""
     method_kwargs: dict[str, Any] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""
-    relevance: Any = None  # str | (query, documents) -> scores | None, checked by the plan
+    relevance: SkipValidation[str | RelevanceFn[Document] | None] = None
     """Outside relevance (as in ``VRSDRetriever``): a numeric metadata field or a
     callable ``(query, documents) -> scores``, e.g. a hybrid or cross-encoder score."""
-    group_by: Any = None  # str | (Document) -> label | None, checked by the plan
+    group_by: SkipValidation[str | GroupKey[Document] | None] = None
     """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
-    max_per_group: Any = None  # int >= 1 | None, checked by the plan
+    max_per_group: SkipValidation[int | None] = None
     """At most this many documents per ``group_by`` label."""
-    max_tokens: Any = None  # int >= 1 | None, checked at construction
+    max_tokens: SkipValidation[int | None] = None
     """A token budget: the kept documents' ``page_content`` token counts sum to at most
     this (as in ``VRSDRetriever``). None: no budget."""
-    token_counter: Any = None  # (str) -> int | None, checked at construction
+    token_counter: SkipValidation[TokenCounter | None] = None
     """text -> int for ``max_tokens`` (the LLM's tokenizer); None: ``approx_token_count``."""
     lexical: bool = True
     """The default method's relevance reads the documents' words as well as their vectors
@@ -131,9 +135,9 @@ class VRSDCompressor(BaseDocumentCompressor):
         docs = list(documents)
         if not docs:
             return []
-        assert self.cache is not None  # set by the validator
+        cache = built_cache(self)
         qvec = yield from query_vector_steps(self.embeddings, query)
-        vectors = yield from self.cache.embed_steps(
+        vectors = yield from cache.embed_steps(
             self.embeddings, [d.page_content for d in docs])
         return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
 

@@ -16,10 +16,13 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
+from numpy.typing import NDArray
 
-from vrsd_core import method_defaults, select
+from vrsd_core import MethodName, method_defaults, select
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
     check_budget_options,
     check_counts,
     check_flag,
@@ -34,6 +37,7 @@ from vrsd_kit.contract import (
     words_relevance,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.tokens import TokenCounter
 
 from .cache import EmbeddingCache
 from .candidates import (
@@ -121,18 +125,18 @@ class SearchPlan:
 
     k: int
     fetch_k: int
-    method: str
+    method: MethodName
     options: dict[str, Any] = field(default_factory=dict)
     search_kwargs: dict[str, Any] = field(default_factory=dict)
-    relevance: Any = None
+    relevance: str | RelevanceFn[Document] | None = None
     """None (cosine to the query), a numeric metadata field, or (query, documents) -> scores."""
-    group_by: Any = None
+    group_by: str | GroupKey[Document] | None = None
     """None, a metadata field or (Document) -> label: the source each candidate comes from."""
     max_per_group: int | None = None
     """At most this many picks per ``group_by`` label."""
     max_tokens: int | None = None
     """The picks' ``page_content`` token counts sum to at most this (None: no budget)."""
-    token_counter: Any = None
+    token_counter: TokenCounter | None = None
     """text -> int counting tokens for ``max_tokens``; None: ``approx_token_count``."""
     reembed: Reembed = "warn"
     """What to do when the candidates' vectors cannot be read from the store:
@@ -189,12 +193,13 @@ def check_per_candidate(method: str, relevance: Any) -> None:
     check_relevance_spec(method, relevance, "(query, documents) -> scores")
 
 
-def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
+def choose(query_vector: NDArray[np.float64], candidates: Candidates, plan: SearchPlan,
            query: str = "") -> list[Document]:
     """Run the plan's method on the candidates; annotated copies in selection order."""
     if len(candidates) == 0:
         return []
-    assert candidates.vectors is not None  # filled by fetch_candidates
+    if candidates.vectors is None:  # fetch_candidates fills them
+        raise RuntimeError("candidates: documents without their vectors")
     docs = candidates.documents
 
     def texts() -> list[str]:
@@ -214,7 +219,7 @@ def choose(query_vector: np.ndarray, candidates: Candidates, plan: SearchPlan,
     return annotate(docs, sel, words, plan.metadata_key)
 
 
-def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[np.ndarray]:
+def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[NDArray[np.float64]]:
     """The checked vector of the checked ``query`` text, as steps (``embed_query`` /
     ``aembed_query``)."""
     vector = yield call(embeddings.embed_query, embeddings.aembed_query, check_query_text(query))
@@ -238,14 +243,16 @@ def pipeline_steps(
     return choose(qvec, cands, plan, query)
 
 
-def run(*args: Any) -> list[Document]:
-    """``pipeline_steps(store, embeddings, cache, query, plan)`` run synchronously."""
-    return run_steps(pipeline_steps(*args))
+def run(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache, query: str,
+        plan: SearchPlan) -> list[Document]:
+    """``pipeline_steps`` run synchronously."""
+    return run_steps(pipeline_steps(store, embeddings, cache, query, plan))
 
 
-async def arun(*args: Any) -> list[Document]:
-    """``pipeline_steps(store, embeddings, cache, query, plan)`` run asynchronously."""
-    return await arun_steps(pipeline_steps(*args))
+async def arun(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache, query: str,
+               plan: SearchPlan) -> list[Document]:
+    """``pipeline_steps`` run asynchronously."""
+    return await arun_steps(pipeline_steps(store, embeddings, cache, query, plan))
 
 
 def run_by_vector(

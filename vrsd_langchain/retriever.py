@@ -12,18 +12,28 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.vectorstores import VectorStore
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    SkipValidation,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from vrsd_core import DEFAULT_METHOD, check_count, resolve_method
+from vrsd_core import DEFAULT_METHOD, MethodName, check_count, resolve_method
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
     check_flag,
     check_model_keywords,
     resolve_method_fields,
 )
 from vrsd_kit.stores import Reembed
+from vrsd_kit.tokens import TokenCounter
 
-from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import unwrap
 from .pipeline import (
     PER_CANDIDATE,
@@ -66,10 +76,10 @@ class VRSDRetriever(BaseRetriever):
     Search arguments are the store's own (e.g. ``filter``: a callable for
     InMemoryVectorStore, a metadata dict for FAISS and Chroma, a
     ``qdrant_client.models.Filter`` for Qdrant); with a filter, the candidates are
-    the store's top ``fetch_k`` among the documents that pass. For the
-    relevance-based methods (``similarity``, ``mmr``, ``dpp``) the quality prior
-    option ``prior`` names a numeric metadata field (or is a callable
-    ``(Document) -> float``), blended in with ``prior_weight``.
+    the store's top ``fetch_k`` among the documents that pass. For the methods that
+    take a quality prior (``vrsd_core.methods_where(takes_prior=True)``: the default,
+    ``similarity``, ``mmr``, ``dpp``) the option ``prior`` names a numeric metadata
+    field (or is a callable ``(Document) -> float``), blended in with ``prior_weight``.
 
     Every setting is checked when the retriever is built (a misspelt keyword, bad
     method, option or value, ``k < 1``, ``fetch_k < k``, no embeddings): a
@@ -93,7 +103,8 @@ class VRSDRetriever(BaseRetriever):
     """How many documents to return (>= 1)."""
     fetch_k: int = 20
     """How many candidates to fetch from the store and choose from (>= k)."""
-    method: str = DEFAULT_METHOD
+    # the fields checked by the validators (below) are not coerced by pydantic: SkipValidation
+    method: SkipValidation[MethodName] = DEFAULT_METHOD
     """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
     (``"vrsd"`` is the paper's greedy). The deprecated ``"vrsd_swap"`` is stored as
     ``"vrsd"`` with ``method_kwargs={"refine": "swap"}``."""
@@ -101,22 +112,23 @@ class VRSDRetriever(BaseRetriever):
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Passed to the store's search, e.g. ``{"filter": ...}`` in the store's filter syntax."""
-    relevance: Any = None  # str | (query, documents) -> scores | None, checked by the plan
-    """Outside relevance for the methods that take one (``similarity``, ``mmr``, ``dpp``,
-    ...; not ``vrsd``): a numeric metadata field (a score the store or an upstream
-    stage wrote) or a callable ``(query, documents) -> scores`` (e.g. a cross-encoder).
+    relevance: SkipValidation[str | RelevanceFn[Document] | None] = None
+    """Outside relevance for the methods that take one (the default, ``similarity``,
+    ``mmr``, ``dpp``, ...; not ``vrsd`` nor ``vrsd_exact``): a numeric metadata field (a
+    score the store or an upstream stage wrote) or a callable
+    ``(query, documents) -> scores`` (e.g. a cross-encoder).
     None: cosine of each candidate's vector to the query."""
-    group_by: Any = None  # str | (Document) -> label | None, checked by the plan
+    group_by: SkipValidation[str | GroupKey[Document] | None] = None
     """The source of each candidate, for ``max_per_group``: a metadata field (e.g.
     ``"source"``) or a callable ``(Document) -> label``."""
-    max_per_group: Any = None  # int >= 1 | None, checked by the plan
+    max_per_group: SkipValidation[int | None] = None
     """At most this many documents per ``group_by`` label (every method obeys it; fewer
     than k come back when the candidates run out of sources)."""
-    max_tokens: Any = None  # int >= 1 | None, checked by the plan
+    max_tokens: SkipValidation[int | None] = None
     """A token budget for the LLM's context: the returned documents' ``page_content``
     token counts sum to at most this (at most k documents still; a document that does
     not fit is skipped for the next best that does). None: no budget."""
-    token_counter: Any = None  # (str) -> int | None, checked by the plan
+    token_counter: SkipValidation[TokenCounter | None] = None
     """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
     ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_kit.tokens.approx_token_count``
     (offline, no dependency; about 5 % mean error on English prose)."""
@@ -173,8 +185,7 @@ class VRSDRetriever(BaseRetriever):
         return self
 
     def _cache(self) -> EmbeddingCache:
-        assert self.cache is not None  # set by the validator
-        return self.cache
+        return built_cache(self)
 
     def _embedder(self) -> Embeddings:
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -59,13 +59,13 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import ConfigDict, model_validator
 
-from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, resolve_method
+from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import check_model_keywords, did_you_mean
 from vrsd_kit.stores import Reembed, check_reembed
 
 from ._compat import relevance_score_fn, retriever_tags
-from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import TYPO_CUTOFF
 from .pipeline import (
     OWN_KEYWORDS,
@@ -190,8 +190,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.search_type == "vrsd" and "method" in merged:
             method, implied = resolve_method(merged.pop("method"))
             merged = {**implied, **merged}
-        else:
-            method = self.search_type
+        else:  # one of CORE_SEARCH_TYPES, an alias resolved by the validator: a method
+            method = cast(MethodName, self.search_type)
         options, search = split_options(method, merged)
         return make_plan(
             self.vectorstore,
@@ -210,8 +210,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.search_type not in CORE_SEARCH_TYPES:
             check_stock_kwargs(kwargs)
             return super()._get_relevant_documents(query, run_manager=run_manager, **kwargs)
-        assert self.cache is not None  # set by the validator
-        return run(self.vectorstore, self._embedder(), self.cache, query, self._plan(kwargs))
+        return run(self.vectorstore, self._embedder(), built_cache(self), query,
+                   self._plan(kwargs))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -221,9 +221,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             return await super()._aget_relevant_documents(
                 query, run_manager=run_manager, **kwargs
             )
-        assert self.cache is not None  # set by the validator
         return await arun(
-            self.vectorstore, self._embedder(), self.cache, query, self._plan(kwargs)
+            self.vectorstore, self._embedder(), built_cache(self), query, self._plan(kwargs)
         )
 
 
@@ -441,9 +440,8 @@ class DiverseVectorStore(VectorStore):
             search_type="mmr",
             search_kwargs={"k": k, "fetch_k": fetch_k, "lambda_mult": lambda_mult, **kwargs},
         )
-        assert retriever.cache is not None  # set by the retriever's validator
         return run_by_vector(
-            self, retriever._embedder(), retriever.cache, embedding, retriever._plan({})
+            self, retriever._embedder(), built_cache(retriever), embedding, retriever._plan({})
         )
 
     async def amax_marginal_relevance_search_by_vector(

@@ -37,7 +37,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import (
@@ -53,11 +53,14 @@ from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRan
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
+from pydantic import SkipValidation, WithJsonSchema
 
-from vrsd_core import DEFAULT_METHOD, Selection, check_count, select
+from vrsd_core import DEFAULT_METHOD, MethodName, Selection, check_count, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
     check_budget_options,
     check_flag,
     check_group_options,
@@ -76,6 +79,7 @@ from vrsd_kit.contract import (
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.tokens import TokenCounter
 
 from ._compat import settings_embed_model_is_set
 from .stores import reembedding_reason, vectors_from_store
@@ -147,6 +151,13 @@ def _has_vector(vector: Sequence[float] | None) -> bool:
     return vector is not None and len(vector) > 0
 
 
+_Setting = TypeVar("_Setting")
+WithCallable = Annotated[_Setting, SkipValidation, WithJsonSchema({})]
+"""A field that may hold a callable, checked by ``_check_method`` like every
+``SkipValidation`` field below (pydantic neither coerces nor refuses it first, so the
+errors are the adapters' own); in a JSON schema any value (a callable has no JSON form)."""
+
+
 class VRSDPostprocessor(BaseNodePostprocessor):
     """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
 
@@ -170,7 +181,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     """
 
     top_n: int = Field(default=4, gt=0, description="How many nodes to keep.")
-    method: str = Field(
+    # the fields checked by _check_method (below) are not coerced by pydantic: SkipValidation
+    method: SkipValidation[MethodName] = Field(
         default=DEFAULT_METHOD,
         description="A method of vrsd_core.METHOD_INFO; default 'complement', the recommendation.",
     )
@@ -187,26 +199,26 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         description="A vector store to read candidate vectors from (e.g. index.vector_store).",
         exclude=True,
     )
-    relevance: Any = Field(  # str | (query, nodes) -> scores | None, checked below
+    relevance: WithCallable[str | RelevanceFn[BaseNode] | None] = Field(
         default=None,
         description="Outside relevance for methods that take one (not vrsd): a numeric "
         "metadata field, or a callable (query, nodes) -> scores; None = cosine to the query.",
         exclude=True,
     )
-    group_by: Any = Field(  # str | (node) -> label | None, checked below
+    group_by: WithCallable[str | GroupKey[BaseNode] | None] = Field(
         default=None,
         description="Each node's source for max_per_group: a metadata field or (node) -> label.",
         exclude=True,
     )
-    max_per_group: Any = Field(  # int >= 1 | None, checked below
+    max_per_group: SkipValidation[int | None] = Field(
         default=None, description="At most this many nodes per group_by label."
     )
-    max_tokens: Any = Field(  # int >= 1 | None, checked below
+    max_tokens: SkipValidation[int | None] = Field(
         default=None,
         description="Token budget: the kept nodes' LLM text (get_content(MetadataMode.LLM)) "
         "sums to at most this many tokens (at most top_n nodes still); None = no budget.",
     )
-    token_counter: Any = Field(  # (str) -> int | None, checked below
+    token_counter: WithCallable[TokenCounter | None] = Field(
         default=None,
         description="text -> int counting tokens for max_tokens (the LLM's tokenizer); "
         "None = vrsd_kit.tokens.approx_token_count (offline).",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -26,12 +25,19 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.indices.vector_store.retrievers.retriever import VectorIndexRetriever
 from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
-from vrsd_core import DEFAULT_METHOD
-from vrsd_kit.contract import METADATA_KEY, check_counts, keywords_checked
+from vrsd_core import DEFAULT_METHOD, MethodName
+from vrsd_kit.contract import (
+    METADATA_KEY,
+    GroupKey,
+    RelevanceFn,
+    check_counts,
+    keywords_checked,
+)
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed
+from vrsd_kit.tokens import TokenCounter
 
 from ._compat import index_embed_model, index_vector_store, replace_index_vector_store
 from .base import VRSDPostprocessor
@@ -72,13 +78,13 @@ class VRSDRetriever(BaseRetriever):
         retriever: BaseRetriever,
         top_n: int = 4,
         fetch_k: int = 20,
-        method: str = DEFAULT_METHOD,
+        method: MethodName = DEFAULT_METHOD,
         method_kwargs: dict[str, Any] | None = None,
-        relevance: Any = None,
-        group_by: Any = None,
+        relevance: str | RelevanceFn[BaseNode] | None = None,
+        group_by: str | GroupKey[BaseNode] | None = None,
         max_per_group: int | None = None,
         max_tokens: int | None = None,
-        token_counter: Callable[[str], int] | None = None,
+        token_counter: TokenCounter | None = None,
         embed_model: BaseEmbedding | None = None,
         vector_store: Any | None = None,
         reembed: Reembed = "warn",

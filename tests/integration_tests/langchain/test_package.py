@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
+import pytest
+
 import vrsd_langchain
+from vrsd_langchain import candidates, pipeline
 
 
 def test_exports():
@@ -16,6 +20,17 @@ def test_exports():
     assert vrsd_langchain.METADATA_KEY == "vrsd"
     for name in vrsd_langchain.__all__:
         assert getattr(vrsd_langchain, name) is not None
+
+
+@pytest.mark.parametrize("entry, body", [
+    (candidates.fetch_candidates, candidates.candidate_steps),
+    (pipeline.run, pipeline.pipeline_steps),
+    (pipeline.arun, pipeline.pipeline_steps),
+])
+def test_entry_points_take_their_steps_parameters(entry, body):
+    """A sync or async entry point spells out its steps body's parameters (a real
+    signature, not ``*args``), all of them, with the same defaults."""
+    assert inspect.signature(entry).parameters == inspect.signature(body).parameters
 
 
 def test_import_is_light():

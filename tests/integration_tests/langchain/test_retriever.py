@@ -231,6 +231,13 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
         )
 
 
+def test_a_retriever_built_without_its_validators_is_a_runtime_error(in_memory_store):
+    """``model_construct`` skips the validator that makes the cache: the call says so."""
+    retriever = VRSDRetriever.model_construct(vectorstore=in_memory_store, k=2, fetch_k=5)
+    with pytest.raises(RuntimeError, match=r"VRSDRetriever.cache: None, not an EmbeddingCache"):
+        retriever.invoke(QUERY)
+
+
 def test_k_zero_is_refused_and_embeds_nothing(make_spy, corpus_docs):
     """One rule in every adapter and the CLI: a count below 1 is a ValueError naming it."""
     spy = make_spy()

@@ -16,7 +16,7 @@ from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRan
 from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from vrsd_core import DEFAULT_METHOD, select
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 QUERY = np.array([1.0, 0.6, 0.0])
@@ -222,6 +222,13 @@ def test_class_name_and_serialisation():
     assert data["class_name"] == "VRSDPostprocessor"
     assert data["method_kwargs"] == {"lambda_mult": 0.3}
     assert VRSDPostprocessor.from_dict(data).method_kwargs == {"lambda_mult": 0.3}
+
+
+def test_json_schema_names_the_methods():
+    """The typed fields (callables included) give a JSON schema: the methods as an enum."""
+    schema = VRSDPostprocessor.model_json_schema()["properties"]
+    assert schema["method"]["enum"] == list(METHOD_INFO)
+    assert {"relevance", "group_by", "token_counter", "max_tokens"} <= set(schema)
 
 
 class _Collect(BaseEventHandler):

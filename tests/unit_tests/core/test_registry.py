@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import typing
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import vrsd_core.methods
 from vrsd_core import (
     METHOD_INFO,
     MethodInfo,
+    MethodName,
     method_defaults,
     method_info,
     methods_where,
@@ -31,6 +33,11 @@ def test_the_table_is_keyed_by_name():
         assert info.summary and "\n" not in info.summary
     with pytest.raises(TypeError):  # rows are built with keywords only
         MethodInfo("x", METHOD_INFO["vrsd"].fn, "summary")  # type: ignore[misc]
+
+
+def test_method_name_is_the_table_s_names():
+    """The ``Literal`` type checkers read is the table's keys, in its order."""
+    assert typing.get_args(MethodName) == tuple(METHOD_INFO)
 
 
 def test_every_method_module_has_its_row_and_every_row_its_module():
