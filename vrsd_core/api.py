@@ -189,7 +189,8 @@ def _report_cap(prep: Prepared, k: int, picked: list[Picked]) -> None:
     """``info`` of a capped run: ``max_per_group``, ``feasible`` (how many picks the
     cap allows at most) and, when that is what kept the selection below
     min(k, n), ``stopped = "max_per_group"``."""
-    assert prep.feasible is not None
+    if prep.feasible is None:
+        raise RuntimeError("a capped run without its feasible counts")
     feasible = prep.feasible.tolist()
     real = prep.valid.sum(axis=1).tolist()
     for b, p in enumerate(picked):
@@ -204,7 +205,8 @@ def _report_budget(prep: Prepared, k: int, picked: list[Picked]) -> None:
     budget is what kept the selection below min(k, n) (and below what a cap
     allows), ``stopped = "max_tokens"``: fewer picks, and some candidate left
     out does not fit the tokens left."""
-    assert prep.tokens is not None and prep.budget is not None
+    if prep.tokens is None or prep.budget is None:
+        raise RuntimeError("a budgeted run without its token counts")
     most = np.minimum(max(k, 0), prep.valid.sum(axis=1) if prep.feasible is None else prep.feasible)
     for b, p in enumerate(picked):
         used = int(prep.tokens[b, p.indices].sum())

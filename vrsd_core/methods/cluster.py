@@ -55,7 +55,6 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
     ``_allowed_representatives`` (``info["filled_by_relevance"]`` counts fills).
     """
     iters = check_int(n_iter, "n_iter", low=0)
-    assert iters is not None
     base = resolve_seed(seed)
     counts = pick_counts(prep, k)
     cons = start_constraints(prep)

@@ -150,5 +150,6 @@ def _best_subset(
             continue
         if val > best_val + tol * max(1.0, abs(best_val)) or best_set is None:
             best_val, best_set = val, np.append(P[r], j)
-    assert best_set is not None
+    if best_set is None:
+        raise RuntimeError("the exact search found no subset in a feasible block")
     return best_set, feasible
