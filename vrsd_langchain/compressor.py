@@ -19,7 +19,9 @@ from vrsd_kit.contract import (
     check_flag,
     check_group_options,
     check_metadata_key,
+    check_method_options,
     check_model_keywords,
+    check_relevance_spec,
     resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, run_steps
@@ -27,13 +29,7 @@ from vrsd_kit.tokens import TokenCounter
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import Candidates
-from .pipeline import (
-    SearchPlan,
-    check_method,
-    check_per_candidate,
-    choose,
-    query_vector_steps,
-)
+from .pipeline import PRIOR_FORM, RELEVANCE_FORM, SearchPlan, choose, query_vector_steps
 
 
 class VRSDCompressor(BaseDocumentCompressor):
@@ -110,8 +106,8 @@ class VRSDCompressor(BaseDocumentCompressor):
 
     @model_validator(mode="after")
     def _check(self) -> VRSDCompressor:
-        check_method(self.method, self.method_kwargs)
-        check_per_candidate(self.method, self.relevance)
+        check_method_options(self.method, self.method_kwargs, PRIOR_FORM)
+        check_relevance_spec(self.method, self.relevance, RELEVANCE_FORM)
         self.max_per_group = check_group_options(self.group_by, self.max_per_group)
         self.max_tokens, self.token_counter = check_budget_options(
             self.max_tokens, self.token_counter)

@@ -52,7 +52,7 @@ from .documents import annotate
 if TYPE_CHECKING:
     from vrsd_kit.stores import Reembed
 
-__all__ = ["SearchPlan", "check_counts", "check_method", "check_query_text",
+__all__ = ["PRIOR_FORM", "RELEVANCE_FORM", "SearchPlan", "check_counts", "check_query_text",
            "check_query_vector", "choose", "make_plan", "pipeline_steps", "query_vector_steps",
            "run", "arun", "run_by_vector"]
 
@@ -68,11 +68,9 @@ def _options_text(method: str) -> str:
     return ", ".join(sorted(method_defaults(method))) or "none"
 
 
-def check_method(method: Any, options: Mapping[str, Any]) -> None:
-    """ValueError for an unknown method, an unknown option, an option out of range or a
-    ``prior`` that is not a metadata field or a callable ``(Document) -> float``; the
-    core's check, remembered there (``vrsd_core.check_options``)."""
-    check_method_options(method, options, "(Document) -> float")
+# What a per-candidate callable takes, as the errors name it.
+PRIOR_FORM = "(Document) -> float"
+RELEVANCE_FORM = "(query, documents) -> scores"
 
 
 def _describe(doc: Document) -> str:
@@ -170,8 +168,8 @@ def make_plan(
     token budget, store search arguments, the re-embedding policy: ``"refuse"`` on a
     store without a fast path is a ValueError here, before any query)."""
     k, fetch_k = check_counts(k, fetch_k)
-    check_method(method, options)
-    check_per_candidate(method, relevance)
+    check_method_options(method, options, PRIOR_FORM)
+    check_relevance_spec(method, relevance, RELEVANCE_FORM)
     cap = check_group_options(group_by, max_per_group)
     budget, counter = check_budget_options(max_tokens, token_counter)
     check_search_kwargs(
@@ -185,12 +183,6 @@ def make_plan(
                       relevance, group_by, cap, max_tokens=budget, token_counter=counter,
                       reembed=reembed, lexical=check_flag(lexical, "lexical"),
                       metadata_key=check_metadata_key(metadata_key))
-
-
-def check_per_candidate(method: str, relevance: Any) -> None:
-    """ValueError for an outside ``relevance`` of the wrong kind or for a method that
-    takes none (``vrsd_kit.contract.check_relevance_spec``)."""
-    check_relevance_spec(method, relevance, "(query, documents) -> scores")
 
 
 def choose(query_vector: NDArray[np.float64], candidates: Candidates, plan: SearchPlan,
