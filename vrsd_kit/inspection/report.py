@@ -78,8 +78,8 @@ def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:
                                  subsequent_indent="  ")]
     crowded = ins.most_crowded(show)
     if crowded:
-        lines += ["", "most crowded questions (each crowded slot of top-k, and the passage "
-                  "above it it repeats):"]
+        lines += ["", "most crowded questions (each crowded slot of top-k and the passage "
+                  "above it that it repeats):"]
         for q in crowded:
             lines.append("  " + textwrap.shorten(
                 f"{len(q.crowded_slots)}/{len(q.top_k)}  {' '.join(q.question.split())}",
