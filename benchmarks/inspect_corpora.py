@@ -74,7 +74,8 @@ def figures_table(known: list, stores: dict) -> list[str]:
 def k_table(known: list, stores: dict, out: Path) -> list[str]:
     from matplotlib.figure import Figure
 
-    from vrsd_cli.inspection import CROWDED_RATE, inspect_store
+    from vrsd_cli.inspection import inspect_store
+    from vrsd_kit.inspection import CROWDED_RATE
 
     rows = ["| corpus | " + " | ".join(f"k = {k}" for k in KS) + " |",
             "|---|" + "---|" * len(KS)]

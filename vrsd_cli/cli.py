@@ -498,9 +498,11 @@ def _run_search(args: argparse.Namespace) -> int:
 
 def _run_inspect(args: argparse.Namespace) -> int:
     require("inspect")
+    from vrsd_kit.inspection import DEFAULT_SAMPLE, format_table, write_html
+
     from .demo import report_width
     from .indexing import default_index_dir
-    from .inspection import DEFAULT_SAMPLE, format_table, inspect_store, write_html
+    from .inspection import inspect_store
 
     if args.questions is not None and args.sample is not None:
         raise CLIError("--sample: the questions come from --questions; give one of the two")

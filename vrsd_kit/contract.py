@@ -170,7 +170,7 @@ def _held_entries(selection: Selection, ids: Sequence[Any] | None,
     if held is None:
         return None
     return held_back_entries(
-        selection.indices.tolist(), selection.info.get("top_k", list(held)), list(held),
+        selection.indices.tolist(), selection.info["top_k"], held,
         None if texts is None else texts.__getitem__,
         lambda j: _candidate_name(j, ids),
         None if sources is None else sources.__getitem__,

@@ -33,6 +33,7 @@ caller's nodes are never modified.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -369,7 +370,8 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         """Run the core on the vectors and return annotated copies in selection order
         (the quality prior, outside relevance, group labels and token counts read from
         the nodes)."""
-        def texts() -> list[str]:  # what the LLM reads
+        @functools.cache
+        def texts() -> list[str]:  # what the LLM reads, built once for every reader
             return [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes]
 
         words = words_relevance(self.method, self.lexical, self.relevance, query_str, texts,

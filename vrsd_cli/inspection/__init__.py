@@ -5,38 +5,10 @@ the reports in ``vrsd_kit.inspection``, each framework's store read by its adapt
 (``vrsd_langchain.inspect_store``, ``vrsd_llamaindex.inspect_index``,
 ``vrsd_haystack.inspect_store``). Here: ``inspect_store`` for any of those stores and
 for a folder built by ``vrsd index``, and ``known``, corpora whose answer is labelled
-(the tests' and ``benchmarks/inspect_corpora.py``'s).
+(the tests' and ``benchmarks/inspect_corpora.py``'s). The figures and the reports are
+imported from ``vrsd_kit.inspection``.
 """
-
-from vrsd_kit.inspection import (
-    CROWDED_RATE,
-    DEFAULT_SAMPLE,
-    Crowded,
-    HeldBack,
-    Inspection,
-    Passage,
-    QuestionFigures,
-    Ranked,
-    format_table,
-    read_questions,
-    render_html,
-    write_html,
-)
 
 from .api import inspect_store
 
-__all__ = [
-    "CROWDED_RATE",
-    "DEFAULT_SAMPLE",
-    "Crowded",
-    "HeldBack",
-    "Inspection",
-    "Passage",
-    "QuestionFigures",
-    "Ranked",
-    "format_table",
-    "inspect_store",
-    "read_questions",
-    "render_html",
-    "write_html",
-]
+__all__ = ["inspect_store"]

@@ -37,16 +37,12 @@ from ._common import (
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 
 
-def greedy_map(
-    prep: Prepared, k: int, w: np.ndarray, *, keep_sims: bool = False
-) -> tuple[list[Picked], np.ndarray, list[np.ndarray]]:
+def greedy_map(prep: Prepared, k: int, w: np.ndarray) -> tuple[list[Picked], np.ndarray]:
     """The greedy picks for weights ``w`` (B, n; 0 at padding): per query a ``Picked``
-    (gains the determinant ratios, 0 for fills), the (B, n) candidates still open after
-    the run (real, not picked, not closed by a cap or budget) and, with ``keep_sims``,
-    each pick's working inner products with every candidate ((picks, n) per query;
-    else an empty list)."""
+    (gains the determinant ratios, 0 for fills), and the (B, n) candidates still open
+    after the run (real, not picked, not closed by a cap or budget)."""
     if prep.single:
-        return _one_query(prep, single_count(prep, k), w[0], keep_sims)
+        return _one_query(prep, single_count(prep, k), w[0])
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -56,7 +52,6 @@ def greedy_map(
     floor = RANK_EPS[prep.X.dtype] * d2.max(axis=1, initial=0.0)
     by_rel = np.where(valid, prep.rel, -np.inf)
     factors = np.zeros((B, K, n))
-    sims = np.zeros((B, K, n)) if keep_sims else None
     cons = start_constraints(prep)
     avail = valid.copy() if cons is None else cons.open.copy()
     exhausted = np.zeros(B, dtype=bool)
@@ -77,23 +72,18 @@ def greedy_map(
         if cons is not None and (blocked := cons.add(p, active)) is not None:
             avail[blocked] = False  # a full group's, or too long for the tokens left
         update = t < K - 1 and not exhausted.all()
-        if update or sims is not None:
-            products = prep.sims_to(p)
-            if sims is not None:
-                sims[:, t] = products
-            if update:
-                kernel_row = w * w[rows, p][:, None] * products
-                d2 = cholesky_step(factors, d2, t, p, kernel_row, floor)
+        if update:
+            kernel_row = w * w[rows, p][:, None] * prep.sims_to(p)
+            d2 = cholesky_step(factors, d2, t, p, kernel_row, floor)
     result = split_rows(picks, gains, taken_counts(counts, cons))
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
-    kept = [] if sims is None else [sims[b, : len(p.indices)] for b, p in enumerate(result)]
-    return result, avail, kept
+    return result, avail
 
 
 def _one_query(
-    prep: Prepared, K: int, w: np.ndarray, keep_sims: bool
-) -> tuple[list[Picked], np.ndarray, list[np.ndarray]]:
+    prep: Prepared, K: int, w: np.ndarray
+) -> tuple[list[Picked], np.ndarray]:
     """``greedy_map`` for one query with every candidate real, on 1-D arrays. A pick's
     kernel row w * w_p * S[:, p] is its one product (the weights ride in the d-vector);
     picked and blocked candidates get d^2 = -inf and relevance -inf, so no mask is
@@ -107,7 +97,6 @@ def _one_query(
     rtol = prep.tie_rtol
     by_rel = prep.rel[0].copy()
     factors = np.zeros((K, n))
-    kernel = np.zeros((K, n)) if keep_sims else factors  # the picks' kernel rows
     picks: list[int] = []
     gains = np.zeros(K)
     filled = 0
@@ -134,14 +123,11 @@ def _one_query(
             gains[t] = best
         picks.append(p)
         update = t < K - 1 and not exhausted
-        if update or keep_sims:  # a Python float keeps float32 data float32
-            np.multiply(X @ (X[p] * pick_factor[p]), row_scale, out=kernel[t])
-        if update:
+        if update:  # the kernel row lands in its factor row (a Python float keeps float32)
             e = factors[t]
+            np.multiply(X @ (X[p] * pick_factor[p]), row_scale, out=e)
             if t:
-                np.subtract(kernel[t], factors[:t, p] @ factors[:t], out=e)
-            elif keep_sims:
-                e[:] = kernel[t]
+                e -= factors[:t, p] @ factors[:t]
             e /= math.sqrt(max(best, floor))
             d2 -= e * e
         d2[p] = -np.inf
@@ -149,8 +135,7 @@ def _one_query(
             d2[blocked] = by_rel[blocked] = -np.inf  # a full group's candidates are out
     picked = np.array(picks, dtype=np.int64)
     by_rel[picked] = -np.inf
-    sims = [kernel / (w * w[picked][:, None])] if keep_sims else []
-    return [Picked(picked, gains, {"filled_by_relevance": filled})], np.isfinite(by_rel)[None], sims
+    return [Picked(picked, gains, {"filled_by_relevance": filled})], np.isfinite(by_rel)[None]
 
 
 def cholesky_step(factors: np.ndarray, d2: np.ndarray, t: int, p: np.ndarray,

@@ -18,27 +18,25 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
   candidate says that the picks do not. A restatement of a pick adds almost nothing
   and waits; a distinct passage of the same topic does not.
 * **Held back.** ``info["top_k"]`` lists what plain top-k (by the same relevance, the
-  same number of picks) would have returned, best first; ``info["held_back"]`` maps
-  each of those this did not pick to the pick whose vector is closest to it (a
-  geometric neighbour, not a claim that it restates it: the adapters, which hold the
-  texts, say which restate a kept passage, ``vrsd_kit.explain``). Under a cap or a
-  budget, only candidates that were still allowed are listed as held back.
+  same number of picks) would have returned, best first; ``info["held_back"]`` the
+  ones of those this did not pick, in that order. Why each was passed over needs the
+  texts: the adapters say which restate a kept passage (``vrsd_kit.explain``). Under a
+  cap or a budget, only candidates that were still allowed are listed as held back.
 
 The greedy is ``dpp``'s (``_greedy_map``, with these weights): when every remaining
 determinant ratio is numerically zero (k above the kernel's rank, or only copies left)
 the rest is filled by relevance, with gain 0, counted in ``info["filled_by_relevance"]``.
 ``gains`` are the determinant ratios.
 
-Cost: one n x d matrix-vector product per pick (the pick against every candidate,
-which serves the kernel row and ``held_back``) and O(k n) arithmetic per pick for
-the Cholesky rows; ties go to the lower index (the store's order).
+Cost: one n x d matrix-vector product per pick but the last (the pick against every
+candidate: its kernel row) and O(k n) arithmetic per pick for the Cholesky rows; ties
+go to the lower index (the store's order).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import TINY, argmax_first
 from .._prepare import Prepared, standardised
 from ._common import Picked
 from ._greedy_map import greedy_map
@@ -49,17 +47,11 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     w = np.exp(_pool_units(prep) / 2.0)
     if not prep.all_real:
         w = np.where(prep.valid, w, 0.0)
-    picked, open_, sims = greedy_map(prep, k, w, keep_sims=True)
+    picked, open_ = greedy_map(prep, k, w)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
-        p.info["top_k"], p.info["held_back"] = _held_back(
-            prep.rel[b], open_[b], p.indices, sims[b], all_open, prep.tie_rtol)
-    if prep.single:  # cos(sum of the picks, query): |sum|^2 is the picks' Gram sum
-        picks = picked[0].indices
-        length_sq = float(sims[0][:, picks].sum())
-        picked[0].objective = (
-            float(prep.qsim[0, picks].sum()) / (np.sqrt(length_sq) * float(prep.q_norm[0]))
-            if length_sq > TINY else 0.0)
+        p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,
+                                                          all_open)
     return picked
 
 
@@ -71,24 +63,17 @@ def _pool_units(prep: Prepared) -> np.ndarray:
     return standardised(prep.rel, None if prep.all_real else prep.valid)
 
 
-def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray,
-               pick_sims: np.ndarray, all_open: bool, rtol: float
-               ) -> tuple[list[int], dict[int, int]]:
+def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool
+               ) -> tuple[list[int], list[int]]:
     """(plain top-k by ``rel`` among the picks and the candidates still open, as many as
-    the picks, best first; {candidate: the pick it is closest to} for each of those that
-    is still open and not picked, in top-k order). ``all_open``: every candidate was
-    open before the first pick. A candidate as close to two picks (within the tie
-    tolerance) names the earlier one, whichever rounding the products had."""
+    the picks, best first; those of them still open and not picked, in that order).
+    ``all_open``: every candidate was open before the first pick."""
     if not len(picked):
-        return [], {}
+        return [], []
     if all_open:
         order = np.argsort(-rel, kind="stable")[: len(picked)]
     else:
         pool = open_.copy()
         pool[picked] = True
         order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[: len(picked)]
-    passed = order[open_[order]]
-    if not len(passed):  # the selection is top-k's
-        return order.tolist(), {}
-    nearest = picked[argmax_first(pick_sims[:, passed].T, rtol)]
-    return order.tolist(), dict(zip(passed.tolist(), nearest.tolist(), strict=True))
+    return order.tolist(), order[open_[order]].tolist()

@@ -193,8 +193,8 @@ def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
         return QuestionFigures(question, [], [], [], own)
     texts = [p.text for p in passages]
     top = select(query, vectors, k, method="similarity")
-    words = pool_relevance(question, texts, query, vectors).signals
-    chosen = select(query, vectors, k, method=DEFAULT_METHOD, relevance=words)
+    words = pool_relevance(question, texts, query, vectors)
+    chosen = select(query, vectors, k, method=DEFAULT_METHOD, relevance=words.signals)
     top_ids, picked = top.indices.tolist(), chosen.indices.tolist()
     rank_in_default = {c: i + 1 for i, c in enumerate(picked)}
     entries = held_back_entries(picked, top_ids, [c for c in top_ids if c not in picked],
@@ -205,9 +205,7 @@ def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
     return QuestionFigures(
         question,
         [Ranked(p, float(r)) for p, r in zip(top_passages, top.relevance, strict=True)],
-        [Ranked(passages[c], float(np.dot(vectors[c], query) / max(
-            float(np.linalg.norm(vectors[c]) * np.linalg.norm(query)), 1e-300)))
-         for c in picked],
+        [Ranked(passages[c], float(words.cosine[c])) for c in picked],
         held, own, crowded_slots(top_passages),
     )
 

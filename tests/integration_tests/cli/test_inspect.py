@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 
 from tests.helpers.fixtures import li_embed_model_fixture  # noqa: F401  (a fixture)
-from vrsd_cli.inspection import (
+from vrsd_cli.inspection import inspect_store
+from vrsd_cli.inspection.known import agreement, demo_corpus, hotpotqa_corpora
+from vrsd_core import DEFAULT_METHOD, select
+from vrsd_kit.explain import shared_pairs
+from vrsd_kit.inspection import (
     CROWDED_RATE,
     format_table,
-    inspect_store,
     read_questions,
     render_html,
     write_html,
 )
-from vrsd_cli.inspection.known import agreement, demo_corpus, hotpotqa_corpora
-from vrsd_core import DEFAULT_METHOD, select
-from vrsd_kit.explain import shared_pairs
 from vrsd_kit.lexical import pool_relevance
 
 HOTPOT_LIMIT = 20

@@ -34,9 +34,7 @@ def assert_same(batch_sel, single_sel, where: str, positions: np.ndarray | None 
     assert batch_sel.method == single_sel.method and batch_sel.params == single_sel.params
     assert set(batch_sel.info) == set(single_sel.info), where
     for key, val in single_sel.info.items():
-        if key == "held_back" and positions is not None:  # complement's: candidate -> pick
-            val = {int(positions[j]): int(positions[p]) for j, p in val.items()}
-        if key == "top_k" and positions is not None:  # complement's: candidates, best first
+        if key in ("top_k", "held_back") and positions is not None:  # complement's
             val = [int(positions[j]) for j in val]
         if isinstance(val, float):
             assert batch_sel.info[key] == approx_scores(val), where

@@ -37,7 +37,7 @@ def test_payload_names_what_the_default_held_back():
     q = np.array([1.0, 0.0, 0.0])
     C = np.array([[0.9, 0.3, 0.0], [0.9, 0.31, 0.0], [0.5, -0.6, 0.2], [0.1, 0.2, 0.9]])
     sel = select(q, C, 2, method="complement")
-    assert sel.indices.tolist() == [0, 2] and sel.info["held_back"] == {1: 0}
+    assert sel.indices.tolist() == [0, 2] and sel.info["held_back"] == [1]
     assert sel.info["top_k"] == [0, 1]
     # without texts nothing can be said to restate: candidate 1 made room for pick 2
     named = contract.selection_metadata_all(sel, ids=["a", "a2", "b", None])
