@@ -125,8 +125,8 @@ def selection_metadata(
     would have returned and the default did not (``vrsd_kit.explain``): ``id`` (the
     document's or node's id from ``ids``, else its 0-based rank among the fetched
     candidates), ``rank`` (1-based, in plain top-k), ``relation`` (``"restates"``:
-    most of its words are in this item, ``share`` of its word pairs; ``"displaced"``:
-    this item took its slot), ``source`` (when ``sources`` has one) and ``excerpt``
+    90 % or more of its word pairs are in this item, ``share`` says how many;
+    ``"displaced"``: this item took its slot), ``source`` (when ``sources`` has one) and ``excerpt``
     (when ``texts`` are given; without texts every entry is ``"displaced"``). Values
     are plain Python ints, floats and strings (JSON-ready, no numpy scalars).
 
