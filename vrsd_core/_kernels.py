@@ -31,12 +31,23 @@ TINY = 1e-12
 
 DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]
 
+# The lowest finite float64: a tie threshold never goes below it, so a score of -inf
+# (a candidate already picked or closed) never ties a best score near -1.8e308, whose
+# threshold would overflow to -inf.
+LOWEST = float(np.finfo(np.float64).min)
+
+
+def tie_threshold(best: float, rtol: float) -> float:
+    """The lowest score that ties ``best``: best - rtol * max(1, |best|), kept finite."""
+    return max(best - rtol * max(1.0, abs(best)), LOWEST)
+
 
 def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
     """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
     best = scores.max(axis=-1, keepdims=True)
-    tol = rtol * np.maximum(1.0, np.abs(best))
-    return np.argmax(scores >= best - tol, axis=-1)
+    with np.errstate(over="ignore"):
+        thr = np.maximum(best - rtol * np.maximum(1.0, np.abs(best)), LOWEST)
+    return np.argmax(scores >= thr, axis=-1)
 
 
 def argmax_first_rows(
@@ -50,7 +61,8 @@ def argmax_first_rows(
     """
     p = scores.argmax(axis=1)
     best = scores[np.arange(scores.shape[0]), p]
-    thr = best - rtol * np.maximum(1.0, np.abs(best))
+    with np.errstate(over="ignore"):
+        thr = np.maximum(best - rtol * np.maximum(1.0, np.abs(best)), LOWEST)
     first = np.argmax(scores >= thr[:, None], axis=1)
     return np.where(np.isnan(best), p, first), thr
 
@@ -67,8 +79,7 @@ def argmax_first_1d(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> int:
 def first_tie(scores: np.ndarray, p: int, rtol: float = DEFAULT_RTOL) -> int:
     """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
     if p:
-        best = float(scores[p])
-        thr = best - rtol * max(1.0, abs(best))
+        thr = tie_threshold(float(scores[p]), rtol)
         if scores[int(scores[:p].argmax())] >= thr:  # rare: some earlier score ties
             return int((scores[:p] >= thr).argmax())
     return p

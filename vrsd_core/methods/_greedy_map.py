@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._kernels import argmax_first, argmax_first_1d
+from .._kernels import argmax_first, argmax_first_1d, tie_threshold
 from .._prepare import Prepared
 from ._common import (
     Picked,
@@ -116,7 +116,7 @@ def _one_query(
         else:
             p = top
             if top:  # first_tie, inline: an earlier score within the tolerance wins
-                thr = best - rtol * max(1.0, abs(best))
+                thr = tie_threshold(best, rtol)
                 if d2.item(int(d2[:top].argmax())) >= thr:
                     p = int((d2[:top] >= thr).argmax())
                     best = d2.item(p)

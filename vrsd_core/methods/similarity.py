@@ -47,7 +47,9 @@ def _sorted_top(scores: np.ndarray, K: int, rtol: float) -> np.ndarray | None:
     best = scores[top]
     lead, after = best[: len(best) - 1], best[1 : K + 1]
     # argmax_first's test: a score at or above best - rtol * max(1, |best|) ties best
-    if (after >= lead - rtol * np.maximum(1.0, np.abs(lead))).any():
+    with np.errstate(over="ignore"):  # a threshold past -1.8e308 is -inf: a near-tie
+        tied = (after >= lead - rtol * np.maximum(1.0, np.abs(lead))).any()
+    if tied:
         return None
     return top[:K]
 

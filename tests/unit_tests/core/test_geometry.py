@@ -271,3 +271,17 @@ def test_similarity_sorts_as_its_greedy_rule_picks():
                                             _greedy(prep, pick_counts(prep, k)), strict=True):
             assert sorted_pick.indices.tolist() == greedy_pick.indices.tolist(), trial
             np.testing.assert_array_equal(sorted_pick.gains, greedy_pick.gains)
+
+
+@pytest.mark.parametrize("method", ["similarity", "complement", "mmr", "dpp"])
+def test_scores_at_the_bottom_of_the_float_range_still_give_distinct_picks(method):
+    """Relevance of -1.8e308 everywhere: the tie threshold would overflow to -inf, the
+    mark of a candidate already picked, and the first candidate would be picked again;
+    the threshold stays finite (``_kernels.tie_threshold``), so the picks are distinct."""
+    rng = np.random.default_rng(0)
+    q, C = rng.normal(size=3), rng.normal(size=(10, 3))
+    rel = np.full(10, np.finfo(np.float64).min)
+    for sel in (select(q, C, 4, method=method, relevance=rel),
+                select_batch(q[None], C[None], 4, method=method, relevance=rel[None])[0]):
+        picks = sel.indices.tolist()
+        assert len(picks) == 4 and len(set(picks)) == 4
