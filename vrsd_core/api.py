@@ -144,15 +144,13 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
     return check_int(value, name, low=minimum)
 
 
-def _run(
-    method: object,
-    prep: Prepared,
-    k: Any,
-    relevance: Any,
-    options: dict[str, Any],
-    *,
-    batched: bool = False,
-) -> list[Selection]:
+def _setup(
+    method: object, prep: Prepared, relevance: Any, options: dict[str, Any], batched: bool
+) -> tuple[MethodInfo, Prepared, dict[str, Any], dict[str, Any], np.ndarray | None]:
+    """Before a run: the method's record, the problem it runs on (the blended relevance
+    under a quality prior), its options, the parameters the Selection shows, and the
+    prior (None without one). ``select`` then calls the method itself: no frame of
+    ours sits between a call and the method's loop."""
     info, options = _method_and_options(method, options)
     if options:
         _refuse_unknown(info, options)
@@ -162,26 +160,26 @@ def _run(
             "the query; it takes no outside relevance"
         )
     params = _option_defaults(info.name)
-    prior = None
-    if options:
-        params = shown_params({**params, **options})
-        # Quality prior: the method runs on the blended relevance; the Selection
-        # reports the plain one (see _prior.py).
-        run_prep, options, prior = apply_prior(prep, options, batched=batched)
-    else:
-        run_prep = prep
-    k_int = check_k(k)
-    if prep.batch == 1:
-        picked = info.fn(run_prep, k_int, **options)
-    else:
-        picked = run_in_chunks(run_prep, info.fn, k_int, options)
+    if not options:
+        return info, prep, options, params, None
+    # Quality prior: the method runs on the blended relevance; the Selection
+    # reports the plain one (see _prior.py).
+    run_prep, options, prior = apply_prior(prep, options, batched=batched)
+    return info, run_prep, options, shown_params({**params, **options}), prior
+
+
+def _finish(
+    prep: Prepared, k: int, picked: list[Picked], info: MethodInfo, params: dict[str, Any],
+    prior: np.ndarray | None,
+) -> list[Selection]:
+    """After a run: the prior, cap and budget reports, and one Selection per query."""
     if prior is not None:
         for b, p in enumerate(picked):
             p.info["prior"] = prior[b, p.indices].tolist()
     if prep.cap is not None:
-        _report_cap(prep, k_int, picked)
+        _report_cap(prep, k, picked)
     if prep.budget is not None:
-        _report_budget(prep, k_int, picked)
+        _report_budget(prep, k, picked)
     return [_to_selection(prep, b, p, info.name, params) for b, p in enumerate(picked)]
 
 
@@ -308,7 +306,9 @@ def select(
         groups=groups, max_per_group=max_per_group, token_counts=token_counts,
         max_tokens=max_tokens,
     )
-    return _run(method, prep, k, relevance, options)[0]
+    info, run_prep, options, params, prior = _setup(method, prep, relevance, options, False)
+    k_int = check_k(k)
+    return _finish(prep, k_int, info.fn(run_prep, k_int, **options), info, params, prior)[0]
 
 
 def select_batch(
@@ -345,4 +345,7 @@ def select_batch(
         groups=groups, max_per_group=max_per_group, token_counts=token_counts,
         max_tokens=max_tokens,
     )
-    return _run(method, prep, k, relevance, options, batched=True)
+    info, run_prep, options, params, prior = _setup(method, prep, relevance, options, True)
+    k_int = check_k(k)
+    picked = run_in_chunks(run_prep, info.fn, k_int, options)
+    return _finish(prep, k_int, picked, info, params, prior)

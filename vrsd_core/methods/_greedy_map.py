@@ -18,6 +18,7 @@ one about 3 times faster per query over a batch (benchmarks/speed.py prints both
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -37,12 +38,20 @@ from ._common import (
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 
 
-def greedy_map(prep: Prepared, k: int, w: np.ndarray) -> tuple[list[Picked], np.ndarray]:
-    """The greedy picks for weights ``w`` (B, n; 0 at padding): per query a ``Picked``
-    (gains the determinant ratios, 0 for fills), and the (B, n) candidates still open
-    after the run (real, not picked, not closed by a cap or budget)."""
-    if prep.single:
-        return _one_query(prep, single_count(prep, k), w[0])
+Loop = Callable[[Prepared, int, np.ndarray], tuple[list[Picked], np.ndarray]]
+
+
+def greedy_map(prep: Prepared) -> Loop:
+    """The form of the loop for ``prep``: ``loop(prep, k, w)`` gives the greedy picks
+    for weights ``w`` (B, n; 0 at padding): per query a ``Picked`` (gains the
+    determinant ratios, 0 for fills), and the (B, n) candidates still open after the
+    run (real, not picked, not closed by a cap or budget). The caller runs the loop
+    itself, so no dispatching frame sits above it."""
+    return _one_query if prep.single else _batched
+
+
+def _batched(prep: Prepared, k: int, w: np.ndarray) -> tuple[list[Picked], np.ndarray]:
+    """``greedy_map``'s loop over a (B, n) batch (padding, caps and budgets)."""
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -82,12 +91,15 @@ def greedy_map(prep: Prepared, k: int, w: np.ndarray) -> tuple[list[Picked], np.
 
 
 def _one_query(
-    prep: Prepared, K: int, w: np.ndarray
+    prep: Prepared, k: int, w: np.ndarray
 ) -> tuple[list[Picked], np.ndarray]:
-    """``greedy_map`` for one query with every candidate real, on 1-D arrays. A pick's
+    """``greedy_map``'s loop for one query with every candidate real, on 1-D arrays
+    (``w`` is (1, n)). A pick's
     kernel row w * w_p * S[:, p] is its one product (the weights ride in the d-vector);
     picked and blocked candidates get d^2 = -inf and relevance -inf, so no mask is
     applied."""
+    K = single_count(prep, k)
+    w = w[0]
     n = prep.n
     X = prep.X[0]
     row_scale = w * prep.scale[0] if prep.normalize else w

@@ -47,7 +47,7 @@ def complement(prep: Prepared, k: int) -> list[Picked]:
     w = np.exp(_pool_units(prep) / 2.0)
     if not prep.all_real:
         w = np.where(prep.valid, w, 0.0)
-    picked, open_ = greedy_map(prep, k, w)
+    picked, open_ = greedy_map(prep)(prep, k, w)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
         p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,

@@ -31,7 +31,8 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     # argmax is unchanged, and exp cannot overflow.
     if prep.all_real:
         top = prep.rel.max(axis=1, initial=-np.inf, keepdims=True)
-        return greedy_map(prep, k, np.exp(alpha * (prep.rel - top)))[0]
+        return greedy_map(prep)(prep, k, np.exp(alpha * (prep.rel - top)))[0]
     top = np.where(prep.valid, prep.rel, -np.inf).max(axis=1, initial=-np.inf, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
-    return greedy_map(prep, k, np.where(prep.valid, np.exp(alpha * (prep.rel - top)), 0.0))[0]
+    w = np.where(prep.valid, np.exp(alpha * (prep.rel - top)), 0.0)
+    return greedy_map(prep)(prep, k, w)[0]
