@@ -8,6 +8,7 @@ n-vectors the methods compute, so no normalised copy of the candidates exists.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -51,12 +52,24 @@ def _squared_lengths(
     return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
 
+# numpy >= 2's vecdot: per-row products without einsum's parsing (None before 2.0)
+_VECDOT = getattr(np, "vecdot", None)
+
+
 def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
     """(B, n): X[b, i] . v[b] (a broadcast vecdot is faster than a stacked matmul)."""
-    vecdot = getattr(np, "vecdot", None)
-    if vecdot is not None:
-        return vecdot(X, v[:, None, :])
+    if _VECDOT is not None:
+        return _VECDOT(X, v[:, None, :])  # type: ignore[no-any-return]
     return np.matmul(X, v[:, :, None])[:, :, 0]
+
+
+@functools.lru_cache(maxsize=64)
+def _constant(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.ndarray:
+    """A read-only array of one value, shared between calls (the all-True mask and the
+    unit lengths of every pool of a size: nothing writes them, and a write would raise)."""
+    out = _filled(shape, value, dtype)
+    out.flags.writeable = False
+    return out
 
 
 def _filled(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -67,6 +80,8 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.n
 
 
 _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_NATIVE = (_FLOAT32, _FLOAT64)
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
 
 _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
@@ -76,13 +91,12 @@ _LIMITS = {
 
 def _row_dots(X: np.ndarray) -> np.ndarray:
     """Per-row x . x in X's dtype (numpy >= 2 has the fast vecdot)."""
-    vecdot = getattr(np, "vecdot", None)
-    if vecdot is not None:
-        return vecdot(X, X)
-    return np.einsum("bnd,bnd->bn", X, X)
+    if _VECDOT is not None:
+        return _VECDOT(X, X)  # type: ignore[no-any-return]
+    return np.einsum("...d,...d->...", X, X)
 
 
-@dataclass
+@dataclass(slots=True)
 class Prepared:
     """B queries with n candidates each, checked and ready for a method.
 
@@ -199,11 +213,12 @@ class Prepared:
             g = g * s[:, None] * s[None, :]
         return g.astype(np.float64, copy=False)
 
-    def sum_sq(self, b: int, idx: np.ndarray) -> float:
-        """|sum of the working vectors idx of query b|^2, via the sum vector (float64)."""
-        sub = self.X[b].take(idx, axis=0).astype(np.float64, copy=False)
-        v = self.scale[b].take(idx) @ sub if self.normalize else sub.sum(axis=0)
-        return float(v @ v)
+    def sum_vector(self, b: int, idx: np.ndarray) -> np.ndarray:
+        """The sum of the working vectors idx of query b, in float64."""
+        sub = self.X[b].take(idx, axis=0)
+        if self.normalize:  # float64 weights: dot sums the float32 rows in float64
+            return self.scale[b].take(idx).dot(sub)  # type: ignore[no-any-return]
+        return sub.sum(axis=0, dtype=np.float64)  # type: ignore[no-any-return]
 
     def vectors(self, b: int) -> np.ndarray:
         """Working vectors of query b's candidates as a new (n, d) array."""
@@ -226,6 +241,11 @@ def prepare(
     max_tokens: Any = None,
 ) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
+    if not batched and mask is None and groups is None and max_per_group is None \
+            and token_counts is None and max_tokens is None:
+        one = _one_query(queries, candidates, relevance, normalize)
+        if one is not None:
+            return one
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
     q, X, qname = _as_stacks(queries, candidates, batched)
     B, n, _ = X.shape
@@ -248,6 +268,65 @@ def prepare(
         rel=rel, rel_in_pool_units=in_pool_units, normalize=normalize, all_real=all_real,
         group=codes, cap=cap, feasible=feasible, tokens=tokens, budget=budget,
     )
+
+
+def _one_query(query: Any, candidates: Any, relevance: Any, normalize: bool) -> Prepared | None:
+    """``prepare`` of the common call, one query over n >= 1 candidates with no mask,
+    cap or budget, in a dozen numpy calls instead of about forty: the same arrays as
+    the general path (tests/unit_tests/core/test_prepare.py holds them equal), because
+    ``select``'s fixed cost is most of a rerank of 50 candidates. None when anything
+    is unusual (a shape to refuse, NaN/inf, a zero or out-of-range length): the
+    general path then checks it and raises the error naming it."""
+    q = query if type(query) is np.ndarray else as_float_array(query, "query")
+    X = candidates if type(candidates) is np.ndarray else as_float_array(candidates, "candidates")
+    if q.ndim != 1 or X.ndim != 2 or not X.shape[0] or X.shape[1] != q.shape[0] \
+            or not q.shape[0] or q.dtype not in _NATIVE or X.dtype not in _NATIVE:
+        return None
+    if q.dtype != X.dtype:  # float32 only when both are
+        q, X = q.astype(np.float64), X.astype(np.float64)
+    if not X.flags.c_contiguous:
+        X = np.ascontiguousarray(X)
+    dtype = X.dtype
+    n = X.shape[0]
+    X = X[None, :, :]
+    # No errstate here (it costs a tenth of the call): a length that overflows is one the
+    # general path refuses as too long, so numpy's overflow warning only precedes that
+    # ValueError; NaN and inf propagate without a warning.
+    q64 = q.astype(np.float64)
+    q_sq = float(q64.dot(q64))
+    sq = _row_dots(X)
+    tiny, eps, big = _LIMITS[dtype]
+    # the ufuncs' own reductions: np.min and np.max add three Python frames each
+    if not (float(_MIN(sq, axis=None)) >= 4.0 * tiny / eps
+            and float(_MAX(sq, axis=None)) <= big / (16.0 * n * n)
+            and 0.0 < q_sq < math.inf):  # NaN fails every comparison
+        return None
+    # _unit_scale and _query_products for one query, inline (each call is a tenth of this)
+    q_len = math.sqrt(q_sq)
+    if normalize:
+        scale = 1.0 / np.sqrt(sq, dtype=np.float64)
+        q = q * dtype.type(1.0 / q_len)
+        qsim = (X[0] @ q)[None, :] * scale
+        q_norm, sq_norm = _constant((1,), 1.0), _constant((1, n), 1.0)
+    else:
+        scale, q_norm, sq_norm = np.ones((1, n)), np.array([q_len]), sq.astype(np.float64)
+        qsim = (X[0] @ q)[None, :].astype(np.float64)
+    valid = _constant((1, n), True, bool)
+    rel, in_pool_units = (qsim, False) if relevance is None else _relevance(
+        relevance, (1, n), valid, False)
+    return Prepared(X=X, q=q[None, :], valid=valid, scale=scale, sq_norm=sq_norm,
+                    q_norm=q_norm, qsim=qsim, rel=rel, rel_in_pool_units=in_pool_units,
+                    normalize=normalize, all_real=True)
+
+
+def _query_squares(q: np.ndarray) -> list[float]:
+    """Each query's squared length, in float64, as Python floats (NaN/inf when the query
+    holds one or its length is past float64)."""
+    if q.shape[0] == 1:  # one dot: a few numpy calls fewer than the batched form
+        q64 = q[0].astype(np.float64)
+        return [float(q64.dot(q64))]
+    q64 = q.astype(np.float64)
+    return (q64 * q64).sum(axis=1).tolist()  # type: ignore[no-any-return]
 
 
 def _as_stacks(queries: Any, candidates: Any, batched: bool
@@ -291,7 +370,7 @@ def _as_stacks(queries: Any, candidates: Any, batched: bool
 def _valid_mask(mask: Any, shape: tuple[int, int]) -> np.ndarray:
     """(B, n) booleans, True for a real candidate (a private copy of ``mask``)."""
     if mask is None:
-        return _filled(shape, True, bool)
+        return _constant(shape, True, bool)
     m = np.asarray(mask)
     if m.shape != shape:
         raise ValueError(f"mask: expected shape {shape}, got {m.shape}")
@@ -309,10 +388,8 @@ def _checked_lengths(
     float range; NaN/inf padding rows are zeroed in a private copy of X."""
     B, n, _ = X.shape
     dtype = X.dtype
-    q64 = q.astype(np.float64)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        q_sq = (q64 * q64).sum(axis=1)
-        q_sq_list = q_sq.tolist()
+        q_sq_list = _query_squares(q)
         if not all(map(math.isfinite, q_sq_list)):  # NaN/inf in q, or a length past float64
             check_finite(q, qname)
         sq, in_range = _squared_lengths(X, valid, dtype, n, all_real)
@@ -331,18 +408,20 @@ def _checked_lengths(
         if junk.any():  # NaN/inf padding: zero it in a private copy so products stay finite
             X = X.copy()
             X[junk] = 0
-    return X, np.sqrt(q_sq), sq
+    return X, np.sqrt(q_sq_list), sq
 
 
 def _unit_scale(
-    q: np.ndarray, q_norm: np.ndarray, sq: np.ndarray, valid: np.ndarray, all_real: bool
+    q: np.ndarray, q_norm: Any, sq: np.ndarray, valid: np.ndarray | None, all_real: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cosine geometry without a normalised copy of X: the unit query, its length 1,
-    each row's scale 1/|x| (0 at padding) and the working rows' squared length."""
+    each row's scale 1/|x| (0 at padding) and the working rows' squared length
+    (``q_norm``: each query's length, an array or a list; ``valid``: None when
+    ``all_real``)."""
     B, n = sq.shape
     if all_real:  # every length is known to be > 0
         scale = 1.0 / np.sqrt(sq)
-        sq_norm = _filled((B, n), 1.0)
+        sq_norm = _constant((B, n), 1.0)
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
@@ -350,7 +429,7 @@ def _unit_scale(
         q = q * q.dtype.type(1.0 / float(q_norm[0]))
     else:
         q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
-    return q, _filled((B,), 1.0), scale, sq_norm
+    return q, _constant((B,), 1.0), scale, sq_norm
 
 
 def _query_products(X: np.ndarray, q: np.ndarray, scale: np.ndarray, normalize: bool

@@ -180,6 +180,8 @@ def _finish(
         _report_cap(prep, k, picked)
     if prep.budget is not None:
         _report_budget(prep, k, picked)
+    if len(picked) == 1:  # one query: no comprehension frame
+        return [_to_selection(prep, 0, picked[0], info.name, params)]
     return [_to_selection(prep, b, p, info.name, params) for b, p in enumerate(picked)]
 
 
@@ -224,10 +226,11 @@ def _to_selection(
     if picked.objective is not None:
         objective = picked.objective
     elif len(idx):
-        total_sq = prep.sum_sq(b, idx)
+        v = prep.sum_vector(b, idx)
+        total_sq = float(v.dot(v))
         # cosine_from_parts on scalars, in plain floats (this runs on every call)
         objective = (
-            float(prep.qsim[b].take(idx).sum()) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
+            float(v.dot(prep.q[b])) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
             if total_sq > TINY
             else 0.0
         )

@@ -12,7 +12,7 @@ from .._constraints import Constraints
 from .._prepare import Prepared
 
 
-@dataclass
+@dataclass(slots=True)
 class Picked:
     """One query's picks, before ``vrsd_core.api`` adds relevance and objective."""
 

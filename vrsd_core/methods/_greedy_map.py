@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._kernels import argmax_first, argmax_first_1d, tie_threshold
+from .._kernels import argmax_first, argmax_first_1d
 from .._prepare import Prepared
 from ._common import (
     Picked,
@@ -33,6 +33,8 @@ from ._common import (
     step_active,
     taken_counts,
 )
+
+_MAX = np.maximum.reduce  # np.max without its three Python frames
 
 # A determinant ratio below this fraction of the largest quality is numerical zero.
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -105,7 +107,7 @@ def _one_query(
     row_scale = w * prep.scale[0] if prep.normalize else w
     pick_factor = row_scale.tolist()  # rides in the pick's d-vector
     d2 = w * w * prep.sq_norm[0]
-    floor = RANK_EPS[prep.X.dtype] * float(d2.max(initial=0.0))
+    floor = RANK_EPS[prep.X.dtype] * float(_MAX(d2, initial=0.0))
     rtol = prep.tie_rtol
     by_rel = prep.rel[0].copy()
     factors = np.zeros((K, n))
@@ -128,8 +130,8 @@ def _one_query(
         else:
             p = top
             if top:  # first_tie, inline: an earlier score within the tolerance wins
-                thr = tie_threshold(best, rtol)
-                if d2.item(int(d2[:top].argmax())) >= thr:
+                thr = best - rtol * (best if best > 1.0 else 1.0)  # best > floor >= 0
+                if _MAX(d2[:top]) >= thr:
                     p = int((d2[:top] >= thr).argmax())
                     best = d2.item(p)
             gains[t] = best

@@ -71,7 +71,7 @@ def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open:
     if not len(picked):
         return [], []
     if all_open:
-        order = np.argsort(-rel, kind="stable")[: len(picked)]
+        order = (-rel).argsort(kind="stable")[: len(picked)]
     else:
         pool = open_.copy()
         pool[picked] = True
