@@ -294,7 +294,7 @@ def _one_query(query: Any, candidates: Any, relevance: Any, normalize: bool) -> 
     # ValueError; NaN and inf propagate without a warning.
     q64 = q.astype(np.float64)
     q_sq = float(q64.dot(q64))
-    sq = _row_dots(X)
+    sq = _VECDOT(X, X) if _VECDOT is not None else _row_dots(X)
     tiny, eps, big = _LIMITS[dtype]
     # the ufuncs' own reductions: np.min and np.max add three Python frames each
     if not (float(_MIN(sq, axis=None)) >= 4.0 * tiny / eps
@@ -474,6 +474,14 @@ def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     """z-scores of ``x`` (B, n) within each row's real candidates (0 at padding, and
     everywhere in a row whose values do not vary); ``valid`` None: every one is real
     (the same arithmetic, without the masks)."""
+    if valid is None and x.shape[0] == 1:  # one pool: the same arithmetic in four calls
+        n = max(x.shape[-1], 1)
+        mean1 = float(np.add.reduce(x, axis=None)) / n  # x.sum() adds a Python frame
+        dev = x - mean1
+        std1 = math.sqrt(float(_row_dots(dev)[0]) / n)
+        if std1 > 1e-12 * max(1.0, abs(mean1)):
+            return dev / std1  # type: ignore[no-any-return]
+        return np.zeros_like(x)
     if valid is None:
         count: Any = max(x.shape[-1], 1)
         mean = x.sum(axis=-1, keepdims=True) / count
@@ -482,7 +490,7 @@ def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
         count = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
         mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / count
         dev = np.where(valid, x - mean, 0.0)
-    std = np.sqrt((dev * dev).sum(axis=-1, keepdims=True) / count)
+    std = np.sqrt(_row_dots(dev)[..., None] / count)
     # the spread test in Python floats: a few numpy calls fewer for a few pools
     if all(s > 1e-12 * max(1.0, abs(m)) for s, m in zip(std.ravel().tolist(),
                                                         mean.ravel().tolist(), strict=True)):

@@ -50,19 +50,6 @@ def _option_defaults(method: str) -> dict[str, Any]:
     return options
 
 
-def _method_and_options(
-    method: object, options: dict[str, Any]
-) -> tuple[MethodInfo, dict[str, Any]]:
-    """The record of the method a call names, and its options: a registered name is
-    looked up once; an alias or an unknown name goes through ``resolve_method`` (which
-    warns or raises)."""
-    info = METHOD_INFO.get(method) if isinstance(method, str) else None
-    if info is None:
-        name, options = resolve_method(method, options)
-        info = METHOD_INFO[name]
-    return info, options
-
-
 def _refuse_unknown(info: MethodInfo, options: Mapping[str, Any]) -> None:
     """ValueError naming the first option ``info``'s method does not take."""
     refuse_prior(info, options)
@@ -151,7 +138,12 @@ def _setup(
     under a quality prior), its options, the parameters the Selection shows, and the
     prior (None without one). ``select`` then calls the method itself: no frame of
     ours sits between a call and the method's loop."""
-    info, options = _method_and_options(method, options)
+    # a registered name is looked up once; an alias or an unknown name goes through
+    # resolve_method (which warns or raises)
+    info = METHOD_INFO.get(method) if isinstance(method, str) else None
+    if info is None:
+        name, options = resolve_method(method, options)
+        info = METHOD_INFO[name]
     if options:
         _refuse_unknown(info, options)
     if relevance is not None and not info.takes_relevance:

@@ -32,15 +32,13 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
     rtol = prep.tie_rtol
     if prep.single:
         count = single_count(prep, k)
-        top = _sorted_top(prep.rel[0], count, rtol)
-        if top is not None:
-            return [Picked(top, prep.rel[0].take(top))]
-        return _greedy(prep, np.array([count]))
+        found = _sorted_top(prep.rel[0], count, rtol)
+        return [Picked(*found)] if found is not None else _greedy(prep, np.array([count]))
     scores = prep.rel if prep.all_real else np.where(prep.valid, prep.rel, -np.inf)
     out = []
     for b, count in enumerate(pick_counts(prep, k).tolist()):
-        top = _sorted_top(scores[b], count, rtol)
-        out.append(Picked(top, prep.rel[b].take(top)) if top is not None
+        found = _sorted_top(scores[b], count, rtol)
+        out.append(Picked(*found) if found is not None
                    else _greedy(prep.rows(b, b + 1), np.array([count]))[0])
     return out
 
@@ -51,9 +49,10 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
 FULL_SORT_BELOW = 512
 
 
-def _sorted_top(scores: np.ndarray, K: int, rtol: float) -> np.ndarray | None:
-    """The K best of one query's scores by a sort, in order, or None if two of them
-    (or the K-th and the next) are within the tie tolerance."""
+def _sorted_top(scores: np.ndarray, K: int, rtol: float
+                ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The K best of one query's scores by a sort, in order, and their scores (float64);
+    or None if two of them (or the K-th and the next) are within the tie tolerance."""
     n = len(scores)
     if n < FULL_SORT_BELOW or K + 1 >= n:
         top = (-scores).argsort(kind="stable")[: K + 1]
@@ -62,11 +61,12 @@ def _sorted_top(scores: np.ndarray, K: int, rtol: float) -> np.ndarray | None:
         top = top[np.argsort(-scores[top])]
     # argmax_first's test, a score at or above best - rtol * max(1, |best|) ties best, on
     # the K + 1 sorted scores in Python floats (no overflow warning, no numpy call each)
-    values = scores.take(top).tolist()
+    best = scores.take(top)
+    values = best.tolist()
     for a, b in zip(values, values[1:], strict=False):
         if a - b <= rtol * (a if a > 1.0 else -a if a < -1.0 else 1.0):
             return None
-    return top[:K]
+    return top[:K], best[:K]
 
 
 def _greedy(prep: Prepared, counts: np.ndarray) -> list[Picked]:
