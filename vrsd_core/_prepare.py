@@ -412,12 +412,10 @@ def _checked_lengths(
 
 
 def _unit_scale(
-    q: np.ndarray, q_norm: Any, sq: np.ndarray, valid: np.ndarray | None, all_real: bool
+    q: np.ndarray, q_norm: np.ndarray, sq: np.ndarray, valid: np.ndarray, all_real: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cosine geometry without a normalised copy of X: the unit query, its length 1,
-    each row's scale 1/|x| (0 at padding) and the working rows' squared length
-    (``q_norm``: each query's length, an array or a list; ``valid``: None when
-    ``all_real``)."""
+    each row's scale 1/|x| (0 at padding) and the working rows' squared length."""
     B, n = sq.shape
     if all_real:  # every length is known to be > 0
         scale = 1.0 / np.sqrt(sq)
