@@ -6,8 +6,6 @@ import inspect
 import subprocess
 import sys
 
-import pytest
-
 import vrsd_langchain
 from vrsd_langchain import candidates
 
