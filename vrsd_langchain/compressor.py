@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,6 @@ from numpy.typing import NDArray
 from pydantic import (
     ConfigDict,
     Field,
-    PrivateAttr,
     SkipValidation,
     field_validator,
     model_validator,
@@ -107,8 +107,12 @@ class VRSDCompressor(BaseDocumentCompressor):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    # the checked plan of the fields above, kept until one of them changes
-    _plans: PlanCache = PrivateAttr(default_factory=lambda: PlanCache(_PLAN_FIELDS))
+    @cached_property
+    def _plans(self) -> PlanCache:
+        """The checked plan of the fields, kept until one of them changes (a
+        cached_property, in the instance's dict: a pydantic private attribute costs more
+        to read than the check it saves)."""
+        return PlanCache(_PLAN_FIELDS)
 
     @field_validator("k", mode="before")
     @classmethod

@@ -230,6 +230,8 @@ class PlanCache:
         """``owner``'s plan for a call with ``overrides``: the kept one for none; for
         ``k``/``fetch_k`` only, the kept one with the counts checked and replaced; for
         anything else, ``build(overrides)`` (every setting checked again)."""
+        if overrides and not overrides.keys() <= {"k", "fetch_k"}:
+            return build(overrides)
         objects = self._settings(owner)
         built = self._built
         if built is None or len(objects) != len(built[0]) \
@@ -238,11 +240,9 @@ class PlanCache:
         plan = built[1]
         if not overrides:
             return plan
-        if overrides.keys() <= {"k", "fetch_k"}:
-            k, fetch_k = check_counts(overrides.get("k", plan.k),
-                                      overrides.get("fetch_k", plan.fetch_k))
-            return dataclasses.replace(plan, k=k, fetch_k=fetch_k)
-        return build(overrides)
+        k, fetch_k = check_counts(overrides.get("k", plan.k),
+                                  overrides.get("fetch_k", plan.fetch_k))
+        return dataclasses.replace(plan, k=k, fetch_k=fetch_k)
 
 
 def choose(query_vector: NDArray[np.float64], candidates: Candidates, plan: SearchPlan,

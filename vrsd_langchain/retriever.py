@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -16,7 +17,6 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import (
     ConfigDict,
     Field,
-    PrivateAttr,
     SkipValidation,
     ValidationInfo,
     field_validator,
@@ -167,8 +167,12 @@ class VRSDRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    # the checked plan of the fields above, kept until one of them changes
-    _plans: PlanCache = PrivateAttr(default_factory=lambda: PlanCache(_PLAN_FIELDS))
+    @cached_property
+    def _plans(self) -> PlanCache:
+        """The checked plan of the fields, kept until one of them changes (a
+        cached_property, in the instance's dict: a pydantic private attribute costs more
+        to read than the check it saves)."""
+        return PlanCache(_PLAN_FIELDS)
 
     @field_validator("k", "fetch_k", mode="before")
     @classmethod

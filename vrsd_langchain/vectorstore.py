@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import (
@@ -56,7 +57,7 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
-from pydantic import ConfigDict, PrivateAttr, model_validator
+from pydantic import ConfigDict, model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
 from vrsd_core.callers import user_stacklevel
@@ -151,9 +152,12 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    # the checked plan of the fields it is built from, kept until one of them changes
-    _plans: PlanCache = PrivateAttr(default_factory=lambda: PlanCache(
-        ("vectorstore", "search_type", "search_kwargs", "reembed")))
+    @cached_property
+    def _plans(self) -> PlanCache:
+        """The checked plan of the fields, kept until one of them changes (a
+        cached_property, in the instance's dict: a pydantic private attribute costs more
+        to read than the check it saves)."""
+        return PlanCache(("vectorstore", "search_type", "search_kwargs", "reembed"))
 
     @model_validator(mode="before")
     @classmethod

@@ -12,7 +12,7 @@ import vrsd_langchain.pipeline as pipeline_module
 import vrsd_langchain.retriever as retriever_module
 import vrsd_langchain.vectorstore as vectorstore_module
 from tests.helpers.frames import frames_to_select
-from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, EmbeddingCache, VRSDCompressor, VRSDRetriever
 
 QUERY = "Which process changes liquid water into water vapor?"
 
@@ -56,9 +56,18 @@ def test_an_assigned_field_is_honoured_at_the_next_call(in_memory_store, plans_b
     retriever.search_kwargs["filter"] = lambda doc: int(doc.metadata["row"]) % 2 == 1
     # changed in place: the same dict, a new value in it
     assert all(int(d.metadata["row"]) % 2 == 1 for d in retriever.invoke(QUERY))
+    copied = retriever.model_copy(update={"k": 2})  # shares the kept plan's holder
+    assert len(copied.invoke(QUERY)) == 2 and len(retriever.invoke(QUERY)) == 6
     retriever.method_kwargs["prior_weight"] = 0.5  # an option the default does not take
     with pytest.raises(ValueError, match="prior_weight"):
         retriever.invoke(QUERY)
+
+
+def test_the_kept_plan_is_not_a_field(in_memory_store):
+    cache = EmbeddingCache()
+    one, two = (VRSDRetriever(vectorstore=in_memory_store, k=3, cache=cache) for _ in "12")
+    assert one._plans is not two._plans and one == two
+    assert "_plans" not in one.model_dump() and "_plans" not in repr(one)
 
 
 @pytest.mark.parametrize(("field", "value", "name"), [
