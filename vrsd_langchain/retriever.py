@@ -92,7 +92,8 @@ class VRSDRetriever(BaseRetriever):
     Every setting is checked when the retriever is built (a misspelt keyword, bad
     method, option or value, ``k < 1``, ``fetch_k < k``, no embeddings): a
     ``ValueError`` at once, naming the argument (and for a typo, the closest keyword),
-    not at the first query.
+    not at the first query. The checked settings are kept and reused by every call; a
+    field assigned later (``retriever.k = 6``) is checked, and honoured, at the next call.
 
     Example:
         .. code-block:: python

@@ -134,8 +134,9 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     See the module doc for what each search type does. Settings are checked
     when the retriever is built: an unknown search type is a ``ValueError``
     listing the allowed ones; a bad option, ``fetch_k < k`` or missing
-    embeddings too. ``invoke(q, k=2, filter=...)`` overrides ``search_kwargs``
-    for one call, as in LangChain.
+    embeddings too, and kept for every call (``search_kwargs`` assigned or changed
+    later are checked at the next call). ``invoke(q, k=2, filter=...)`` overrides
+    ``search_kwargs`` for one call, as in LangChain.
     """
 
     allowed_search_types: ClassVar[Collection[str]] = (*STOCK_SEARCH_TYPES, *CORE_SEARCH_TYPES)
