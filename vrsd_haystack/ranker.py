@@ -303,6 +303,8 @@ class VRSDRanker:
     def _select(self, documents: list[Document], vectors: Sequence[Sequence[float]],
                 query: np.ndarray, top_k: int, query_text: str | None = None
                 ) -> dict[str, list[Document]]:
+        if not documents:
+            return {"documents": []}
         try:
             matrix = np.asarray(vectors, dtype=np.float64)
         except (TypeError, ValueError):
@@ -334,16 +336,17 @@ class VRSDRanker:
             for i, entry in zip(sel.indices, entries, strict=True)
         ]}
 
-    def _rank_steps(self, documents: Any, query_embedding: Any, top_k: Any, query: Any
-                    ) -> Steps[dict[str, list[Document]]]:
+    def _inputs_steps(self, documents: Any, query_embedding: Any, top_k: Any
+                      ) -> Steps[tuple[list[Document], list[Sequence[float]], np.ndarray, int]]:
+        """The run's inputs checked and the missing embeddings made, as steps
+        (``vrsd_kit.steps``): (documents, their vectors, the query vector, top_k), for
+        ``_select``."""
         docs = _check_documents(documents)
         vector = _query_vector(query_embedding)
         k = self.top_k if top_k is None else check_count(top_k, "top_k")
         missing = self._missing(docs)
         fresh = (yield from self._embed_steps([docs[i] for i in missing])) if missing else []
-        if not docs:
-            return {"documents": []}
-        return self._select(docs, self._embedded(docs, missing, fresh), vector, k, query)
+        return docs, self._embedded(docs, missing, fresh), vector, k
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document], query_embedding: list[float],
@@ -354,11 +357,15 @@ class VRSDRanker:
         Raises:
             ValueError: naming ``documents``, ``query_embedding``, ``top_k`` or ``query``.
         """
-        return run_steps(self._rank_steps(documents, query_embedding, top_k, query))
+        docs, vectors, vector, k = run_steps(
+            self._inputs_steps(documents, query_embedding, top_k))
+        return self._select(docs, vectors, vector, k, query)
 
     @component.output_types(documents=list[Document])
     async def run_async(self, documents: list[Document], query_embedding: list[float],
                         top_k: int | None = None, query: str | None = None
                         ) -> dict[str, list[Document]]:
         """Async ``run`` (the embedder's ``run_async`` when it has one)."""
-        return await arun_steps(self._rank_steps(documents, query_embedding, top_k, query))
+        docs, vectors, vector, k = await arun_steps(
+            self._inputs_steps(documents, query_embedding, top_k))
+        return self._select(docs, vectors, vector, k, query)

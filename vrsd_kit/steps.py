@@ -1,9 +1,11 @@
 """One body for a sync entry point and its async twin.
 
-An adapter writes the work of a call once, as a generator that yields a ``Call``
+An adapter writes the I/O of a call once, as a generator that yields a ``Call``
 wherever it needs I/O (embed the query, search the store, embed texts) and
 receives the result back; ``run_steps`` fulfils each ``Call`` with its sync
-function and ``arun_steps`` awaits its async one. An exception raised by the I/O
+function and ``arun_steps`` awaits its async one. The generator returns what the
+selection needs (the query vector, the candidates' vectors) and the entry point
+runs the selection itself, with no steps frame left on the stack. An exception raised by the I/O
 is thrown into the generator at the ``yield``, so the body handles it there
 (``try: docs = yield Call(...) except NotImplementedError: ...``) as it would a
 direct call.

@@ -141,7 +141,7 @@ def candidate_steps(
     reembed: Reembed = "warn",
 ) -> Steps[Candidates]:
     """The store's top-n for ``query_vector`` with their vectors (see the module doc), as
-    steps (``vrsd_kit.steps``): ``fetch_candidates`` and ``pipeline.arun`` run them.
+    steps (``vrsd_kit.steps``): ``fetch_candidates`` and ``pipeline.fetch_steps`` run them.
 
     ``query_vector`` is the checked float64 array (``contract.check_query_vector``);
     stores get it as a list of floats. ``query`` (the text) is used only by stores

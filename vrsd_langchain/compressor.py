@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
+import numpy as np
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, SkipValidation, field_validator, model_validator
+from numpy.typing import NDArray
+from pydantic import (
+    ConfigDict,
+    Field,
+    SkipValidation,
+    field_validator,
+    model_validator,
+)
 
 from vrsd_core import DEFAULT_METHOD, MethodName, check_count
 from vrsd_kit.contract import (
@@ -29,7 +38,18 @@ from vrsd_kit.tokens import TokenCounter
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import Candidates
-from .pipeline import PRIOR_FORM, RELEVANCE_FORM, SearchPlan, choose, query_vector_steps
+from .pipeline import (
+    PRIOR_FORM,
+    RELEVANCE_FORM,
+    PlanCache,
+    SearchPlan,
+    choose,
+    query_vector_steps,
+)
+
+# The fields a plan is built from (``_checked_plan``).
+_PLAN_FIELDS = ("k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
+                "max_tokens", "token_counter", "lexical", "metadata_key")
 
 
 class VRSDCompressor(BaseDocumentCompressor):
@@ -87,6 +107,13 @@ class VRSDCompressor(BaseDocumentCompressor):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
+    @cached_property
+    def _plans(self) -> PlanCache:
+        """The checked plan of the fields, kept until one of them changes (a
+        cached_property, in the instance's dict: a pydantic private attribute costs more
+        to read than the check it saves)."""
+        return PlanCache(_PLAN_FIELDS)
+
     @field_validator("k", mode="before")
     @classmethod
     def _strict_k(cls, value: Any) -> int:
@@ -106,36 +133,40 @@ class VRSDCompressor(BaseDocumentCompressor):
 
     @model_validator(mode="after")
     def _check(self) -> VRSDCompressor:
-        check_method_options(self.method, self.method_kwargs, PRIOR_FORM)
-        check_relevance_spec(self.method, self.relevance, RELEVANCE_FORM)
-        self.max_per_group = check_group_options(self.group_by, self.max_per_group)
-        self.max_tokens, self.token_counter = check_budget_options(
-            self.max_tokens, self.token_counter)
-        check_metadata_key(self.metadata_key)
+        plan = self._checked_plan({})
+        self.max_per_group, self.max_tokens = plan.max_per_group, plan.max_tokens
+        self.token_counter = plan.token_counter
+        self._plan()  # kept, with the fields as they now are
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)
         return self
 
-    def _plan(self, n: int) -> SearchPlan:
-        return SearchPlan(self.k, n, self.method, dict(self.method_kwargs),
-                          relevance=self.relevance, group_by=self.group_by,
-                          max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-                          token_counter=self.token_counter, lexical=self.lexical,
-                          metadata_key=self.metadata_key)
+    def _checked_plan(self, overrides: Mapping[str, Any]) -> SearchPlan:
+        """The fields checked (the compressor's calls override nothing). Nothing is
+        fetched: the caller's documents are the candidates, so ``fetch_k`` is ``k``."""
+        k = check_count(self.k, "k")
+        check_method_options(self.method, self.method_kwargs, PRIOR_FORM)
+        check_relevance_spec(self.method, self.relevance, RELEVANCE_FORM)
+        cap = check_group_options(self.group_by, self.max_per_group)
+        budget, counter = check_budget_options(self.max_tokens, self.token_counter)
+        return SearchPlan(k, k, self.method, dict(self.method_kwargs),
+                          relevance=self.relevance, group_by=self.group_by, max_per_group=cap,
+                          max_tokens=budget, token_counter=counter,
+                          lexical=check_flag(self.lexical, "lexical"),
+                          metadata_key=check_metadata_key(self.metadata_key))
 
-    def _compress_steps(self, documents: Sequence[Document], query: str
-                       ) -> Steps[Sequence[Document]]:
-        """The chosen documents, as annotated copies in selection order, as steps
-        (``vrsd_kit.steps``): ``embed_query`` and the cache's ``embed_documents``, or
-        their async forms."""
-        docs = list(documents)
-        if not docs:
-            return []
-        cache = built_cache(self)
-        qvec = yield from query_vector_steps(self.embeddings, query)
-        vectors = yield from cache.embed_steps(
-            self.embeddings, [d.page_content for d in docs])
-        return choose(qvec, Candidates(docs, vectors), self._plan(len(docs)), query)
+    def _plan(self) -> SearchPlan:
+        """The plan of the fields, checked again only when one of them changed."""
+        return self._plans.plan(self, self._checked_plan, {})
+
+    def _vector_steps(self, documents: list[Document], query: str
+                      ) -> Steps[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+        """(the query vector, the documents' vectors) as steps (``vrsd_kit.steps``):
+        ``embed_query`` and the cache's ``embed_documents``, or their async forms."""
+        query_vector = yield from query_vector_steps(self.embeddings, query)
+        vectors = yield from built_cache(self).embed_steps(
+            self.embeddings, [d.page_content for d in documents])
+        return query_vector, vectors
 
     def compress_documents(
         self,
@@ -144,7 +175,11 @@ class VRSDCompressor(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """The chosen documents, as annotated copies in selection order."""
-        return run_steps(self._compress_steps(documents, query))
+        docs, plan = list(documents), self._plan()
+        if not docs:
+            return []
+        query_vector, vectors = run_steps(self._vector_steps(docs, query))
+        return choose(query_vector, Candidates(docs, vectors), plan, query)
 
     async def acompress_documents(
         self,
@@ -153,4 +188,8 @@ class VRSDCompressor(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """Async ``compress_documents`` (``aembed_query``, ``aembed_documents``)."""
-        return await arun_steps(self._compress_steps(documents, query))
+        docs, plan = list(documents), self._plan()
+        if not docs:
+            return []
+        query_vector, vectors = await arun_steps(self._vector_steps(docs, query))
+        return choose(query_vector, Candidates(docs, vectors), plan, query)

@@ -4,12 +4,21 @@ query -> query vector (embedded once) -> n = fetch_k candidates with their
 vectors (``candidates``) -> ``vrsd_core.select`` -> annotated Document copies
 (``documents``). ``VRSDRetriever``, ``DiverseVectorStoreRetriever`` and
 ``VRSDCompressor`` differ only in where their settings come from.
+
+A model's settings are checked once into a ``SearchPlan`` (``make_plan``) and kept
+(``PlanCache``); a call checks only what it overrides. The I/O is one body of steps
+for the sync and the async entry point (``fetch_steps``, ``vrsd_kit.steps``), which
+returns the query vector and the candidates; the entry point then calls ``choose``
+itself, so the selection runs with no steps machinery on the stack.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +45,7 @@ from vrsd_kit.contract import (
     selection_inputs,
     words_relevance,
 )
-from vrsd_kit.steps import Steps, arun_steps, call, run_steps
+from vrsd_kit.steps import Steps, call
 from vrsd_kit.tokens import TokenCounter
 
 from .cache import EmbeddingCache
@@ -45,16 +54,15 @@ from .candidates import (
     candidate_steps,
     check_reembed_policy,
     check_search_kwargs,
-    fetch_candidates,
 )
 from .documents import annotate
 
 if TYPE_CHECKING:
     from vrsd_kit.stores import Reembed
 
-__all__ = ["PRIOR_FORM", "RELEVANCE_FORM", "SearchPlan", "check_counts", "check_query_text",
-           "check_query_vector", "choose", "make_plan", "pipeline_steps", "query_vector_steps",
-           "run", "arun", "run_by_vector"]
+__all__ = ["PRIOR_FORM", "RELEVANCE_FORM", "PlanCache", "SearchPlan", "check_counts",
+           "check_query_text", "check_query_vector", "choose", "fetch_by_vector_steps",
+           "fetch_steps", "make_plan", "query_vector_steps"]
 
 # Per-candidate inputs besides the method's options: where each comes from (see README),
 # whether the default reads the candidates' words, and the metadata key of the entry.
@@ -185,6 +193,58 @@ def make_plan(
                       metadata_key=check_metadata_key(metadata_key))
 
 
+PlanBuilder = Callable[[Mapping[str, Any]], SearchPlan]
+"""A model's settings, with a call's overrides, checked into a ``SearchPlan`` (``make_plan``)."""
+
+
+class PlanCache:
+    """A model's checked ``SearchPlan``, built once and reused on every call that changes
+    nothing.
+
+    The pydantic models are mutable (``retriever.k = 6``) and do not validate an
+    assignment, so the plan is kept beside the objects it was built from (the model's
+    ``fields`` and, for a dict among them, its keys and values): a call whose objects
+    are all the same ones (``is``) reuses it, any other rebuilds it, which checks the new
+    values (``retriever.k = 0`` is a ValueError naming ``k`` at the next call). Holding
+    the objects keeps their ids from being reused. A value changed in place inside a
+    dict's value (a nested filter) is not seen.
+    """
+
+    def __init__(self, fields: tuple[str, ...]) -> None:
+        self.fields = fields
+        self._read = operator.attrgetter(*fields)
+        # (the objects, their plan), replaced as one so that threads never mix two
+        self._built: tuple[list[Any], SearchPlan] | None = None
+
+    def _settings(self, owner: object) -> list[Any]:
+        values = self._read(owner)
+        objects = list(values)
+        for value in values:
+            if isinstance(value, dict):  # the dict itself, then its contents
+                objects.append(value)
+                objects.extend(chain.from_iterable(value.items()))
+        return objects
+
+    def plan(self, owner: object, build: PlanBuilder,
+             overrides: Mapping[str, Any]) -> SearchPlan:
+        """``owner``'s plan for a call with ``overrides``: the kept one for none; for
+        ``k``/``fetch_k`` only, the kept one with the counts checked and replaced; for
+        anything else, ``build(overrides)`` (every setting checked again)."""
+        if overrides and not overrides.keys() <= {"k", "fetch_k"}:
+            return build(overrides)
+        objects = self._settings(owner)
+        built = self._built
+        if built is None or len(objects) != len(built[0]) \
+                or not all(map(operator.is_, objects, built[0])):
+            built = self._built = (objects, build({}))
+        plan = built[1]
+        if not overrides:
+            return plan
+        k, fetch_k = check_counts(overrides.get("k", plan.k),
+                                  overrides.get("fetch_k", plan.fetch_k))
+        return dataclasses.replace(plan, k=k, fetch_k=fetch_k)
+
+
 def choose(query_vector: NDArray[np.float64], candidates: Candidates, plan: SearchPlan,
            query: str = "") -> list[Document]:
     """Run the plan's method on the candidates; annotated copies in selection order."""
@@ -218,43 +278,31 @@ def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[NDArray[np.f
     return check_query_vector(vector)
 
 
-def pipeline_steps(
+def fetch_steps(
     store: VectorStore,
     embeddings: Embeddings,
     cache: EmbeddingCache,
     query: str,
     plan: SearchPlan,
-) -> Steps[list[Document]]:
-    """The whole pipeline for one query as steps (the query is embedded exactly once):
-    ``run`` makes its calls, ``arun`` awaits ``aembed_query``, the store's async search
-    and ``aembed_documents``."""
-    qvec = yield from query_vector_steps(embeddings, query)
-    cands = yield from candidate_steps(
-        store, query, qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache, plan.reembed
-    )
-    return choose(qvec, cands, plan, query)
+) -> Steps[tuple[NDArray[np.float64], Candidates]]:
+    """(the query vector, the plan's candidates with their vectors) as steps: the query is
+    embedded exactly once; ``run_steps`` makes the calls, ``arun_steps`` awaits
+    ``aembed_query``, the store's async search and ``aembed_documents``. The caller
+    passes both to ``choose``."""
+    query_vector = yield from query_vector_steps(embeddings, query)
+    candidates = yield from candidate_steps(store, query, query_vector, plan.fetch_k,
+                                            plan.search_kwargs, embeddings, cache, plan.reembed)
+    return query_vector, candidates
 
 
-def run(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache, query: str,
-        plan: SearchPlan) -> list[Document]:
-    """``pipeline_steps`` run synchronously."""
-    return run_steps(pipeline_steps(store, embeddings, cache, query, plan))
-
-
-async def arun(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache, query: str,
-               plan: SearchPlan) -> list[Document]:
-    """``pipeline_steps`` run asynchronously."""
-    return await arun_steps(pipeline_steps(store, embeddings, cache, query, plan))
-
-
-def run_by_vector(
+def fetch_by_vector_steps(
     store: VectorStore,
     embeddings: Embeddings,
     cache: EmbeddingCache,
     vector: Any,
     plan: SearchPlan,
-) -> list[Document]:
-    """``run`` for a query given as a vector (nothing is embedded but, for stores
+) -> Steps[tuple[NDArray[np.float64], Candidates]]:
+    """``fetch_steps`` for a query given as a vector (nothing is embedded but, for stores
     without a fast path, the candidates).
 
     Raises:
@@ -266,7 +314,7 @@ def run_by_vector(
             "relevance: a callable (query, documents) -> scores needs the query text, and "
             "a search by vector has none; name a metadata field instead"
         )
-    qvec = check_query_vector(vector)
-    cands = fetch_candidates(store, "", qvec, plan.fetch_k, plan.search_kwargs, embeddings, cache,
-                             plan.reembed)
-    return choose(qvec, cands, plan)
+    query_vector = check_query_vector(vector)
+    candidates = yield from candidate_steps(store, "", query_vector, plan.fetch_k,
+                                            plan.search_kwargs, embeddings, cache, plan.reembed)
+    return query_vector, candidates

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -30,6 +32,7 @@ from vrsd_kit.contract import (
     check_model_keywords,
     resolve_method_fields,
 )
+from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed
 from vrsd_kit.tokens import TokenCounter
 
@@ -37,13 +40,18 @@ from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import unwrap
 from .pipeline import (
     PER_CANDIDATE,
+    PlanCache,
     SearchPlan,
-    arun,
+    choose,
+    fetch_steps,
     make_plan,
     resolve_embeddings,
-    run,
     split_options,
 )
+
+# The fields a plan is built from (``_checked_plan``).
+_PLAN_FIELDS = ("vectorstore", "k", "fetch_k", "method", "method_kwargs", "search_kwargs",
+                "reembed", *PER_CANDIDATE)
 
 
 class VRSDRetriever(BaseRetriever):
@@ -84,7 +92,8 @@ class VRSDRetriever(BaseRetriever):
     Every setting is checked when the retriever is built (a misspelt keyword, bad
     method, option or value, ``k < 1``, ``fetch_k < k``, no embeddings): a
     ``ValueError`` at once, naming the argument (and for a typo, the closest keyword),
-    not at the first query.
+    not at the first query. The checked settings are kept and reused by every call; a
+    field assigned later (``retriever.k = 6``) is checked, and honoured, at the next call.
 
     Example:
         .. code-block:: python
@@ -159,6 +168,13 @@ class VRSDRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
+    @cached_property
+    def _plans(self) -> PlanCache:
+        """The checked plan of the fields, kept until one of them changes (a
+        cached_property, in the instance's dict: a pydantic private attribute costs more
+        to read than the check it saves)."""
+        return PlanCache(_PLAN_FIELDS)
+
     @field_validator("k", "fetch_k", mode="before")
     @classmethod
     def _strict_count(cls, value: Any, info: ValidationInfo) -> int:
@@ -191,6 +207,11 @@ class VRSDRetriever(BaseRetriever):
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
 
     def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
+        """The call's plan: the one built from the fields (checked when they change),
+        with ``kwargs`` (a call's overrides) checked."""
+        return self._plans.plan(self, self._checked_plan, kwargs)
+
+    def _checked_plan(self, kwargs: Mapping[str, Any]) -> SearchPlan:
         misplaced = sorted({"k", "fetch_k"} & set(self.search_kwargs))
         if misplaced:
             raise ValueError(
@@ -228,10 +249,14 @@ class VRSDRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         plan = self._plan(kwargs)
-        return run(self.vectorstore, self._embedder(), self._cache(), query, plan)
+        query_vector, candidates = run_steps(
+            fetch_steps(self.vectorstore, self._embedder(), self._cache(), query, plan))
+        return choose(query_vector, candidates, plan, query)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         plan = self._plan(kwargs)
-        return await arun(self.vectorstore, self._embedder(), self._cache(), query, plan)
+        query_vector, candidates = await arun_steps(
+            fetch_steps(self.vectorstore, self._embedder(), self._cache(), query, plan))
+        return choose(query_vector, candidates, plan, query)

@@ -46,7 +46,8 @@ is a ValueError naming the closest valid one, as is a misspelt ``as_retriever`` 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import (
@@ -55,13 +56,13 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import ConfigDict, model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import check_model_keywords, did_you_mean
+from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed, check_reembed
 
 from ._compat import relevance_score_fn, retriever_tags
@@ -70,12 +71,13 @@ from .candidates import TYPO_CUTOFF
 from .pipeline import (
     OWN_KEYWORDS,
     PER_CANDIDATE,
+    PlanCache,
     SearchPlan,
-    arun,
+    choose,
+    fetch_by_vector_steps,
+    fetch_steps,
     make_plan,
     resolve_embeddings,
-    run,
-    run_by_vector,
     split_options,
 )
 
@@ -132,8 +134,9 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     See the module doc for what each search type does. Settings are checked
     when the retriever is built: an unknown search type is a ``ValueError``
     listing the allowed ones; a bad option, ``fetch_k < k`` or missing
-    embeddings too. ``invoke(q, k=2, filter=...)`` overrides ``search_kwargs``
-    for one call, as in LangChain.
+    embeddings too, and kept for every call (``search_kwargs`` assigned or changed
+    later are checked at the next call). ``invoke(q, k=2, filter=...)`` overrides
+    ``search_kwargs`` for one call, as in LangChain.
     """
 
     allowed_search_types: ClassVar[Collection[str]] = (*STOCK_SEARCH_TYPES, *CORE_SEARCH_TYPES)
@@ -149,6 +152,13 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
     (see ``VRSDRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    @cached_property
+    def _plans(self) -> PlanCache:
+        """The checked plan of the fields, kept until one of them changes (a
+        cached_property, in the instance's dict: a pydantic private attribute costs more
+        to read than the check it saves)."""
+        return PlanCache(("vectorstore", "search_type", "search_kwargs", "reembed"))
 
     @model_validator(mode="before")
     @classmethod
@@ -181,7 +191,12 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
 
     def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
-        merged = self.search_kwargs | kwargs
+        """The call's plan: the one built from the fields (checked when they change),
+        with ``kwargs`` (a call's overrides of ``search_kwargs``) checked."""
+        return self._plans.plan(self, self._checked_plan, kwargs)
+
+    def _checked_plan(self, kwargs: Mapping[str, Any]) -> SearchPlan:
+        merged = self.search_kwargs | dict(kwargs)
         k = merged.pop("k", DEFAULT_K)
         fetch_k = merged.pop("fetch_k", DEFAULT_FETCH_K)
         inputs = {name: merged.pop(name) for name in PER_CANDIDATE if name in merged}
@@ -210,8 +225,10 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.search_type not in CORE_SEARCH_TYPES:
             check_stock_kwargs(kwargs)
             return super()._get_relevant_documents(query, run_manager=run_manager, **kwargs)
-        return run(self.vectorstore, self._embedder(), built_cache(self), query,
-                   self._plan(kwargs))
+        plan = self._plan(kwargs)
+        query_vector, candidates = run_steps(
+            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, plan))
+        return choose(query_vector, candidates, plan, query)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -221,9 +238,10 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             return await super()._aget_relevant_documents(
                 query, run_manager=run_manager, **kwargs
             )
-        return await arun(
-            self.vectorstore, self._embedder(), built_cache(self), query, self._plan(kwargs)
-        )
+        plan = self._plan(kwargs)
+        query_vector, candidates = await arun_steps(
+            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, plan))
+        return choose(query_vector, candidates, plan, query)
 
 
 class DiverseVectorStore(VectorStore):
@@ -427,6 +445,13 @@ class DiverseVectorStore(VectorStore):
             query, "mmr", k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, **kwargs
         )
 
+    def _mmr_retriever(self, k: int, fetch_k: int, lambda_mult: float,
+                       kwargs: dict[str, Any]) -> DiverseVectorStoreRetriever:
+        return self.as_retriever(
+            search_type="mmr",
+            search_kwargs={"k": k, "fetch_k": fetch_k, "lambda_mult": lambda_mult, **kwargs},
+        )
+
     def max_marginal_relevance_search_by_vector(
         self,
         embedding: list[float],
@@ -436,13 +461,11 @@ class DiverseVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[Document]:
         """The core's MMR for a query vector (nothing else is embedded on fast-path stores)."""
-        retriever = self.as_retriever(
-            search_type="mmr",
-            search_kwargs={"k": k, "fetch_k": fetch_k, "lambda_mult": lambda_mult, **kwargs},
-        )
-        return run_by_vector(
-            self, retriever._embedder(), built_cache(retriever), embedding, retriever._plan({})
-        )
+        retriever = self._mmr_retriever(k, fetch_k, lambda_mult, kwargs)
+        plan = retriever._plan({})
+        query_vector, candidates = run_steps(fetch_by_vector_steps(
+            self, retriever._embedder(), built_cache(retriever), embedding, plan))
+        return choose(query_vector, candidates, plan)
 
     async def amax_marginal_relevance_search_by_vector(
         self,
@@ -452,10 +475,13 @@ class DiverseVectorStore(VectorStore):
         lambda_mult: float = 0.5,
         **kwargs: Any,
     ) -> list[Document]:
-        return await run_in_executor(
-            None, self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k,
-            lambda_mult, **kwargs,
-        )
+        """Async ``max_marginal_relevance_search_by_vector`` (the store's async search and
+        ``aembed_documents`` for stores without a fast path)."""
+        retriever = self._mmr_retriever(k, fetch_k, lambda_mult, kwargs)
+        plan = retriever._plan({})
+        query_vector, candidates = await arun_steps(fetch_by_vector_steps(
+            self, retriever._embedder(), built_cache(retriever), embedding, plan))
+        return choose(query_vector, candidates, plan)
 
     @classmethod
     def from_texts(

@@ -434,26 +434,42 @@ class VRSDPostprocessor(BaseNodePostprocessor):
             stacklevel=user_stacklevel(),
         )
 
-    def _postprocess_steps(self, nodes: list[NodeWithScore],
-                           query_bundle: QueryBundle | None) -> Steps[list[NodeWithScore]]:
+    def _checked_query(self, nodes: list[NodeWithScore],
+                       query_bundle: QueryBundle | None) -> QueryBundle:
+        """The checked bundle (``_require_query``), warning when ``nodes`` leave nothing
+        to choose from."""
         query_bundle = _require_query(query_bundle)
-        if not nodes:
-            return []
-        self._warn_if_nothing_to_choose(len(nodes))
-        with self._rerank_event(nodes, query_bundle) as result:
-            query_vector = yield from self.query_vector_steps(query_bundle)
-            vectors = yield from self._candidate_vector_steps(nodes)
-            result.extend(self.select_nodes(nodes, query_vector, vectors,
-                                            query_bundle.query_str))
-        return result
+        if nodes:
+            self._warn_if_nothing_to_choose(len(nodes))
+        return query_bundle
+
+    def _vector_steps(self, nodes: list[NodeWithScore], query_bundle: QueryBundle
+                      ) -> Steps[tuple[Sequence[float], list[Sequence[float]]]]:
+        """(the query vector, one vector per node) as steps (``vrsd_kit.steps``), for
+        ``select_nodes``."""
+        query_vector = yield from self.query_vector_steps(query_bundle)
+        vectors = yield from self._candidate_vector_steps(nodes)
+        return query_vector, vectors
 
     @dispatcher.span
     def _postprocess_nodes(self, nodes: list[NodeWithScore],
                            query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
-        return run_steps(self._postprocess_steps(nodes, query_bundle))
+        query_bundle = self._checked_query(nodes, query_bundle)
+        if not nodes:
+            return []
+        with self._rerank_event(nodes, query_bundle) as result:
+            query_vector, vectors = run_steps(self._vector_steps(nodes, query_bundle))
+            result.extend(self.select_nodes(nodes, query_vector, vectors, query_bundle.query_str))
+        return result
 
     @dispatcher.span
     async def _apostprocess_nodes(self, nodes: list[NodeWithScore],
                                   query_bundle: QueryBundle | None = None
                                   ) -> list[NodeWithScore]:
-        return await arun_steps(self._postprocess_steps(nodes, query_bundle))
+        query_bundle = self._checked_query(nodes, query_bundle)
+        if not nodes:
+            return []
+        with self._rerank_event(nodes, query_bundle) as result:
+            query_vector, vectors = await arun_steps(self._vector_steps(nodes, query_bundle))
+            result.extend(self.select_nodes(nodes, query_vector, vectors, query_bundle.query_str))
+        return result

@@ -153,19 +153,22 @@ class VRSDRetriever(BaseRetriever):
         same_model = model is not None and self.postprocessor.embed_model is model
         return (ranked if same_model else dataclasses.replace(query_bundle)), ranked
 
-    def _retrieve_steps(self, query_bundle: QueryBundle) -> Steps[list[NodeWithScore]]:
-        post = self.postprocessor
-        embedding = yield from post.query_vector_steps(query_bundle)
+    def _fetch_steps(self, query_bundle: QueryBundle
+                     ) -> Steps[tuple[list[NodeWithScore], QueryBundle]]:
+        """(the wrapped retriever's candidates, the bundle to rerank them for) as steps
+        (``vrsd_kit.steps``): the query is embedded once, for both."""
+        embedding = yield from self.postprocessor.query_vector_steps(query_bundle)
         fetch, ranked = self._bundles(query_bundle, embedding)
         fetcher = self._fetcher()
         nodes = yield call(fetcher.retrieve, fetcher.aretrieve, fetch)
-        return (yield call(post.postprocess_nodes, post.apostprocess_nodes, nodes,
-                           query_bundle=ranked))
+        return nodes, ranked
 
     @dispatcher.span
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return run_steps(self._retrieve_steps(query_bundle))
+        nodes, ranked = run_steps(self._fetch_steps(query_bundle))
+        return self.postprocessor.postprocess_nodes(nodes, query_bundle=ranked)
 
     @dispatcher.span
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return await arun_steps(self._retrieve_steps(query_bundle))
+        nodes, ranked = await arun_steps(self._fetch_steps(query_bundle))
+        return await self.postprocessor.apostprocess_nodes(nodes, query_bundle=ranked)

@@ -9,6 +9,7 @@ survive a YAML round trip, and refuse bad input with a ValueError naming it.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 
@@ -18,6 +19,7 @@ from haystack import Document, Pipeline
 from haystack.core.errors import DeserializationError
 
 from tests.helpers.approx import approx_scores, results
+from tests.helpers.frames import frames_to_select
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
 from vrsd_haystack import METADATA_KEY, VRSDRanker
@@ -241,6 +243,19 @@ async def test_run_async_equals_run(store, query_vectors):
                                     "ranker": {"query_embedding": query_vectors[0]}})
         assert results(out["ranker"]["documents"]) == approx_scores(
             results(run(pipe, query_vectors[0])))
+
+
+def test_a_run_reaches_the_selection_without_the_steps_machinery(in_memory_store,
+                                                                 query_vectors):
+    """``run`` and ``run_async`` call ``_select`` themselves: the I/O steps
+    (``vrsd_kit.steps``) have returned before the selection starts."""
+    ranker = VRSDRanker(top_k=K, lexical=False)  # no query text here
+    cands = candidates(in_memory_store, query_vectors[0])
+    assert frames_to_select(lambda: ranker.run(documents=cands,
+                                               query_embedding=query_vectors[0])) \
+        == ["run", "_select"]
+    assert frames_to_select(lambda: asyncio.run(ranker.run_async(
+        documents=cands, query_embedding=query_vectors[0]))) == ["run_async", "_select"]
 
 
 def test_a_deprecated_method_alias_is_resolved_once():
