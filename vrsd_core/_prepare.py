@@ -243,7 +243,7 @@ def prepare(
     """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
     if not batched and mask is None and groups is None and max_per_group is None \
             and token_counts is None and max_tokens is None:
-        one = _one_query(queries, candidates, relevance, normalize)
+        one = _prepare_one(queries, candidates, relevance, normalize)
         if one is not None:
             return one
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
@@ -270,7 +270,7 @@ def prepare(
     )
 
 
-def _one_query(query: Any, candidates: Any, relevance: Any, normalize: bool) -> Prepared | None:
+def _prepare_one(query: Any, candidates: Any, relevance: Any, normalize: bool) -> Prepared | None:
     """``prepare`` of the common call, one query over n >= 1 candidates with no mask,
     cap or budget, in a dozen numpy calls instead of about forty: the same arrays as
     the general path (tests/unit_tests/core/test_prepare.py holds them equal), because
@@ -283,7 +283,7 @@ def _one_query(query: Any, candidates: Any, relevance: Any, normalize: bool) -> 
             or not q.shape[0] or q.dtype not in _NATIVE or X.dtype not in _NATIVE:
         return None
     if q.dtype != X.dtype:  # float32 only when both are
-        q, X = q.astype(np.float64), X.astype(np.float64)
+        q, X = q.astype(np.float64, copy=False), X.astype(np.float64, copy=False)
     if not X.flags.c_contiguous:
         X = np.ascontiguousarray(X)
     dtype = X.dtype

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vrsd_core import select
-from vrsd_core._prepare import Prepared, _one_query, prepare
+from vrsd_core._prepare import Prepared, _prepare_one, prepare
 
 
 def general(q, C, relevance=None, normalize=True) -> Prepared:
@@ -48,7 +48,7 @@ def test_the_one_query_form_builds_the_general_forms_arrays(n, d, seed, dtype, n
     if not np.abs(q).sum():
         q[0] = 1
     rel = None if signals is None else rng.normal(size=(n,) if signals == 1 else (signals, n))
-    fast = _one_query(q, C, rel, normalize)
+    fast = _prepare_one(q, C, rel, normalize)
     assert fast is not None
     assert_same(fast, general(q, C, rel, normalize))
     assert_same(prepare(q, C, batched=False, relevance=rel, normalize=normalize), fast)
@@ -64,7 +64,7 @@ def test_the_one_query_form_builds_the_general_forms_arrays(n, d, seed, dtype, n
     (np.ones((1, 3)), np.ones((2, 3))),  # a 2-D query
 ])
 def test_anything_unusual_goes_to_the_general_form(query, candidates):
-    assert _one_query(query, candidates, None, True) is None
+    assert _prepare_one(query, candidates, None, True) is None
 
 
 def test_the_shared_constants_cannot_be_written():
