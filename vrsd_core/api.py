@@ -156,8 +156,9 @@ def _setup(
         return info, prep, options, params, None
     # Quality prior: the method runs on the blended relevance; the Selection
     # reports the plain one (see _prior.py).
+    shown = shown_params({**params, **options})
     run_prep, options, prior = apply_prior(prep, options, batched=batched)
-    return info, run_prep, options, shown_params({**params, **options}), prior
+    return info, run_prep, options, shown, prior
 
 
 def _finish(
