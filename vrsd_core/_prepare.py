@@ -72,6 +72,13 @@ def _constant(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _units(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One query's all-True (1, n) mask, its unit length (1,) and its candidates' unit
+    squared lengths (1, n), shared read-only arrays (one look-up for the three)."""
+    return _constant((1, n), True, bool), _constant((1,), 1.0), _constant((1, n), 1.0)
+
+
 def _filled(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.ndarray:
     """np.full without its Python-level overhead (a few microseconds a call here)."""
     out = np.empty(shape, dtype=dtype)
@@ -288,13 +295,13 @@ def _prepare_one(query: Any, candidates: Any, relevance: Any, normalize: bool) -
         X = np.ascontiguousarray(X)
     dtype = X.dtype
     n = X.shape[0]
-    X = X[None, :, :]
+    X3 = X[None, :, :]
     # No errstate here (it costs a tenth of the call): a length that overflows is one the
     # general path refuses as too long, so numpy's overflow warning only precedes that
     # ValueError; NaN and inf propagate without a warning.
     q64 = q.astype(np.float64)
     q_sq = float(q64.dot(q64))
-    sq = _VECDOT(X, X) if _VECDOT is not None else _row_dots(X)
+    sq = _VECDOT(X3, X3) if _VECDOT is not None else _row_dots(X3)
     tiny, eps, big = _LIMITS[dtype]
     # the ufuncs' own reductions: np.min and np.max add three Python frames each
     if not (float(_MIN(sq, axis=None)) >= 4.0 * tiny / eps
@@ -306,15 +313,15 @@ def _prepare_one(query: Any, candidates: Any, relevance: Any, normalize: bool) -
     if normalize:
         scale = 1.0 / np.sqrt(sq, dtype=np.float64)
         q = q * dtype.type(1.0 / q_len)
-        qsim = (X[0] @ q)[None, :] * scale
-        q_norm, sq_norm = _constant((1,), 1.0), _constant((1, n), 1.0)
+        qsim = (X @ q) * scale  # (n,) by (1, n): the (1, n) row
+        valid, q_norm, sq_norm = _units(n)
     else:
         scale, q_norm, sq_norm = np.ones((1, n)), np.array([q_len]), sq.astype(np.float64)
-        qsim = (X[0] @ q)[None, :].astype(np.float64)
-    valid = _constant((1, n), True, bool)
+        qsim = (X @ q)[None, :].astype(np.float64)
+        valid = _units(n)[0]
     rel, in_pool_units = (qsim, False) if relevance is None else _relevance(
         relevance, (1, n), valid, False)
-    return Prepared(X=X, q=q[None, :], valid=valid, scale=scale, sq_norm=sq_norm,
+    return Prepared(X=X3, q=q[None, :], valid=valid, scale=scale, sq_norm=sq_norm,
                     q_norm=q_norm, qsim=qsim, rel=rel, rel_in_pool_units=in_pool_units,
                     normalize=normalize, all_real=True)
 

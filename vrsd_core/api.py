@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from ._checks import check_int, check_k, did_you_mean
 from ._kernels import TINY
-from ._prepare import Prepared, prepare
+from ._prepare import Prepared, _prepare_one, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
 from .registry import (
@@ -297,11 +297,15 @@ def select(
         ValueError: naming the argument, for NaN/inf, zero vectors, wrong shapes,
             an unknown method or option, or an option out of range.
     """
-    prep = prepare(
-        query, candidates, relevance=relevance, normalize=normalize, batched=False,
-        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
-        max_tokens=max_tokens,
-    )
+    prep = None
+    if groups is None and max_per_group is None and max_tokens is None and token_counts is None:
+        prep = _prepare_one(query, candidates, relevance, normalize)  # the common call
+    if prep is None:
+        prep = prepare(
+            query, candidates, relevance=relevance, normalize=normalize, batched=False,
+            groups=groups, max_per_group=max_per_group, token_counts=token_counts,
+            max_tokens=max_tokens,
+        )
     info, run_prep, options, params, prior = _setup(method, prep, relevance, options, False)
     k_int = check_k(k)
     return _finish(prep, k_int, info.fn(run_prep, k_int, **options), info, params, prior)[0]

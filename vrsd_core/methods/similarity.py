@@ -53,12 +53,14 @@ def _sorted_top(scores: np.ndarray, K: int, rtol: float
                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The K best of one query's scores by a sort, in order, and their scores (float64);
     or None if two of them (or the K-th and the next) are within the tie tolerance."""
+    # A sort's order among equal scores does not matter: a tie among the K + 1 best
+    # sends the query to the greedy rule, and otherwise their order is unique.
     n = len(scores)
     if n < FULL_SORT_BELOW or K + 1 >= n:
-        top = (-scores).argsort(kind="stable")[: K + 1]
+        top = scores.argsort()[: n - K - 2 if n > K + 1 else None: -1]
     else:
         top = np.argpartition(scores, n - K - 1)[n - K - 1:]
-        top = top[np.argsort(-scores[top])]
+        top = top[scores.take(top).argsort()[::-1]]
     # argmax_first's test, a score at or above best - rtol * max(1, |best|) ties best, on
     # the K + 1 sorted scores in Python floats (no overflow warning, no numpy call each)
     best = scores.take(top)
