@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -132,15 +132,24 @@ class Prepared:
     # The token budget (see _constraints.py): token count per candidate, the budget.
     tokens: np.ndarray | None = None  # (B, n) int64, 0 at padding; None without a budget
     budget: int | None = None  # max_tokens
+    # Read by every method on every call, so set once here rather than as properties:
+    tie_rtol: float = field(init=False)
+    """Relative tie tolerance for scores computed from this input's dtype."""
+    constrained: bool = field(init=False)
+    """A per-group cap or a token budget limits which candidates can be picked."""
+    single: bool = field(init=False)
+    """One query whose candidates are all real and no token budget: the methods' 1-D
+    fast paths apply (they keep a group cap but not a budget, whose picks can run out
+    before k; the batched paths handle that)."""
+
+    def __post_init__(self) -> None:
+        self.tie_rtol = TIE_RTOL[self.X.dtype]
+        self.constrained = self.cap is not None or self.budget is not None
+        self.single = self.all_real and self.X.shape[0] == 1 and self.budget is None
 
     @property
     def batch(self) -> int:
         return int(self.X.shape[0])
-
-    @property
-    def tie_rtol(self) -> float:
-        """Relative tie tolerance for scores computed from this input's dtype."""
-        return TIE_RTOL[self.X.dtype]
 
     @property
     def n(self) -> int:
@@ -175,18 +184,6 @@ class Prepared:
             feasible=None if self.feasible is None else self.feasible[cut],
             tokens=None if self.tokens is None else self.tokens[cut], budget=self.budget,
         )
-
-    @property
-    def constrained(self) -> bool:
-        """A per-group cap or a token budget limits which candidates can be picked."""
-        return self.cap is not None or self.budget is not None
-
-    @property
-    def single(self) -> bool:
-        """One query whose candidates are all real and no token budget: the methods'
-        1-D fast paths apply (they keep a group cap but not a budget, whose picks
-        can run out before k; the batched paths handle that)."""
-        return self.all_real and self.X.shape[0] == 1 and self.budget is None
 
     def products_into(
         self, j: int, factor: float, out: np.ndarray, row_scale: Any, b: int = 0
@@ -443,7 +440,7 @@ def _query_products(X: np.ndarray, q: np.ndarray, scale: np.ndarray, normalize: 
     B, n, _ = X.shape
     if not n:
         return np.zeros((B, 0))
-    raw = (X[0] @ q[0])[None, :] if B == 1 else np.matmul(X, q[:, :, None])[:, :, 0]
+    raw = (X[0] @ q[0])[None, :] if B == 1 else _row_dots_with(X, q)  # 3x a stacked matmul
     return raw * scale if normalize else raw.astype(np.float64)
 
 
