@@ -301,15 +301,15 @@ def _prepare_one(query: Any, candidates: Any, relevance: Any, normalize: bool) -
     sq = _VECDOT(X3, X3) if _VECDOT is not None else _row_dots(X3)
     tiny, eps, big = _LIMITS[dtype]
     # the ufuncs' own reductions: np.min and np.max add three Python frames each
-    if not (float(_MIN(sq, axis=None)) >= 4.0 * tiny / eps
-            and float(_MAX(sq, axis=None)) <= big / (16.0 * n * n)
+    if not (float(_MIN(sq, None)) >= 4.0 * tiny / eps
+            and float(_MAX(sq, None)) <= big / (16.0 * n * n)
             and 0.0 < q_sq < math.inf):  # NaN fails every comparison
         return None
     # _unit_scale and _query_products for one query, inline (each call is a tenth of this)
     q_len = math.sqrt(q_sq)
     if normalize:
         scale = 1.0 / np.sqrt(sq, dtype=np.float64)
-        q = q * dtype.type(1.0 / q_len)
+        q = q * (1.0 / q_len)  # a Python float keeps float32 data float32
         qsim = (X @ q) * scale  # (n,) by (1, n): the (1, n) row
         valid, q_norm, sq_norm = _units(n)
     else:

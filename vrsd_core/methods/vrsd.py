@@ -101,6 +101,9 @@ def vrsd(
                     np.multiply(prod2, 0.5, out=products[t])
     result = split_rows(picks, gains, taken_counts(counts, cons))
     if products is None:
+        for picked in result:  # as in _vrsd_single: the last gain is the objective
+            if len(picked.gains):
+                picked.objective = float(picked.gains[-1])
         return result
     for b, picked in enumerate(result):
         m = len(picked.indices)
