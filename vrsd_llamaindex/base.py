@@ -243,7 +243,9 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         "'refuse' (a ValueError, for embedding APIs paid per token).",
     )
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    # validate_assignment: ``pp.top_n = 0`` after construction is the same ValueError
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid",
+                              validate_assignment=True)
 
     # set once this instance has warned that it had nothing to choose from
     _warned_few: bool = PrivateAttr(default=False)
@@ -269,8 +271,11 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     def _check_method(self) -> VRSDPostprocessor:
         check_method_options(self.method, self.method_kwargs, "(BaseNode) -> float")
         check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
-        self.max_per_group = check_group_options(self.group_by, self.max_per_group)
-        self.max_tokens, self.token_counter = check_budget_options(
+        # the checked values are written past validation (assigning them would run
+        # this validator again)
+        fields = self.__dict__
+        fields["max_per_group"] = check_group_options(self.group_by, self.max_per_group)
+        fields["max_tokens"], fields["token_counter"] = check_budget_options(
             self.max_tokens, self.token_counter)
         check_reembed(self.reembed)
         check_metadata_key(self.metadata_key)

@@ -291,3 +291,21 @@ async def test_rerank_events_and_span_fire(instrumented, mode):
                for name in span_names)
     assert [t for t, _ in legacy.starts] == [CBEventType.RERANKING]
     assert [t for t, _ in legacy.ends] == [CBEventType.RERANKING]
+
+
+@pytest.mark.parametrize("field, value, named", [
+    ("top_n", 0, "top_n"), ("method", "nope", "method"), ("max_tokens", 0, "max_tokens"),
+    ("lexical", "no", "lexical"), ("method_kwargs", {"lamda": 1}, "lamda"),
+])
+def test_a_setting_assigned_after_construction_is_checked(field, value, named):
+    pp = VRSDPostprocessor(top_n=2)
+    with pytest.raises(ValueError, match=named):
+        setattr(pp, field, value)
+
+
+def test_a_good_assignment_takes_effect():
+    pp = VRSDPostprocessor(top_n=2)
+    pp.top_n = 3
+    pp.max_tokens = 10_000
+    assert len(pp.postprocess_nodes(make_nodes(), query_bundle=bundle())) == 3
+    assert pp.token_counter is not None  # the budget's counter, filled in as at construction
