@@ -217,13 +217,6 @@ class Prepared:
             g = g * s[:, None] * s[None, :]
         return g.astype(np.float64, copy=False)
 
-    def sum_vector(self, b: int, idx: np.ndarray) -> np.ndarray:
-        """The sum of the working vectors idx of query b, in float64."""
-        sub = self.X[b].take(idx, axis=0)
-        if self.normalize:  # float64 weights: dot sums the float32 rows in float64
-            return self.scale[b].take(idx).dot(sub)  # type: ignore[no-any-return]
-        return sub.sum(axis=0, dtype=np.float64)  # type: ignore[no-any-return]
-
     def vectors(self, b: int) -> np.ndarray:
         """Working vectors of query b's candidates as a new (n, d) array."""
         if self.normalize:

@@ -216,28 +216,35 @@ def _to_selection(
     prep: Prepared, b: int, picked: Picked, method: str, params: dict[str, Any]
 ) -> Selection:
     idx = picked.indices
+    objective: float | functools.partial[float] = 0.0
     if picked.objective is not None:
         objective = picked.objective
     elif len(idx):
-        v = prep.sum_vector(b, idx)
-        total_sq = float(v.dot(v))
-        # cosine_from_parts on scalars, in plain floats (this runs on every call)
-        objective = (
-            float(v.dot(prep.q[b])) / (math.sqrt(total_sq) * float(prep.q_norm[b]))
-            if total_sq > TINY
-            else 0.0
-        )
-    else:
-        objective = 0.0
+        # read when asked (see Selection.objective), from copies: the caller's arrays
+        # may change after the call
+        q = prep.q[b] if prep.normalize else prep.q[b].copy()  # normalised: our own
+        objective = functools.partial(_objective, prep.X[b].take(idx, axis=0), idx,
+                                      prep.scale[b] if prep.normalize else None,
+                                      q, float(prep.q_norm[b]))
     return Selection(
         indices=idx,
         gains=picked.gains,
         relevance=prep.rel[b].take(idx),  # float64, a new array
-        objective=objective,
+        objective=objective,  # type: ignore[arg-type]  # a float or, lazily, its function
         method=method,
         params=dict(params),
         info=picked.info,
     )
+
+
+def _objective(rows: np.ndarray, idx: np.ndarray, scale: np.ndarray | None, q: np.ndarray,
+               q_norm: float) -> float:
+    """cos(sum of the working vectors, query): ``rows`` the picked candidates as given
+    (candidates ``idx``), ``scale`` every candidate's 1/length when normalising (None:
+    as they are)."""
+    v = rows.sum(axis=0, dtype=np.float64) if scale is None else scale.take(idx).dot(rows)
+    total_sq = float(v.dot(v))
+    return float(v.dot(q)) / (math.sqrt(total_sq) * q_norm) if total_sq > TINY else 0.0
 
 
 def select(

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+
+class _Computed:
+    """A float field set to a value or to a zero-argument function that computes it on
+    first read (then kept): a result can carry a figure most callers never read
+    without paying for it on every call."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = "_" + name
+
+    def __get__(self, obj: object, objtype: type | None = None) -> float:
+        if obj is None:
+            raise AttributeError(self.key[1:])  # a required field: no default
+        value = obj.__dict__[self.key]
+        if callable(value):
+            value = obj.__dict__[self.key] = float(value())
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, obj: object, value: float | Callable[[], float]) -> None:
+        obj.__dict__[self.key] = value
 
 
 @dataclass(frozen=True)
@@ -20,7 +41,10 @@ class Selection:
         relevance: per pick, the item's relevance (cosine to the query unless
             ``relevance=`` was given), aligned with ``indices``.
         objective: sum-vector similarity cos(sum of selected, query) of the
-            final set, whatever the method; 0.0 for an empty selection.
+            final set, whatever the method; 0.0 for an empty selection. Computed
+            when first read (most callers never read it), from a copy of the
+            picked vectors taken at selection: later changes to the caller's
+            arrays do not reach it.
         method: the method name.
         params: the options the method ran with, defaults filled in.
         info: method-specific facts about the run (e.g. ``filled_by_relevance``
@@ -36,7 +60,10 @@ class Selection:
     indices: NDArray[np.int64]
     gains: NDArray[np.float64]
     relevance: NDArray[np.float64]
-    objective: float
+    if TYPE_CHECKING:  # what callers see: a float (the core may pass a function)
+        objective: float
+    else:  # a required float field, computed on first read when given as a function
+        objective: _Computed = _Computed()
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
