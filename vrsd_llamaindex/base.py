@@ -56,7 +56,14 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, Query
 from llama_index.core.settings import Settings
 from pydantic import SkipValidation, WithJsonSchema
 
-from vrsd_core import DEFAULT_METHOD, MethodName, Selection, check_count, select
+from vrsd_core import (
+    DEFAULT_METHOD,
+    METHOD_ALIASES,
+    MethodName,
+    Selection,
+    check_count,
+    select,
+)
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.contract import (
     METADATA_KEY,
@@ -274,12 +281,29 @@ class VRSDPostprocessor(BaseNodePostprocessor):
         # the checked values are written past validation (assigning them would run
         # this validator again)
         fields = self.__dict__
+        if isinstance(self.method, str) and self.method in METHOD_ALIASES:
+            # an alias assigned after construction (``pp.method = "vrsd_swap"``): the
+            # before-validator merged its options and warned; store its method's name
+            fields["method"] = METHOD_ALIASES[self.method][0]
         fields["max_per_group"] = check_group_options(self.group_by, self.max_per_group)
         fields["max_tokens"], fields["token_counter"] = check_budget_options(
             self.max_tokens, self.token_counter)
         check_reembed(self.reembed)
         check_metadata_key(self.metadata_key)
         return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # pydantic checks an assignment after storing it and keeps a value its model
+        # validator refused: put the settings back, so a refused one changes nothing
+        if name not in type(self).model_fields:
+            super().__setattr__(name, value)
+            return
+        before = dict(self.__dict__)
+        try:
+            super().__setattr__(name, value)
+        except ValueError:
+            self.__dict__.update(before)
+            raise
 
     @classmethod
     def class_name(cls) -> str:

@@ -299,8 +299,11 @@ async def test_rerank_events_and_span_fire(instrumented, mode):
 ])
 def test_a_setting_assigned_after_construction_is_checked(field, value, named):
     pp = VRSDPostprocessor(top_n=2)
+    before = pp.model_dump()
     with pytest.raises(ValueError, match=named):
         setattr(pp, field, value)
+    assert pp.model_dump() == before  # a refused assignment changes nothing
+    assert len(pp.postprocess_nodes(make_nodes(), query_bundle=bundle())) == 2
 
 
 def test_a_good_assignment_takes_effect():
@@ -309,3 +312,14 @@ def test_a_good_assignment_takes_effect():
     pp.max_tokens = 10_000
     assert len(pp.postprocess_nodes(make_nodes(), query_bundle=bundle())) == 3
     assert pp.token_counter is not None  # the budget's counter, filled in as at construction
+
+
+def test_an_alias_assigned_is_stored_as_its_method_as_at_construction():
+    pp = VRSDPostprocessor(top_n=2)
+    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
+        pp.method = "vrsd_swap"
+    built = VRSDPostprocessor(top_n=2, method="vrsd", method_kwargs={"refine": "swap"})
+    assert (pp.method, pp.method_kwargs) == (built.method, built.method_kwargs)
+    with pytest.raises(ValueError, match="refine"):  # the alias's option stays: mmr refuses it
+        pp.method = "mmr"
+    assert pp.method == "vrsd"  # a refused assignment leaves the setting as it was
