@@ -20,9 +20,6 @@ def pool(seed: int = 0, n: int = 12, d: int = 6, dtype: type = np.float64):
     return rng.standard_normal(d).astype(dtype), rng.standard_normal((n, d)).astype(dtype)
 
 
-SAMPLED = {"top_m", "top_p", "threshold", "cluster"}  # random or thresholded: seeded below
-
-
 @pytest.mark.parametrize("method", sorted(set(METHOD_INFO) - {"vrsd_exact"}))
 @pytest.mark.parametrize("normalize", [True, False])
 def test_objective_is_the_cosine_of_the_picks_sum(method, normalize):
