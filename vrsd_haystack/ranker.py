@@ -122,6 +122,12 @@ def annotated_copy(doc: Document, entry: dict[str, Any],
     return dataclasses.replace(doc, meta=meta, score=entry["relevance"], embedding=embedding)
 
 
+# The constructor's arguments, kept as attributes of the same names.
+_SETTINGS = ("top_k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
+             "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
+             "metadata_key")
+
+
 @component
 class VRSDRanker:
     """Keep ``top_k`` of the retrieved documents, relevant to the query *and* diverse.
@@ -195,6 +201,22 @@ class VRSDRanker:
         self.lexical = check_flag(lexical, "lexical")
         self.metadata_key = check_metadata_key(metadata_key)
         self._warned_no_query = False
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A setting assigned after construction (``ranker.top_k = 0``) is checked as the
+        # constructor checks it, with the others as they are: a ValueError naming it
+        # changes nothing; a good one is stored as checked (an alias as its method, a
+        # budget with its counter filled in).
+        if name not in _SETTINGS or "metadata_key" not in self.__dict__:  # building
+            object.__setattr__(self, name, value)
+            return
+        given = {key: self.__dict__[key] for key in _SETTINGS}
+        given["token_counter"] = self._token_counter_given  # as the caller gave it
+        given[name] = value
+        checked = object.__new__(type(self))
+        type(self).__init__(checked, **given)
+        self.__dict__.update({key: checked.__dict__[key]
+                              for key in (*_SETTINGS, "_token_counter_given")})
 
     def warm_up(self) -> None:
         """Warm up the document embedder, if it has anything to load."""

@@ -283,6 +283,36 @@ def test_bad_settings_name_the_argument(kwargs, name):
         VRSDRanker(**kwargs)
 
 
+@pytest.mark.parametrize(("field", "value", "name"), [
+    ("top_k", 0, "top_k"), ("method", "nope", "method"), ("method_kwargs", {"lamda": 1}, "lamda"),
+    ("max_tokens", 0, "max_tokens"), ("lexical", "no", "lexical"),
+    ("max_per_group", 2, "group_by"), ("reembed", "never", "reembed"),
+])
+def test_a_setting_assigned_after_construction_is_checked(in_memory_store, query_vectors,
+                                                          field, value, name):
+    ranker = VRSDRanker(top_k=K, lexical=False)
+    before = ranker.to_dict()
+    with pytest.raises(ValueError, match=name):
+        setattr(ranker, field, value)
+    assert ranker.to_dict() == before  # a refused assignment changes nothing
+    cands = candidates(in_memory_store, query_vectors[0])
+    assert len(ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]) == K
+
+
+def test_a_good_assignment_is_stored_as_checked(in_memory_store, query_vectors):
+    ranker = VRSDRanker(top_k=K, lexical=False)
+    ranker.top_k = K - 1
+    ranker.max_tokens = 10_000
+    assert ranker.token_counter is not None  # the budget's counter, as at construction
+    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
+        ranker.method = "vrsd_swap"
+    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+    cands = candidates(in_memory_store, query_vectors[0])
+    out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
+    assert len(out) == K - 1
+    assert VRSDRanker.from_dict(ranker.to_dict()).to_dict() == ranker.to_dict()
+
+
 def test_bad_run_inputs_name_the_argument(in_memory_store, query_vectors):
     query = query_vectors[0]
     cands = candidates(in_memory_store, query)
