@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -12,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import check_int, check_k, did_you_mean
-from ._kernels import TINY
+from ._kernels import cosine_from_parts
 from ._prepare import Prepared, _prepare_one, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
 from .methods._common import Picked, run_in_chunks
@@ -243,8 +242,7 @@ def _objective(rows: np.ndarray, idx: np.ndarray, scale: np.ndarray | None, q: n
     (candidates ``idx``), ``scale`` every candidate's 1/length when normalising (None:
     as they are)."""
     v = rows.sum(axis=0, dtype=np.float64) if scale is None else scale.take(idx).dot(rows)
-    total_sq = float(v.dot(v))
-    return float(v.dot(q)) / (math.sqrt(total_sq) * q_norm) if total_sq > TINY else 0.0
+    return float(cosine_from_parts(v.dot(q), v.dot(v), q_norm))
 
 
 def select(

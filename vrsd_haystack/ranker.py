@@ -123,9 +123,9 @@ def annotated_copy(doc: Document, entry: dict[str, Any],
 
 
 # The constructor's arguments, kept as attributes of the same names.
-_SETTINGS = ("top_k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
-             "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
-             "metadata_key")
+_SETTINGS = frozenset({"top_k", "method", "method_kwargs", "relevance", "group_by",
+                       "max_per_group", "max_tokens", "token_counter", "document_embedder",
+                       "reembed", "lexical", "metadata_key"})
 
 
 @component
@@ -207,7 +207,7 @@ class VRSDRanker:
         # constructor checks it, with the others as they are: a ValueError naming it
         # changes nothing; a good one is stored as checked (an alias as its method, a
         # budget with its counter filled in).
-        if name not in _SETTINGS or "metadata_key" not in self.__dict__:  # building
+        if name not in _SETTINGS or not self.__dict__.keys() >= _SETTINGS:  # building
             object.__setattr__(self, name, value)
             return
         given = {key: self.__dict__[key] for key in _SETTINGS}

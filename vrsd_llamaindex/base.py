@@ -62,6 +62,7 @@ from vrsd_core import (
     MethodName,
     Selection,
     check_count,
+    resolve_method,
     select,
 )
 from vrsd_core.callers import user_stacklevel
@@ -78,7 +79,6 @@ from vrsd_kit.contract import (
     check_query_text,
     check_relevance_spec,
     item_values,
-    resolve_method_fields,
     selection_inputs,
     selection_metadata_all,
     source_of,
@@ -272,19 +272,19 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     @classmethod
     def _check_input(cls, data: Any) -> Any:
         check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
-        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+        return data
 
     @model_validator(mode="after")
     def _check_method(self) -> VRSDPostprocessor:
-        check_method_options(self.method, self.method_kwargs, "(BaseNode) -> float")
-        check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
         # the checked values are written past validation (assigning them would run
         # this validator again)
         fields = self.__dict__
         if isinstance(self.method, str) and self.method in METHOD_ALIASES:
-            # an alias assigned after construction (``pp.method = "vrsd_swap"``): the
-            # before-validator merged its options and warned; store its method's name
-            fields["method"] = METHOD_ALIASES[self.method][0]
+            # "vrsd_swap" -> "vrsd" + refine="swap" (warns), built or assigned alike
+            fields["method"], fields["method_kwargs"] = resolve_method(
+                self.method, self.method_kwargs)
+        check_method_options(self.method, self.method_kwargs, "(BaseNode) -> float")
+        check_relevance_spec(self.method, self.relevance, "(query, nodes) -> scores")
         fields["max_per_group"] = check_group_options(self.group_by, self.max_per_group)
         fields["max_tokens"], fields["token_counter"] = check_budget_options(
             self.max_tokens, self.token_counter)

@@ -316,8 +316,9 @@ def test_a_good_assignment_takes_effect():
 
 def test_an_alias_assigned_is_stored_as_its_method_as_at_construction():
     pp = VRSDPostprocessor(top_n=2)
-    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
+    with pytest.warns(DeprecationWarning, match="vrsd_swap") as caught:
         pp.method = "vrsd_swap"
+    assert len(caught) == 1 and caught[0].filename == __file__  # once, at the user's line
     built = VRSDPostprocessor(top_n=2, method="vrsd", method_kwargs={"refine": "swap"})
     assert (pp.method, pp.method_kwargs) == (built.method, built.method_kwargs)
     with pytest.raises(ValueError, match="refine"):  # the alias's option stays: mmr refuses it
