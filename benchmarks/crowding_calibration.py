@@ -50,7 +50,7 @@ def rows_for(name: str) -> list[str]:
             by_words = select_batch(pools.queries, pools.vectors, k, method="similarity",
                                     relevance=pools.words)
             default = select_batch(pools.queries, pools.vectors, k, method=DEFAULT_METHOD,
-                                   relevance=pools.words)
+                                   relevance=pools.words, profiles=pools.profiles)
             crowded = slots = 0
             found = {"top": [], "words": [], "default": []}
             for b, gold in enumerate(corpus.gold):

@@ -81,7 +81,12 @@ def apply_prior(
 
 
 def shown_params(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` for the Selection: the prior array is shown as ``"given"``."""
-    if params.get("prior") is not None:
-        return {**params, "prior": "given"}
+    """``params`` for the Selection: a per-candidate array (the prior, ``complement``'s
+    profiles) is shown as ``"given"``."""
+    arrays = [name for name in _PER_CANDIDATE if params.get(name) is not None]
+    if arrays:
+        return {**params, **dict.fromkeys(arrays, "given")}
     return params
+
+
+_PER_CANDIDATE = ("prior", "profiles")

@@ -14,6 +14,7 @@ from ._checks import check_int, check_k, did_you_mean
 from ._kernels import cosine_from_parts
 from ._prepare import Prepared, _prepare_one, prepare
 from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
+from ._profiles import PROFILE_DEFAULTS, with_profiles
 from .methods._common import Picked, run_in_chunks
 from .registry import (
     DEFAULT_METHOD,
@@ -46,6 +47,8 @@ def _option_defaults(method: str) -> dict[str, Any]:
     }
     if info.takes_prior:  # the quality prior (see _prior.py)
         options.update(PRIOR_DEFAULTS)
+    if info.takes_profiles:  # a second description of each candidate (see _profiles.py)
+        options.update(PROFILE_DEFAULTS)
     return options
 
 
@@ -117,6 +120,8 @@ def _check_now(method: Any, options: Mapping[str, Any]) -> None:
     probe = dict(options)
     if probe.get("prior") is not None:
         probe["prior"] = np.zeros(1)
+    if probe.get("profiles") is not None:  # per candidate: checked at query time
+        probe["profiles"] = np.zeros((1, 1))
     select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
 
 
@@ -157,6 +162,10 @@ def _setup(
     # reports the plain one (see _prior.py).
     shown = shown_params({**params, **options})
     run_prep, options, prior = apply_prior(prep, options, batched=batched)
+    if "profiles" in options:
+        profiles = options.pop("profiles")
+        if profiles is not None:
+            run_prep = with_profiles(run_prep, profiles, batched=batched)
     return info, run_prep, options, shown, prior
 
 
@@ -293,6 +302,9 @@ def select(
             the default ``complement``, ``similarity``, ``mmr``, ``dpp``) also take
             ``prior`` ((n,) scores) and ``prior_weight`` (in [0, 1], default 0):
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
+            ``complement`` also takes ``profiles`` ((n, f): a second description of
+            each candidate, e.g. its words' profile; its similarity becomes the mean
+            of the vectors' cosine and the profiles' cosine).
 
     Returns:
         A ``Selection`` (indices in selection order, per-pick gains, relevance,

@@ -52,6 +52,8 @@ class MethodInfo:
         takes_relevance: accepts an outside ``relevance=`` (False for the methods
             whose objective is the geometry itself: ``vrsd``, ``vrsd_exact``).
         takes_prior: accepts the quality prior options ``prior``/``prior_weight``.
+        takes_profiles: accepts ``profiles``, a second description of each candidate
+            its similarity reads (``vrsd_core._profiles``).
         seeded: takes a ``seed`` option (sampling and clustering methods).
         deterministic: the same input and default options give the same result
             (a seeded method is deterministic only if its default seed is fixed).
@@ -65,6 +67,7 @@ class MethodInfo:
     summary: str
     takes_relevance: bool = False
     takes_prior: bool = False
+    takes_profiles: bool = False
     seeded: bool = False
     deterministic: bool = False
     exhaustive: bool = False
@@ -73,7 +76,7 @@ class MethodInfo:
 _TABLE = (
     MethodInfo(
         name="complement", fn=complement, takes_relevance=True, takes_prior=True,
-        deterministic=True,
+        takes_profiles=True, deterministic=True,
         summary="recommended for RAG: a determinantal selection on relevance in pool units "
         "(the adapters: z(cosine) + z(BM25 of the words)); restatements held back"),
     MethodInfo(

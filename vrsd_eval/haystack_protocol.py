@@ -32,8 +32,11 @@ def _core(method: MethodName, words: bool = False) -> TextPicker:
     adapters give the default (``vrsd_kit.lexical``)."""
     def pick(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[str], query: str
              ) -> list[int]:
-        relevance = pool_relevance(query, texts, q, cands).signals if words else None
-        return [int(i) for i in select(q, cands, k, method=method, relevance=relevance).indices]
+        if not words:
+            return [int(i) for i in select(q, cands, k, method=method).indices]
+        found = pool_relevance(query, texts, q, cands)
+        return [int(i) for i in select(q, cands, k, method=method, relevance=found.signals,
+                                       profiles=found.profiles).indices]
 
     return pick
 

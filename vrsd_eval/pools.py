@@ -39,6 +39,9 @@ class Pools:
         words: (Q, 2, n) each candidate's relevance signals, its cosine and its BM25
             in the pool, as the adapters give them to the default
             (``vrsd_kit.lexical.pool_relevance``; the core fuses them).
+        profiles: (Q, n, f) each candidate's word profile (``pool_relevance``'s
+            ``profiles``, zero columns padding the narrower ones), the default's
+            ``profiles``.
     """
 
     queries: np.ndarray
@@ -47,6 +50,7 @@ class Pools:
     store: Any
     embeddings: Any
     words: np.ndarray
+    profiles: np.ndarray
 
 
 def embed_corpus(texts: Sequence[str], embeddings: Any, desc: str,
@@ -78,22 +82,33 @@ def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
         rows.append([int(d.metadata["row"]) for d in found.documents])
         vectors.append(np.asarray(found.vectors))
     stacked = np.stack(vectors)
-    words = np.stack([
-        pool_relevance(question, [texts[r] for r in found], qvec, cands).signals
+    found_words = [
+        pool_relevance(question, [texts[r] for r in found], qvec, cands)
         for question, found, qvec, cands in zip(questions, rows, queries, stacked, strict=True)
-    ])
-    return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words)
+    ]
+    words = np.stack([w.signals for w in found_words])
+    width = max((w.profiles.shape[1] for w in found_words), default=1)
+    profiles = np.zeros(stacked.shape[:2] + (width,))
+    for b, w in enumerate(found_words):
+        profiles[b, :, : w.profiles.shape[1]] = w.profiles
+    return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words,
+                 profiles)
 
 
 def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[np.ndarray]:
     """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
     ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
     default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
-    words too (``pools.words``). ``budget``: ``max_tokens`` and ``token_counts`` (Q, n),
+    words too (``pools.words``, and for the default ``pools.profiles``). ``budget``: ``max_tokens`` and ``token_counts`` (Q, n),
     as ``select_batch`` takes them."""
-    relevance = pools.words if spec.words else None
-    picked = select_batch(pools.queries, pools.vectors, k, method=spec.method or DEFAULT_METHOD,
-                          relevance=relevance, **spec.options, **budget)
+    method = spec.method or DEFAULT_METHOD
+    words: dict[str, Any] = {}
+    if spec.words:
+        words["relevance"] = pools.words
+        if method == DEFAULT_METHOD:
+            words["profiles"] = pools.profiles
+    picked = select_batch(pools.queries, pools.vectors, k, method=method,
+                          **words, **spec.options, **budget)
     return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]
 
 

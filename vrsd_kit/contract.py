@@ -506,11 +506,13 @@ def selection_inputs(
     per-item callable (``item_values`` in the adapter's terms); ``score(fn)`` calls a
     relevance callable the way the adapter presents it, e.g. ``fn(query, documents)``.
     Prior and relevance values are checked by ``check_prior_values``. ``words``
-    (``words_relevance``): its two signals are the relevance, fused by the core.
+    (``words_relevance``): its two signals are the relevance, fused by the core, and
+    its word profiles the candidates' ``profiles`` (the default's similarity reads them).
     """
     out = dict(options)
     if words is not None:
         out["relevance"] = words.signals
+        out["profiles"] = words.profiles
     if out.get("prior") is not None:
         out["prior"] = check_prior_values(values(out["prior"], "prior"), count)
     if relevance is not None:
@@ -540,6 +542,9 @@ def check_method_options(method: Any, options: Mapping[str, Any], item_form: str
     Raises:
         ValueError: naming the method, the option or ``prior``.
     """
+    if "profiles" in options:
+        raise ValueError("profiles: built per query from the candidates' words (lexical=True), "
+                         "not a setting")
     check_options(method, options)
     check_item_spec(options.get("prior"), "prior", item_form)
 

@@ -77,6 +77,54 @@ def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> N
     return (tf / (tf + norm[:, None])) @ weights  # type: ignore[no-any-return]
 
 
+@lru_cache(maxsize=_CACHED_TEXTS)
+def _term_arrays(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(the hashes of the text's distinct words, their counts); cached like ``term_counts``.
+    A word's hash is its id within this process (64 bits: collisions are negligible)."""
+    counts, _ = term_counts(text)
+    return (np.fromiter(map(hash, counts), dtype=np.int64, count=len(counts)),
+            np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+
+
+def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
+    """(n, m + 1) unit rows: each text's words as the query sees them. The text's tf * idf
+    vector (idf as in ``bm25``, from the pool) keeps one coordinate per distinct query
+    word (m of them) and folds every other word into one last coordinate, the length of
+    that rest; then each row is scaled to unit length (a text without words stays 0).
+
+    Two texts that weigh the question's words alike (the same ones, in the same
+    proportion to all else they say) have cosine 1; texts that name different words of
+    the question are less alike, however close their vectors are. ``select``'s
+    default reads it as each candidate's ``profiles`` (``vrsd_core``'s ``complement``).
+
+    >>> p = word_profiles("caffeine sleep", ["Caffeine delays sleep.", "Caffeine, caffeine."])
+    >>> p.shape, bool(p[0] @ p[1] < 1)
+    ((2, 3), True)
+    """
+    n = len(texts)
+    query_ids = np.unique(np.fromiter(map(hash, dict.fromkeys(tokenize(query))),
+                                      dtype=np.int64))
+    out = np.zeros((n, len(query_ids) + 1))
+    if n == 0:
+        return out
+    parts = [_term_arrays(text) for text in texts]
+    ids = np.concatenate([p[0] for p in parts])
+    if not len(ids):
+        return out
+    counts = np.concatenate([p[1] for p in parts])
+    owner = np.repeat(np.arange(n), [len(p[0]) for p in parts])
+    _, where, df = np.unique(ids, return_inverse=True, return_counts=True)
+    weights = counts * np.log1p((n - df + 0.5) / (df + 0.5))[where]
+    column = np.searchsorted(query_ids, ids)
+    asked = column < len(query_ids)
+    asked[asked] = query_ids[column[asked]] == ids[asked]
+    out[owner[asked], column[asked]] = weights[asked]
+    rest = np.where(asked, 0.0, weights * weights)
+    out[:, -1] = np.sqrt(np.bincount(owner, weights=rest, minlength=n))
+    lengths = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.divide(out, lengths, out=np.zeros_like(out), where=lengths > 0)
+
+
 @dataclass(frozen=True)
 class PoolRelevance:
     """One query's relevance of its candidates, and its parts.
@@ -85,10 +133,13 @@ class PoolRelevance:
         cosine: each candidate's cosine to the query (what the vectors say).
         lexical: each candidate's BM25 score against the query within the pool
             (what the words say).
+        profiles: each candidate's ``word_profiles`` row: how alike two candidates'
+            words are, as the query sees them.
     """
 
     cosine: NDArray[np.float64]
     lexical: NDArray[np.float64]
+    profiles: NDArray[np.float64]
 
     @property
     def signals(self) -> NDArray[np.float64]:
@@ -107,5 +158,7 @@ def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
 
 def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.floating],
                    vectors: NDArray[np.floating]) -> PoolRelevance:
-    """The vectors' and the words' relevance of one query's candidates."""
-    return PoolRelevance(cosines(query_vector, vectors), bm25(query, texts))
+    """The vectors' and the words' relevance of one query's candidates, and their
+    words' profiles."""
+    return PoolRelevance(cosines(query_vector, vectors), bm25(query, texts),
+                         word_profiles(query, texts))

@@ -19,7 +19,8 @@ from vrsd_kit.lexical import pool_relevance
 def default_selection(query: str, texts: Sequence[str], query_vector: Any, vectors: Any, k: int,
                       **select_kwargs: Any) -> Selection:
     """``select(query_vector, vectors, k)`` with the default method and, as the adapters
-    give it, the cosine and the texts' BM25 against ``query`` as its relevance."""
+    give it, the cosine and the texts' BM25 against ``query`` as its relevance and the
+    texts' word profiles as its ``profiles``."""
     words = pool_relevance(query, list(texts), np.asarray(query_vector), np.asarray(vectors))
     return select(query_vector, vectors, k, method=DEFAULT_METHOD, relevance=words.signals,
-                  **select_kwargs)
+                  profiles=words.profiles, **select_kwargs)

@@ -23,6 +23,11 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
   texts: the adapters say which restate a kept passage (``vrsd_kit.explain``). Under a
   cap or a budget, only candidates that were still allowed are listed as held back.
 
+* **Profiles.** With ``profiles`` (a second description of each candidate; the adapters
+  pass its words' profile), S is the mean of the vectors' and the profiles' cosines
+  (``vrsd_core._profiles``): two passages that point the same way but say different
+  things span more than two that say the same.
+
 The greedy is ``dpp``'s (``_greedy_map``, with these weights): when every remaining
 determinant ratio is numerically zero (k above the kernel's rank, or only copies left)
 the rest is filled by relevance, with gain 0, counted in ``info["filled_by_relevance"]``.

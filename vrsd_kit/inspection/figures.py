@@ -194,7 +194,8 @@ def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
     texts = [p.text for p in passages]
     top = select(query, vectors, k, method="similarity")
     words = pool_relevance(question, texts, query, vectors)
-    chosen = select(query, vectors, k, method=DEFAULT_METHOD, relevance=words.signals)
+    chosen = select(query, vectors, k, method=DEFAULT_METHOD, relevance=words.signals,
+                    profiles=words.profiles)
     top_ids, picked = top.indices.tolist(), chosen.indices.tolist()
     rank_in_default = {c: i + 1 for i, c in enumerate(picked)}
     entries = held_back_entries(picked, top_ids, [c for c in top_ids if c not in picked],

@@ -19,10 +19,11 @@ def unit(x):
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
+def reference(q, C, k, relevance=None, groups=None, max_per_group=None, profiles=None):
     """The method written out: z-scores (several relevance signals: the z-scores of the
     sum of each one's), the kernel L = diag(e^(z/2)) S diag(e^(z/2)), each step's determinant ratio
-    det(L[Y+j]) / det(L[Y]) computed outright, then the relevance fill. Returns
+    det(L[Y+j]) / det(L[Y]) computed outright, then the relevance fill. S is the cosines,
+    or with ``profiles`` the mean of the cosines and the profiles' cosines. Returns
     (picks, held_back)."""
     q, C = unit(q), unit(C)
     n = len(C)
@@ -37,7 +38,13 @@ def reference(q, C, k, relevance=None, groups=None, max_per_group=None):
     z = zscores(z) if len(signals) > 1 else z
     rel = z if len(signals) > 1 else signals[0]  # what top-k and the fill rank by
     w = np.exp(z / 2)
-    L = np.outer(w, w) * (C @ C.T)
+    S = C @ C.T
+    if profiles is not None:
+        P = np.asarray(profiles, float)
+        lengths = np.linalg.norm(P, axis=1)
+        P = P / np.where(lengths > 0, lengths, 1.0)[:, None]
+        S = (S + P @ P.T) / 2
+    L = np.outer(w, w) * S
     floor = FLOOR * (w * w).max() if n else 0.0
     picks: list[int] = []
     exhausted = False
@@ -233,3 +240,96 @@ def test_held_back_is_the_same_single_and_batched_on_a_tie():
     assert one.indices.tolist() == many[0].indices.tolist() == [1, 3]
     assert one.info["held_back"] == many[0].info["held_back"] == [0]
     assert one.info["top_k"] == many[0].info["top_k"]
+
+
+# --- profiles: a second description of each candidate (vrsd_core._profiles) ---
+
+
+@pytest.mark.parametrize("copies", [False, True])
+def test_matches_the_reference_with_profiles(copies):
+    for q, C, k, rng in cases(21 if copies else 22, 60, copies):
+        n = len(C)
+        P = rng.random((n, int(rng.integers(1, 5)))) * (rng.random((n, 1)) > 0.1)  # some all 0
+        relevance = rng.normal(size=(2, n)) if rng.random() < 0.5 else None
+        got = select(q, C, k, profiles=P, relevance=relevance)
+        picks, topk, held = reference(q, C, k, relevance=relevance, profiles=P)
+        assert got.indices.tolist() == picks
+        assert got.info["top_k"] == topk and got.info["held_back"] == held
+
+
+def test_profiles_tell_apart_two_passages_whose_vectors_agree():
+    """Two candidates with one vector: without profiles the second adds nothing (it
+    waits, gain 0); with profiles that share nothing, S between them is 1/2, so the
+    second adds 1 - 1/4 of its quality; with equal profiles it still adds nothing."""
+    q = unit([1.0, 0.2, 0.0])
+    C = np.array([unit([1.0, 0.0, 0.0]), unit([1.0, 0.0, 0.0]), unit([0.0, 1.0, 0.3])])
+    plain = select(q, C, 2)
+    assert plain.indices.tolist() == [0, 2]
+    apart = select(q, C, 2, profiles=np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]))
+    assert apart.indices.tolist() == [0, 1]
+    cos = C @ q
+    z = (cos - cos.mean()) / cos.std()
+    assert apart.gains[1] == pytest.approx(np.exp(z[1]) * 0.75, rel=1e-9)
+    alike = select(q, C, 2, profiles=np.array([[1.0, 1.0], [2.0, 2.0], [1.0, 0.0]]))
+    assert alike.indices.tolist() == [0, 2]
+
+
+def test_profiles_change_the_similarity_only():
+    """The relevance and the sum-vector objective stay on the vectors; params shows the
+    profiles as given, not the array."""
+    rng = np.random.default_rng(5)
+    q, C, P = rng.normal(size=6), rng.normal(size=(12, 6)), rng.random((12, 4))
+    with_p = select(q, C, 4, profiles=P)
+    np.testing.assert_allclose(with_p.relevance, (unit(C) @ unit(q))[with_p.indices],
+                               rtol=1e-9, atol=1e-12)
+    assert with_p.objective == pytest.approx(
+        metrics.sum_vector_similarity(q, C[with_p.indices]), rel=1e-9)
+    assert with_p.params["profiles"] == "given"
+    assert select(q, C, 4).params["profiles"] is None
+
+
+def test_profiles_without_normalize_are_the_mean_with_the_inner_products():
+    rng = np.random.default_rng(6)
+    q, C, P = rng.normal(size=5), rng.normal(size=(10, 5)), rng.normal(size=(10, 3))
+    P[4] = 0.0
+    rel = C @ q
+    got = select(q, C, 4, normalize=False, profiles=P)
+    lengths = np.linalg.norm(P, axis=1, keepdims=True)
+    A = np.hstack([C, np.divide(P, lengths, out=np.zeros_like(P), where=lengths > 0)])
+    want = select(np.append(q, [0, 0, 0]), A / np.sqrt(2), 4, normalize=False, relevance=rel)
+    assert got.indices.tolist() == want.indices.tolist()
+    np.testing.assert_allclose(got.gains, want.gains, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_profiles_batch_equals_singles_with_padding(dtype):
+    rng = np.random.default_rng(7)
+    B, n, d, f = 30, 9, 5, 3
+    Q, C = rng.normal(size=(B, d)).astype(dtype), rng.normal(size=(B, n, d)).astype(dtype)
+    P = rng.random((B, n, f))
+    mask = rng.random((B, n)) > 0.25
+    mask[:, 0] = True
+    P[~mask] = np.nan  # padding may hold anything
+    batch = select_batch(Q, C, 4, mask=mask, profiles=P)
+    for b in range(B):
+        real = np.flatnonzero(mask[b])
+        one = select(Q[b], C[b][real], 4, profiles=P[b][real])
+        assert real[one.indices].tolist() == batch[b].indices.tolist()
+        np.testing.assert_allclose(one.gains, batch[b].gains, rtol=1e-5, atol=1e-7)
+
+
+def test_profiles_bad_input_names_the_argument():
+    q, C = np.ones(3), np.eye(3)
+    for bad in (np.ones((2, 2)), np.ones(3), np.ones((1, 3, 2)), [[1, 2], [3]]):
+        with pytest.raises(ValueError, match="profiles"):
+            select(q, C, 2, profiles=bad)
+    with pytest.raises(ValueError, match="profiles"):
+        select(q, C, 2, profiles=np.array([[1.0], [np.nan], [0.0]]))
+    with pytest.raises(ValueError, match="profiles"):
+        select_batch(q[None], C[None], 2, profiles=np.ones((3, 1)))
+    for method in ("similarity", "mmr", "dpp", "vrsd"):
+        with pytest.raises(ValueError, match="profiles: not an option"):
+            select(q, C, 2, method=method, profiles=np.ones((3, 1)))
+    P = np.ones((3, 2))
+    select(q, C, 2, profiles=P)
+    assert (P == 1).all()  # not written

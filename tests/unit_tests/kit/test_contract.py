@@ -237,6 +237,22 @@ def test_selection_inputs_reads_prior_relevance_and_groups_per_candidate():
     assert same == opts and same is not opts
 
 
+def test_selection_inputs_give_the_default_the_words_relevance_and_profiles():
+    from vrsd_kit.lexical import pool_relevance
+
+    texts = ["Caffeine has a half-life of five hours.", "Alcohol fragments sleep."]
+    words = pool_relevance("caffeine", texts, np.ones(2), np.eye(2))
+    out = contract.selection_inputs({}, 2, lambda spec, name: [], words=words)
+    np.testing.assert_array_equal(out["relevance"], words.signals)
+    np.testing.assert_array_equal(out["profiles"], words.profiles)
+    select(np.ones(2), np.eye(2), 2, **out)  # what the default takes
+
+
+def test_profiles_are_not_a_setting():
+    with pytest.raises(ValueError, match="profiles: built per query"):
+        contract.check_method_options("complement", {"profiles": np.ones((2, 1))}, "(x) -> float")
+
+
 def test_selection_inputs_names_what_is_wrong():
     def values(spec, name):
         return ["x", 1.0]

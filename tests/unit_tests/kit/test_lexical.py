@@ -15,6 +15,7 @@ from vrsd_kit.lexical import (
     pool_relevance,
     term_counts,
     tokenize,
+    word_profiles,
 )
 
 TEXTS = [
@@ -41,6 +42,28 @@ def reference_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.7
             total += idf * tf / (tf + k1 * (1 - b + b * len(doc) / avgdl))
         out.append(total)
     return out
+
+
+def reference_profiles(query: str, texts: list[str]) -> np.ndarray:
+    """word_profiles written out: tf * idf per word, the query's words kept (in their
+    order), every other word folded into one last coordinate (its length), rows to unit
+    length."""
+    docs = [tokenize(t) for t in texts]
+    n = len(docs)
+    asked = list(dict.fromkeys(tokenize(query)))
+
+    def idf(word):
+        df = sum(word in d for d in docs)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    rows = []
+    for doc in docs:
+        kept = [doc.count(w) * idf(w) for w in asked]
+        rest = math.sqrt(sum((doc.count(w) * idf(w)) ** 2 for w in set(doc) if w not in asked))
+        row = np.array(kept + [rest])
+        length = np.linalg.norm(row)
+        rows.append(row / length if length > 0 else row)
+    return np.array(rows).reshape(n, len(asked) + 1)
 
 
 def test_words_are_unicode_word_runs_case_folded():
@@ -71,6 +94,42 @@ def test_bm25_matches_the_reference_on_any_pool(texts, query):
     assert scores.shape == (len(texts),) and np.all(scores >= 0)
     np.testing.assert_allclose(scores, reference_bm25(query, texts) if any(texts) and any(
         tokenize(t) for t in texts) else np.zeros(len(texts)), rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from("a b c d e f gé H".split()), max_size=12)
+                   .map(" ".join), min_size=0, max_size=8),
+    query=st.lists(st.sampled_from("a b c x GÉ h".split()), max_size=5).map(" ".join),
+)
+def test_word_profiles_match_the_reference_on_any_pool(texts, query):
+    got = word_profiles(query, texts)
+    want = reference_profiles(query, texts)
+    # the query's words in any column order: the profiles' cosines are what counts
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got @ got.T, want @ want.T, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.sort(got, axis=1), np.sort(want, axis=1), rtol=1e-9,
+                               atol=1e-12)
+
+
+def test_word_profiles_tell_which_question_words_a_text_weighs():
+    """Two restatements (the same words) have profile cosine 1; texts that each name a
+    different word of the question are less alike than one of them and a text that
+    names none; an empty text is 0."""
+    texts = ["Caffeine has a half-life of about five hours.",
+             "caffeine has a HALF-LIFE of about five hours",
+             "Caffeine is in coffee and tea.",
+             ""]
+    P = word_profiles("caffeine half-life", texts)
+    assert P[0] @ P[1] == pytest.approx(1.0)
+    Q = word_profiles("caffeine half-life", ["Caffeine keeps you awake.",
+                                             "A drug's half-life is how long half of it lasts.",
+                                             "Sleep matters."])
+    assert Q[0] @ Q[1] < min(Q[0] @ Q[2], Q[1] @ Q[2])
+    assert P[3].tolist() == [0.0] * 4  # caffeine, half, life, the rest
+    np.testing.assert_allclose(np.linalg.norm(P[:3], axis=1), 1.0)
+    assert word_profiles("anything", []).shape == (0, 2)
+    assert word_profiles("", texts[:2]).shape == (2, 1)  # no query words: the rest only
 
 
 def test_the_rarer_word_counts_more_and_a_text_without_query_words_scores_zero():
@@ -125,3 +184,4 @@ def test_pool_relevance_reads_both_and_the_caller_arrays_are_not_changed():
     assert parts.cosine[3] == 0.0  # a zero vector scores 0, not NaN
     np.testing.assert_allclose(parts.lexical, bm25("caffeine half-life", TEXTS[:4]))
     np.testing.assert_array_equal(parts.signals, [parts.cosine, parts.lexical])
+    np.testing.assert_allclose(parts.profiles, word_profiles("caffeine half-life", TEXTS[:4]))
