@@ -78,7 +78,8 @@ _TABLE = (
         name="complement", fn=complement, takes_relevance=True, takes_prior=True,
         takes_profiles=True, deterministic=True,
         summary="recommended for RAG: a determinantal selection on relevance in pool units "
-        "(the adapters: z(cosine) + z(BM25 of the words)); restatements held back"),
+        "(the adapters: z(cosine) + z(BM25 of the words), and the words' profiles in its "
+        "similarity); restatements held back"),
     MethodInfo(
         name="similarity", fn=similarity, takes_relevance=True, takes_prior=True,
         deterministic=True, summary="plain top-k by relevance (cosine to the query)"),

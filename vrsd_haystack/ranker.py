@@ -155,10 +155,11 @@ class VRSDRanker:
             store's vectors were made with. None: such documents are refused.
         reembed: with a ``document_embedder``, what embedding documents again does:
             ``"warn"`` (once per process), ``"allow"``, ``"refuse"`` (a ValueError).
-        lexical: the default method's relevance reads the documents' words as well as
-            their vectors: z(cosine) + z(BM25 of the documents' ``content`` against the
-            ``query`` input), within the pool (``vrsd_kit.lexical``; ``meta["vrsd"]``
-            shows ``cosine`` and ``lexical``). It needs the query text: connect it to
+        lexical: the default method reads the documents' words as well as their
+            vectors: its relevance is z(cosine) + z(BM25 of the documents' ``content``
+            against the ``query`` input), within the pool, and its similarity of two
+            documents the mean of their vectors' cosine and their word profiles'
+            (``vrsd_kit.lexical``; ``meta["vrsd"]`` shows ``cosine`` and ``lexical``). It needs the query text: connect it to
             the ``query`` input (without it the run uses the vectors only and warns
             once). False: the vectors only.
         metadata_key: the meta key of vrsd's entry (default ``"vrsd"``); a key the

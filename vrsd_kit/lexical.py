@@ -11,7 +11,12 @@ them in the pool's own units::
 
 so neither part needs a weight: each counts one standard deviation of its own
 spread in this pool. A part that does not vary over the pool (no query word in any
-candidate) contributes 0. The core stays numpy-only.
+candidate) contributes 0. The words also tell how alike two candidates are:
+``word_profiles`` gives each candidate's profile (its tf * idf on the query's words, the
+rest of its words folded into one coordinate), and the default's similarity becomes the
+mean of the vectors' cosine and the profiles' cosine (``select(..., profiles=...)``), so
+two passages that name different words of the question count as different even where a
+small model puts them close. The core stays numpy-only.
 
 Tokens are Unicode word characters, case-folded (``\\w+``): any language that
 separates words, no stop list, no stemmer. BM25 is Lucene's (bm25s'

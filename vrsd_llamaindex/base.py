@@ -234,9 +234,10 @@ class VRSDPostprocessor(BaseNodePostprocessor):
     )
     lexical: bool = Field(
         default=True,
-        description="The default method's relevance reads the nodes' words as well as their "
-        "vectors: z(cosine) + z(BM25 of the nodes' text against the query), within the pool "
-        "(vrsd_kit.lexical); False = the vectors only.",
+        description="The default method reads the nodes' words as well as their vectors: "
+        "its relevance is z(cosine) + z(BM25 of the nodes' text against the query), within "
+        "the pool, and its similarity of two nodes the mean of their vectors' cosine and "
+        "their word profiles' (vrsd_kit.lexical); False = the vectors only.",
     )
     metadata_key: str = Field(
         default=METADATA_KEY,
