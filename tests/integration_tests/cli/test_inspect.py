@@ -156,8 +156,9 @@ def test_a_question_of_the_users_is_the_cores_top_k_and_default(demo_store, embe
     qvec = np.asarray(embeddings.embed_query(question))
     top = select(qvec, cands, 5, method="similarity")
     texts = [demo_store.store[i]["text"] for i in ids]
-    chosen = select(qvec, cands, 5, method=DEFAULT_METHOD,
-                    relevance=pool_relevance(question, texts, qvec, cands).signals)
+    words = pool_relevance(question, texts, qvec, cands)
+    chosen = select(qvec, cands, 5, method=DEFAULT_METHOD, relevance=words.signals,
+                    profiles=words.profiles)
     assert [r.passage.id for r in q.top_k] == [ids[i] for i in top.indices]
     assert [r.passage.id for r in q.default] == [ids[i] for i in chosen.indices]
     assert {q.top_k[h.rank - 1].passage.id for h in q.held_back} == {

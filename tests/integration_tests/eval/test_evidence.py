@@ -135,9 +135,14 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
         for k in EVIDENCE_KS:
             for label, spec in specs.items():
                 method = spec.method or default_method
-                words = pool_relevance(question, [corpus.texts[i] for i in nearest], q,
-                                       vecs[nearest]).signals if spec.words else None
-                picks = select(q, vecs[nearest], k, method=method, relevance=words,
+                words = {}
+                if spec.words:
+                    found_words = pool_relevance(question, [corpus.texts[i] for i in nearest],
+                                                 q, vecs[nearest])
+                    words["relevance"] = found_words.signals
+                    if method == default_method:  # the default reads the profiles too
+                        words["profiles"] = found_words.profiles
+                picks = select(q, vecs[nearest], k, method=method, **words,
                                **spec.options).indices
                 found = owner[nearest[picks]].tolist()
                 got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
