@@ -99,8 +99,8 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
     """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
     ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
     default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
-    words too (``pools.words``, and for the default ``pools.profiles``). ``budget``: ``max_tokens`` and ``token_counts`` (Q, n),
-    as ``select_batch`` takes them."""
+    words too (``pools.words``, and for the default ``pools.profiles``). ``budget``:
+    ``max_tokens`` and ``token_counts`` (Q, n), as ``select_batch`` takes them."""
     method = spec.method or DEFAULT_METHOD
     words: dict[str, Any] = {}
     if spec.words:

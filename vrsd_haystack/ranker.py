@@ -159,9 +159,9 @@ class VRSDRanker:
             vectors: its relevance is z(cosine) + z(BM25 of the documents' ``content``
             against the ``query`` input), within the pool, and its similarity of two
             documents the mean of their vectors' cosine and their word profiles'
-            (``vrsd_kit.lexical``; ``meta["vrsd"]`` shows ``cosine`` and ``lexical``). It needs the query text: connect it to
-            the ``query`` input (without it the run uses the vectors only and warns
-            once). False: the vectors only.
+            (``vrsd_kit.lexical``; ``meta["vrsd"]`` shows ``cosine`` and ``lexical``).
+            It needs the query text: connect it to the ``query`` input (without it
+            the run uses the vectors only and warns once). False: the vectors only.
         metadata_key: the meta key of vrsd's entry (default ``"vrsd"``); a key the
             document's own meta holds is kept, and the entry goes under this key +
             ``"_"`` (warned once).

@@ -146,7 +146,8 @@ class VRSDRetriever(BaseRetriever):
     relevance is z(cosine) + z(BM25 of the fetched texts against the query), both within
     the pool, and its similarity of two candidates the mean of their vectors' cosine and
     their word profiles' (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and
-    ``lexical``). False: the vectors only. Other methods, and an outside ``relevance``, are unaffected."""
+    ``lexical``). False: the vectors only. Other methods, and an outside ``relevance``,
+    are unaffected."""
     metadata_key: str = METADATA_KEY
     """The metadata key of vrsd's entry. A key the document's own metadata already holds
     is kept, and the entry goes under this key + ``"_"`` (``"vrsd_"``; warned once)."""
