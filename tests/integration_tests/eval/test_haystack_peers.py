@@ -79,8 +79,9 @@ def test_pyversity_and_vrsd_rows_equal_their_references(rows, problem):
         for k in (3, 8):
             want = diversify(cands, scores, k, strategy="dpp", diversity=0.5).indices.tolist()
             assert rows["haystack PyversityRanker (dpp, 0.5)"](q, cands, k, texts, query) == want
-            words = pool_relevance(query, texts, q, cands).signals  # the ranker reads them
-            want = select(q, cands, k, method=DEFAULT_METHOD, relevance=words).indices.tolist()
+            words = pool_relevance(query, texts, q, cands)  # the ranker reads them
+            want = select(q, cands, k, method=DEFAULT_METHOD, relevance=words.signals,
+                          profiles=words.profiles).indices.tolist()
             assert rows["haystack VRSDRanker (default)"](q, cands, k, texts, query) == want
 
 

@@ -83,12 +83,17 @@ def test_bm25_equals_the_reference_and_bm25s():
         np.testing.assert_allclose(ours, index.get_scores(tokenize(query)), rtol=1e-5, atol=1e-6)
 
 
+def pool_texts(min_size: int) -> st.SearchStrategy[list[str]]:
+    """Small pools of texts over a few words (some of them the queries')."""
+    return st.lists(st.lists(st.sampled_from("a b c d e f gé H".split()), max_size=12)
+                    .map(" ".join), min_size=min_size, max_size=8)
+
+
+QUERIES = st.lists(st.sampled_from("a b c x GÉ h".split()), max_size=5).map(" ".join)
+
+
 @settings(max_examples=60, deadline=None)
-@given(
-    texts=st.lists(st.lists(st.sampled_from("a b c d e f gé H".split()), max_size=12)
-                   .map(" ".join), min_size=1, max_size=8),
-    query=st.lists(st.sampled_from("a b c x GÉ h".split()), max_size=5).map(" ".join),
-)
+@given(texts=pool_texts(1), query=QUERIES)
 def test_bm25_matches_the_reference_on_any_pool(texts, query):
     scores = bm25(query, texts)
     assert scores.shape == (len(texts),) and np.all(scores >= 0)
@@ -97,11 +102,7 @@ def test_bm25_matches_the_reference_on_any_pool(texts, query):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    texts=st.lists(st.lists(st.sampled_from("a b c d e f gé H".split()), max_size=12)
-                   .map(" ".join), min_size=0, max_size=8),
-    query=st.lists(st.sampled_from("a b c x GÉ h".split()), max_size=5).map(" ".join),
-)
+@given(texts=pool_texts(0), query=QUERIES)
 def test_word_profiles_match_the_reference_on_any_pool(texts, query):
     got = word_profiles(query, texts)
     want = reference_profiles(query, texts)
