@@ -80,6 +80,9 @@ def apply_prior(
     return dataclasses.replace(prep, rel=blended, rel_in_pool_units=False), rest, prior
 
 
+_PER_CANDIDATE = ("prior", "profiles")  # option arrays a Selection shows as "given"
+
+
 def shown_params(params: dict[str, Any]) -> dict[str, Any]:
     """``params`` for the Selection: a per-candidate array (the prior, ``complement``'s
     profiles) is shown as ``"given"``."""
@@ -88,5 +91,3 @@ def shown_params(params: dict[str, Any]) -> dict[str, Any]:
         return {**params, **dict.fromkeys(arrays, "given")}
     return params
 
-
-_PER_CANDIDATE = ("prior", "profiles")

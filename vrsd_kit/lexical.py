@@ -51,10 +51,92 @@ def tokenize(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=_CACHED_TEXTS)
-def term_counts(text: str) -> tuple[dict[str, int], int]:
-    """(word -> count, number of words) of ``text``; cached, so each text is read once."""
-    words = tokenize(text)
-    return dict(Counter(words)), len(words)
+def term_counts(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(the ids of the text's distinct words, how often each occurs); cached, so each text
+    is read once. A word's id is its hash within this process (64 bits: collisions are
+    negligible)."""
+    counts = Counter(tokenize(text))
+    return (np.fromiter(map(hash, counts), dtype=np.int64, count=len(counts)),
+            np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+
+
+@dataclass(frozen=True)
+class _PoolWords:
+    """One pool's words against one query, read once for BM25 and the profiles.
+
+    ``ids``, ``counts``, ``owner``: every (text, distinct word) of the pool, flat, with
+    the text it belongs to; ``column``: the query word it is (its index in ``asked``'s
+    columns), -1 for the others; ``query_counts``: how often each distinct query word
+    (m of them, in ``column``'s order) occurs in the query."""
+
+    n: int
+    ids: NDArray[np.int64]
+    counts: NDArray[np.float64]
+    owner: NDArray[np.int64]
+    column: NDArray[np.int64]
+    query_counts: NDArray[np.float64]
+
+    def query_tf(self) -> NDArray[np.float64]:
+        """(n, m): each text's count of each query word."""
+        tf = np.zeros((self.n, len(self.query_counts)))
+        on = self.column >= 0
+        tf[self.owner[on], self.column[on]] = self.counts[on]
+        return tf
+
+    def lengths(self) -> NDArray[np.float64]:
+        """(n,): each text's number of words."""
+        return np.bincount(self.owner, weights=self.counts,  # type: ignore[return-value]
+                           minlength=self.n)
+
+
+def _pool_words(query: str, texts: Sequence[str]) -> _PoolWords:
+    asked = Counter(tokenize(query))
+    query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
+    order = np.argsort(query_ids)
+    parts = [term_counts(text) for text in texts]
+    ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
+    counts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+    owner = np.repeat(np.arange(len(texts)), [len(p[0]) for p in parts])
+    column = np.full(len(ids), -1)
+    if len(order):
+        at = np.searchsorted(query_ids[order], ids)
+        found = at < len(order)
+        found[found] = query_ids[order[at[found]]] == ids[found]
+        column[found] = order[at[found]]
+    return _PoolWords(len(texts), ids, counts, owner, column,
+                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)))
+
+
+def _idf(n: int, df: NDArray[np.int64]) -> NDArray[np.float64]:
+    """BM25's non-negative idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``."""
+    return np.log1p((n - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
+
+
+def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
+    n = words.n
+    if n == 0 or not len(words.query_counts):
+        return np.zeros(n)
+    tf = words.query_tf()
+    lengths = words.lengths()
+    idf = _idf(n, np.count_nonzero(tf, axis=0))
+    mean_length = lengths.mean()
+    norm = k1 * (1.0 - b + b * lengths / mean_length) if mean_length > 0 else np.full(n, k1)
+    return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
+
+
+def _profiles(words: _PoolWords) -> NDArray[np.float64]:
+    n = words.n
+    out = np.zeros((n, len(words.query_counts) + 1))
+    if not len(words.ids):
+        return out
+    _, where, df = np.unique(words.ids, return_inverse=True, return_counts=True)
+    weights = words.counts * _idf(n, df)[where]
+    on = words.column >= 0
+    out[words.owner[on], words.column[on]] = weights[on]
+    rest = np.where(on, 0.0, weights * weights)
+    out[:, -1] = np.sqrt(np.bincount(words.owner, weights=rest, minlength=n))
+    lengths = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.divide(out, lengths, out=np.zeros_like(out), where=lengths > 0)
 
 
 def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> NDArray[np.float64]:
@@ -66,29 +148,7 @@ def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> N
     >>> bool(scores[0] > 0 == scores[1])
     True
     """
-    n = len(texts)
-    query_terms = Counter(tokenize(query))
-    if n == 0 or not query_terms:
-        return np.zeros(n)
-    counted = [term_counts(text) for text in texts]
-    terms = list(query_terms)
-    tf = np.array([[counts.get(t, 0) for t in terms] for counts, _ in counted], dtype=np.float64)
-    lengths = np.array([length for _, length in counted], dtype=np.float64)
-    df = np.count_nonzero(tf, axis=0)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    mean_length = lengths.mean()
-    norm = k1 * (1.0 - b + b * lengths / mean_length) if mean_length > 0 else np.full(n, k1)
-    weights = idf * np.array([query_terms[t] for t in terms], dtype=np.float64)
-    return (tf / (tf + norm[:, None])) @ weights  # type: ignore[no-any-return]
-
-
-@lru_cache(maxsize=_CACHED_TEXTS)
-def _term_arrays(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(the hashes of the text's distinct words, their counts); cached like ``term_counts``.
-    A word's hash is its id within this process (64 bits: collisions are negligible)."""
-    counts, _ = term_counts(text)
-    return (np.fromiter(map(hash, counts), dtype=np.int64, count=len(counts)),
-            np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+    return _bm25(_pool_words(query, texts), k1, b)
 
 
 def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
@@ -106,28 +166,7 @@ def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
     >>> p.shape, bool(p[0] @ p[1] < 1)
     ((2, 3), True)
     """
-    n = len(texts)
-    query_ids = np.unique(np.fromiter(map(hash, dict.fromkeys(tokenize(query))),
-                                      dtype=np.int64))
-    out = np.zeros((n, len(query_ids) + 1))
-    if n == 0:
-        return out
-    parts = [_term_arrays(text) for text in texts]
-    ids = np.concatenate([p[0] for p in parts])
-    if not len(ids):
-        return out
-    counts = np.concatenate([p[1] for p in parts])
-    owner = np.repeat(np.arange(n), [len(p[0]) for p in parts])
-    _, where, df = np.unique(ids, return_inverse=True, return_counts=True)
-    weights = counts * np.log1p((n - df + 0.5) / (df + 0.5))[where]
-    column = np.searchsorted(query_ids, ids)
-    asked = column < len(query_ids)
-    asked[asked] = query_ids[column[asked]] == ids[asked]
-    out[owner[asked], column[asked]] = weights[asked]
-    rest = np.where(asked, 0.0, weights * weights)
-    out[:, -1] = np.sqrt(np.bincount(owner, weights=rest, minlength=n))
-    lengths = np.linalg.norm(out, axis=1, keepdims=True)
-    return np.divide(out, lengths, out=np.zeros_like(out), where=lengths > 0)
+    return _profiles(_pool_words(query, texts))
 
 
 @dataclass(frozen=True)
@@ -165,5 +204,5 @@ def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.fl
                    vectors: NDArray[np.floating]) -> PoolRelevance:
     """The vectors' and the words' relevance of one query's candidates, and their
     words' profiles."""
-    return PoolRelevance(cosines(query_vector, vectors), bm25(query, texts),
-                         word_profiles(query, texts))
+    words = _pool_words(query, texts)  # the pool's words read once for both
+    return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B), _profiles(words))

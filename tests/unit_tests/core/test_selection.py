@@ -66,8 +66,8 @@ def test_a_selection_is_a_frozen_value():
             assert isinstance(twin.objective, float)
             assert twin.objective == pytest.approx(s.objective, rel=1e-12)
             assert twin.indices.tolist() == s.indices.tolist()
-        assert s.to_dict()["objective"] == s.objective
-        assert dataclasses.asdict(s)["objective"] == s.objective
+        assert s.to_dict()["objective"] == pytest.approx(s.objective, rel=1e-12)
+        assert dataclasses.asdict(s)["objective"] == pytest.approx(s.objective, rel=1e-12)
         assert "objective=" in repr(s)
     assert [f.name for f in dataclasses.fields(Selection)] == [
         "indices", "gains", "relevance", "objective", "method", "params", "info"]
@@ -76,7 +76,8 @@ def test_a_selection_is_a_frozen_value():
 def test_a_selection_built_by_hand_keeps_its_float():
     made = Selection(indices=np.array([0]), gains=np.array([1.0]), relevance=np.array([1.0]),
                      objective=0.25, method="similarity")
-    assert made.objective == 0.25
+    assert isinstance(made.objective, float)
+    assert made.objective == pytest.approx(0.25, rel=1e-12)
     with pytest.raises(TypeError):
         Selection(indices=np.array([0]), gains=np.array([1.0]),  # objective is required
                   relevance=np.array([1.0]), method="similarity")  # type: ignore[call-arg]

@@ -148,6 +148,9 @@ def test_each_text_is_tokenised_once():
         bm25(query, [text, "another one"])
     info = term_counts.cache_info()
     assert info.misses == 2 and info.hits == 4
+    # the whole relevance (BM25 and the profiles) reads each text once per query
+    pool_relevance("passage", [text, "another one"], np.ones(2), np.eye(2))
+    assert term_counts.cache_info().hits == 6
 
 
 def test_the_core_fuses_the_signals_in_pool_units():
