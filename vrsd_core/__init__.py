@@ -21,6 +21,7 @@ default (``DEFAULT_METHOD``) keeps one and spends the other slot on candidate 2:
 from . import metrics
 from .api import check_count, check_options, method_defaults, select, select_batch
 from .callers import register_internal_package
+from .relevance import pool_units
 from .registry import (
     DEFAULT_METHOD,
     METHOD_ALIASES,
@@ -46,6 +47,7 @@ __all__ = [
     "method_info",
     "methods_where",
     "metrics",
+    "pool_units",
     "register_internal_package",
     "resolve_method",
     "select",

@@ -54,6 +54,9 @@ class MethodInfo:
         takes_prior: accepts the quality prior options ``prior``/``prior_weight``.
         takes_profiles: accepts ``profiles``, a second description of each candidate
             its similarity reads (``vrsd_core._profiles``).
+        reads_words: the adapters give it what the candidates' words say (their
+            relevance fused with the cosine in pool units, their word profiles): the
+            one place that decides where the words apply.
         seeded: takes a ``seed`` option (sampling and clustering methods).
         deterministic: the same input and default options give the same result
             (a seeded method is deterministic only if its default seed is fixed).
@@ -68,6 +71,7 @@ class MethodInfo:
     takes_relevance: bool = False
     takes_prior: bool = False
     takes_profiles: bool = False
+    reads_words: bool = False
     seeded: bool = False
     deterministic: bool = False
     exhaustive: bool = False
@@ -76,7 +80,7 @@ class MethodInfo:
 _TABLE = (
     MethodInfo(
         name="complement", fn=complement, takes_relevance=True, takes_prior=True,
-        takes_profiles=True, deterministic=True,
+        takes_profiles=True, reads_words=True, deterministic=True,
         summary="recommended for RAG: a determinantal selection on relevance in pool units "
         "(the adapters: z(cosine) + z(BM25 of the words), and the words' profiles in its "
         "similarity); restatements held back"),
