@@ -63,7 +63,7 @@ from vrsd_kit.contract import (
     with_entry,
     words_relevance,
 )
-from vrsd_kit.lexical import PoolRelevance
+from vrsd_kit.inputs import PoolSignals
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 from vrsd_kit.tokens import TokenCounter
@@ -308,7 +308,7 @@ class VRSDRanker:
                                 [d.content or "" for d in docs])))
 
     def _words(self, query_text: str | None, documents: list[Document], texts: Any,
-               query: np.ndarray, matrix: np.ndarray) -> PoolRelevance | None:
+               query: np.ndarray, matrix: np.ndarray) -> PoolSignals | None:
         """The words' part of the relevance (``words_relevance``), warning once when the
         default would use it but the run got no query text."""
         if query_text is None and self.lexical and self.relevance is None \

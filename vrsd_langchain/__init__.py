@@ -19,11 +19,11 @@ Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 """
 
 from vrsd_kit.adapters import register
+from vrsd_kit.entries import METADATA_KEY
 
 from .cache import EmbeddingCache
 from .candidates import Candidates, fetch_candidates
 from .compressor import VRSDCompressor
-from .documents import METADATA_KEY
 from .embeddings import default_embeddings
 from .inspection import inspect_store
 from .retriever import VRSDRetriever

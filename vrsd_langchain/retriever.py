@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -18,17 +17,16 @@ from pydantic import (
     ConfigDict,
     Field,
     SkipValidation,
-    ValidationInfo,
-    field_validator,
     model_validator,
 )
 
-from vrsd_core import DEFAULT_METHOD, MethodName, check_count, resolve_method
-from vrsd_kit.contract import (
-    METADATA_KEY,
+from vrsd_core import DEFAULT_METHOD, MethodName
+from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.settings import (
     GroupKey,
     RelevanceFn,
-    check_flag,
+    Settings,
+    SettingsModel,
     check_model_keywords,
     resolve_method_fields,
 )
@@ -40,21 +38,16 @@ from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
 from .candidates import unwrap
 from .pipeline import (
     PER_CANDIDATE,
-    PlanCache,
-    SearchPlan,
+    call_settings,
     choose,
     fetch_steps,
-    make_plan,
     resolve_embeddings,
-    split_options,
+    retriever_values,
+    store_settings,
 )
 
-# The fields a plan is built from (``_checked_plan``).
-_PLAN_FIELDS = ("vectorstore", "k", "fetch_k", "method", "method_kwargs", "search_kwargs",
-                "reembed", *PER_CANDIDATE)
 
-
-class VRSDRetriever(BaseRetriever):
+class VRSDRetriever(SettingsModel, BaseRetriever):
     """Over-fetch ``fetch_k`` candidates from a vector store, return ``k`` chosen by ``method``.
 
     The default, ``method="complement"`` (``vrsd_core.DEFAULT_METHOD``), is the
@@ -92,8 +85,10 @@ class VRSDRetriever(BaseRetriever):
     Every setting is checked when the retriever is built (a misspelt keyword, bad
     method, option or value, ``k < 1``, ``fetch_k < k``, no embeddings): a
     ``ValueError`` at once, naming the argument (and for a typo, the closest keyword),
-    not at the first query. The checked settings are kept and reused by every call; a
-    field assigned later (``retriever.k = 6``) is checked, and honoured, at the next call.
+    not at the first query. A field assigned later (``retriever.k = 6``) is checked at
+    the assignment (``vrsd_kit.settings.SettingsModel``): a bad value is a ValueError
+    naming it, and the retriever keeps its previous settings. A dict field changed in
+    place (``retriever.search_kwargs["filter"] = f``) is checked at the next call.
 
     Example:
         .. code-block:: python
@@ -108,18 +103,19 @@ class VRSDRetriever(BaseRetriever):
 
     vectorstore: VectorStore
     """The store to retrieve from (any LangChain ``VectorStore``)."""
-    k: int = 4
+    # the settings are checked by the kit (vrsd_kit.settings), not coerced by pydantic
+    # ("3" is refused, not read as 3): SkipValidation
+    k: SkipValidation[int] = 4
     """How many documents to return (>= 1)."""
-    fetch_k: int = 20
+    fetch_k: SkipValidation[int] = 20
     """How many candidates to fetch from the store and choose from (>= k)."""
-    # the fields checked by the validators (below) are not coerced by pydantic: SkipValidation
     method: SkipValidation[MethodName] = DEFAULT_METHOD
     """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
     (``"vrsd"`` is the paper's greedy). The deprecated ``"vrsd_swap"`` is stored as
     ``"vrsd"`` with ``method_kwargs={"refine": "swap"}``."""
-    method_kwargs: dict[str, Any] = Field(default_factory=dict)
+    method_kwargs: SkipValidation[dict[str, Any]] = Field(default_factory=dict)
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
-    search_kwargs: dict[str, Any] = Field(default_factory=dict)
+    search_kwargs: SkipValidation[dict[str, Any]] = Field(default_factory=dict)
     """Passed to the store's search, e.g. ``{"filter": ...}`` in the store's filter syntax."""
     relevance: SkipValidation[str | RelevanceFn[Document] | None] = None
     """Outside relevance for the methods that take one (the default, ``similarity``,
@@ -141,14 +137,14 @@ class VRSDRetriever(BaseRetriever):
     """Counts a text's tokens for ``max_tokens``, ideally the LLM's own tokenizer, e.g.
     ``lambda text: len(tokenizer.encode(text))``. None: ``vrsd_kit.tokens.approx_token_count``
     (offline, no dependency; about 5 % mean error on English prose)."""
-    lexical: bool = True
+    lexical: SkipValidation[bool] = True
     """The default method reads the candidates' words as well as their vectors: its
     relevance is z(cosine) + z(BM25 of the fetched texts against the query), both within
     the pool, and its similarity of two candidates the mean of their vectors' cosine and
     their word profiles' (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and
     ``lexical``). False: the vectors only. Other methods, and an outside ``relevance``,
     are unaffected."""
-    metadata_key: str = METADATA_KEY
+    metadata_key: SkipValidation[str] = METADATA_KEY
     """The metadata key of vrsd's entry. A key the document's own metadata already holds
     is kept, and the entry goes under this key + ``"_"`` (``"vrsd_"``; warned once)."""
     embeddings: Embeddings | None = None
@@ -160,7 +156,7 @@ class VRSDRetriever(BaseRetriever):
     entries; its ``hits``/``misses`` show what the fallback embedded."""
     cache_size: int = DEFAULT_CACHE_SIZE
     """Entries of the default cache."""
-    reembed: Reembed = "warn"
+    reembed: SkipValidation[Reembed] = "warn"
     """When the store's vectors cannot be read (no fast path for its class, or one that
     does not apply to this instance), the candidates' text is embedded again:
     ``"warn"`` says so once per store class (a ``vrsd_kit.stores.ReembeddingWarning``
@@ -170,23 +166,9 @@ class VRSDRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    @cached_property
-    def _plans(self) -> PlanCache:
-        """The checked plan of the fields, kept until one of them changes (a
-        cached_property, in the instance's dict: a pydantic private attribute costs more
-        to read than the check it saves)."""
-        return PlanCache(_PLAN_FIELDS)
-
-    @field_validator("k", "fetch_k", mode="before")
-    @classmethod
-    def _strict_count(cls, value: Any, info: ValidationInfo) -> int:
-        # As strict as a per-call override: no 2.0, "3" or True (pydantic would coerce them).
-        return check_count(value, info.field_name or "k")
-
-    @field_validator("lexical", mode="before")
-    @classmethod
-    def _strict_lexical(cls, value: Any) -> bool:
-        return check_flag(value, "lexical")  # pydantic would read "no" or 0 as False
+    SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
+        "vectorstore", "embeddings", "k", "fetch_k", "method", "method_kwargs",
+        "search_kwargs", "reembed", *PER_CANDIDATE})
 
     @model_validator(mode="before")
     @classmethod
@@ -196,50 +178,28 @@ class VRSDRetriever(BaseRetriever):
 
     @model_validator(mode="after")
     def _check(self) -> VRSDRetriever:
-        self._embedder()
-        self._plan({})
+        self._keep_settings()
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)
         return self
 
-    def _cache(self) -> EmbeddingCache:
-        return built_cache(self)
-
-    def _embedder(self) -> Embeddings:
-        return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
-
-    def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
-        """The call's plan: the one built from the fields (checked when they change),
-        with ``kwargs`` (a call's overrides) checked."""
-        return self._plans.plan(self, self._checked_plan, kwargs)
-
-    def _checked_plan(self, kwargs: Mapping[str, Any]) -> SearchPlan:
-        misplaced = sorted({"k", "fetch_k"} & set(self.search_kwargs))
+    def _checked_settings(self, fields: Mapping[str, Any]) -> Settings:
+        """The fields mapped onto the kit's settings, checked (with the store and the
+        embeddings: ``store_settings``, ``resolve_embeddings``)."""
+        store = fields["vectorstore"]
+        resolve_embeddings(store, fields["embeddings"], type(self).__name__)
+        search = fields["search_kwargs"]
+        misplaced = sorted({"k", "fetch_k"} & set(search)) if isinstance(search, dict) else []
         if misplaced:
             raise ValueError(
                 f"search_kwargs: {misplaced[0]!r} is a field of {type(self).__name__} "
                 f"(e.g. {type(self).__name__}(vectorstore=store, k=4, fetch_k=20)), "
                 "not a search argument"
             )
-        kwargs = dict(kwargs)
-        k = kwargs.pop("k", self.k)
-        fetch_k = kwargs.pop("fetch_k", self.fetch_k)
-        if "method" in kwargs:  # invoke(q, method=...)
-            method, base_options = resolve_method(kwargs.pop("method"))
-        else:
-            method, base_options = self.method, self.method_kwargs
-        inputs = {name: kwargs.pop(name, getattr(self, name)) for name in PER_CANDIDATE}
-        options, search = split_options(method, kwargs)
-        return make_plan(
-            self.vectorstore,
-            k=k,
-            fetch_k=fetch_k,
-            method=method,
-            options={**base_options, **options},
-            search_kwargs={**self.search_kwargs, **search},
-            reembed=self.reembed,
-            **inputs,
-        )
+        return store_settings(store, retriever_values(fields))
+
+    def _embedder(self) -> Embeddings:
+        return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
         params = super()._get_ls_params(**kwargs)
@@ -250,15 +210,15 @@ class VRSDRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        plan = self._plan(kwargs)
+        settings = call_settings(self.vectorstore, self.settings(), kwargs)
         query_vector, candidates = run_steps(
-            fetch_steps(self.vectorstore, self._embedder(), self._cache(), query, plan))
-        return choose(query_vector, candidates, plan, query)
+            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, settings))
+        return choose(query_vector, candidates, settings, query)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        plan = self._plan(kwargs)
+        settings = call_settings(self.vectorstore, self.settings(), kwargs)
         query_vector, candidates = await arun_steps(
-            fetch_steps(self.vectorstore, self._embedder(), self._cache(), query, plan))
-        return choose(query_vector, candidates, plan, query)
+            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, settings))
+        return choose(query_vector, candidates, settings, query)

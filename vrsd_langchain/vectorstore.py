@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from functools import cached_property
 from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import (
@@ -61,7 +60,7 @@ from pydantic import ConfigDict, model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
 from vrsd_core.callers import user_stacklevel
-from vrsd_kit.contract import check_model_keywords, did_you_mean
+from vrsd_kit.settings import Settings, SettingsModel, check_model_keywords, did_you_mean
 from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed, check_reembed
 
@@ -71,14 +70,13 @@ from .candidates import TYPO_CUTOFF
 from .pipeline import (
     OWN_KEYWORDS,
     PER_CANDIDATE,
-    PlanCache,
-    SearchPlan,
+    call_settings,
     choose,
     fetch_by_vector_steps,
     fetch_steps,
-    make_plan,
     resolve_embeddings,
     split_options,
+    store_settings,
 )
 
 STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
@@ -128,15 +126,18 @@ def check_stock_kwargs(kwargs: Collection[str]) -> None:
             )
 
 
-class DiverseVectorStoreRetriever(VectorStoreRetriever):
+class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
     """``VectorStoreRetriever`` with the ``vrsd_core`` methods as extra search types.
 
     See the module doc for what each search type does. Settings are checked
     when the retriever is built: an unknown search type is a ``ValueError``
     listing the allowed ones; a bad option, ``fetch_k < k`` or missing
-    embeddings too, and kept for every call (``search_kwargs`` assigned or changed
-    later are checked at the next call). ``invoke(q, k=2, filter=...)`` overrides
-    ``search_kwargs`` for one call, as in LangChain.
+    embeddings too; and at every assignment (``retriever.search_kwargs = {...}``,
+    ``vrsd_kit.settings.SettingsModel``): a bad value is refused there and the
+    retriever keeps its settings. ``search_kwargs`` changed in place (LangChain's
+    ``retriever.search_kwargs["k"] = 6``) are checked at the next call.
+    ``invoke(q, k=2, filter=...)`` overrides ``search_kwargs`` for one call, as in
+    LangChain.
     """
 
     allowed_search_types: ClassVar[Collection[str]] = (*STOCK_SEARCH_TYPES, *CORE_SEARCH_TYPES)
@@ -153,12 +154,8 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    @cached_property
-    def _plans(self) -> PlanCache:
-        """The checked plan of the fields, kept until one of them changes (a
-        cached_property, in the instance's dict: a pydantic private attribute costs more
-        to read than the check it saves)."""
-        return PlanCache(("vectorstore", "search_type", "search_kwargs", "reembed"))
+    SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
+        "vectorstore", "search_type", "search_kwargs", "embeddings", "reembed"})
 
     @model_validator(mode="before")
     @classmethod
@@ -180,44 +177,46 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
         if self.reembed is None:
             self.reembed = getattr(self.vectorstore, "reembed", "warn")
-        if self.search_type in CORE_SEARCH_TYPES:
-            self._embedder()
-            self._plan({})
-        else:
-            check_stock_kwargs(self.search_kwargs)
+        self._keep_settings()
         return self
 
     def _embedder(self) -> Embeddings:
         return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
 
-    def _plan(self, kwargs: dict[str, Any]) -> SearchPlan:
-        """The call's plan: the one built from the fields (checked when they change),
-        with ``kwargs`` (a call's overrides of ``search_kwargs``) checked."""
-        return self._plans.plan(self, self._checked_plan, kwargs)
-
-    def _checked_plan(self, kwargs: Mapping[str, Any]) -> SearchPlan:
-        merged = self.search_kwargs | dict(kwargs)
-        k = merged.pop("k", DEFAULT_K)
-        fetch_k = merged.pop("fetch_k", DEFAULT_FETCH_K)
-        inputs = {name: merged.pop(name) for name in PER_CANDIDATE if name in merged}
+    def _checked_settings(self, fields: Mapping[str, Any]) -> Settings | None:
+        """The core search types' settings, read from ``search_kwargs`` (None for the stock
+        search types, whose ``search_kwargs`` go to the store's own search)."""
+        search_type, merged = fields["search_type"], dict(fields["search_kwargs"])
+        if search_type not in self.allowed_search_types:
+            raise ValueError(f"search_type: {search_type!r} is not one of "
+                             f"{tuple(self.allowed_search_types)}"
+                             f"{did_you_mean(str(search_type), self.allowed_search_types)}")
+        if search_type not in CORE_SEARCH_TYPES:
+            check_stock_kwargs(merged)
+            return None
+        store = fields["vectorstore"]
+        resolve_embeddings(store, fields["embeddings"], type(self).__name__)
+        values = {"k": merged.pop("k", DEFAULT_K),
+                  "fetch_k": merged.pop("fetch_k", DEFAULT_FETCH_K),
+                  "reembed": fields["reembed"] or "warn"}
+        values.update({name: merged.pop(name) for name in PER_CANDIDATE if name in merged})
         # "vrsd" (the paper's) unless search_kwargs name a method, as they could when
         # "vrsd" meant the recommendation
-        if self.search_type == "vrsd" and "method" in merged:
+        if search_type == "vrsd" and "method" in merged:
             method, implied = resolve_method(merged.pop("method"))
             merged = {**implied, **merged}
         else:  # one of CORE_SEARCH_TYPES, an alias resolved by the validator: a method
-            method = cast(MethodName, self.search_type)
+            method = cast(MethodName, search_type)
         options, search = split_options(method, merged)
-        return make_plan(
-            self.vectorstore,
-            k=k,
-            fetch_k=fetch_k,
-            method=method,
-            options=options,
-            search_kwargs=search,
-            reembed=self.reembed,
-            **inputs,
-        )
+        return store_settings(store, {**values, "method": method, "options": options,
+                                      "search": search},
+                              names={"options": "search_kwargs", "search": "search_kwargs"})
+
+    def _core_settings(self, kwargs: Mapping[str, Any]) -> Settings:
+        settings = self.settings()
+        if settings is None:
+            raise RuntimeError(f"search_type {self.search_type!r} is run by the store itself")
+        return call_settings(self.vectorstore, settings, kwargs)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
@@ -225,10 +224,10 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
         if self.search_type not in CORE_SEARCH_TYPES:
             check_stock_kwargs(kwargs)
             return super()._get_relevant_documents(query, run_manager=run_manager, **kwargs)
-        plan = self._plan(kwargs)
+        settings = self._core_settings(kwargs)
         query_vector, candidates = run_steps(
-            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, plan))
-        return choose(query_vector, candidates, plan, query)
+            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, settings))
+        return choose(query_vector, candidates, settings, query)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -238,10 +237,10 @@ class DiverseVectorStoreRetriever(VectorStoreRetriever):
             return await super()._aget_relevant_documents(
                 query, run_manager=run_manager, **kwargs
             )
-        plan = self._plan(kwargs)
+        settings = self._core_settings(kwargs)
         query_vector, candidates = await arun_steps(
-            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, plan))
-        return choose(query_vector, candidates, plan, query)
+            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, settings))
+        return choose(query_vector, candidates, settings, query)
 
 
 class DiverseVectorStore(VectorStore):
@@ -462,10 +461,10 @@ class DiverseVectorStore(VectorStore):
     ) -> list[Document]:
         """The core's MMR for a query vector (nothing else is embedded on fast-path stores)."""
         retriever = self._mmr_retriever(k, fetch_k, lambda_mult, kwargs)
-        plan = retriever._plan({})
+        settings = retriever._core_settings({})
         query_vector, candidates = run_steps(fetch_by_vector_steps(
-            self, retriever._embedder(), built_cache(retriever), embedding, plan))
-        return choose(query_vector, candidates, plan)
+            self, retriever._embedder(), built_cache(retriever), embedding, settings))
+        return choose(query_vector, candidates, settings)
 
     async def amax_marginal_relevance_search_by_vector(
         self,
@@ -478,10 +477,10 @@ class DiverseVectorStore(VectorStore):
         """Async ``max_marginal_relevance_search_by_vector`` (the store's async search and
         ``aembed_documents`` for stores without a fast path)."""
         retriever = self._mmr_retriever(k, fetch_k, lambda_mult, kwargs)
-        plan = retriever._plan({})
+        settings = retriever._core_settings({})
         query_vector, candidates = await arun_steps(fetch_by_vector_steps(
-            self, retriever._embedder(), built_cache(retriever), embedding, plan))
-        return choose(query_vector, candidates, plan)
+            self, retriever._embedder(), built_cache(retriever), embedding, settings))
+        return choose(query_vector, candidates, settings)
 
     @classmethod
     def from_texts(

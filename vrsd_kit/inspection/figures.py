@@ -29,15 +29,17 @@ Definitions (docs/inspect.md says the same, with the calibration):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, select
+from vrsd_core import DEFAULT_METHOD
 
 from ..explain import held_back_entries, restated_by
-from ..lexical import pool_relevance
+from ..rerank import ItemView, rerank
+from ..settings import build_settings
 
 CROWDED_RATE = 0.2
 """The verdict's threshold: top-k is called crowded when at least this share of its
@@ -185,28 +187,54 @@ def crowded_slots(top_k: Sequence[Passage]) -> list[Crowded]:
     return out
 
 
+class _PassageView(ItemView[Any]):
+    """How the rerank body reads a ``Passage``; a pick comes back as (passage, entry)."""
+
+    def id(self, item: Passage) -> Any:
+        return item.id
+
+    def text(self, item: Passage) -> str:
+        return item.text
+
+    def metadata(self, item: Passage) -> Mapping[str, Any]:
+        return {} if item.source is None else {"source": item.source}
+
+    def annotated(self, item: Passage, metadata: dict[str, Any], entry: dict[str, Any]
+                  ) -> tuple[Passage, dict[str, Any]]:
+        return item, entry
+
+
+_TOP_K = build_settings({"method": "similarity", "fetch_k": None})
+_DEFAULT = build_settings({"method": DEFAULT_METHOD, "fetch_k": None})
+
+
 def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
             vectors: np.ndarray, k: int, own: Passage | None = None) -> QuestionFigures:
     """Top-k and the default for one question's candidates (``passages`` with their
-    ``vectors``, in the store's order)."""
+    ``vectors``, in the store's order), both through the one rerank body
+    (``vrsd_kit.rerank``) as every adapter runs them."""
     if not len(passages):
         return QuestionFigures(question, [], [], [], own)
-    texts = [p.text for p in passages]
-    top = select(query, vectors, k, method="similarity")
-    words = pool_relevance(question, texts, query, vectors)
-    chosen = select(query, vectors, k, method=DEFAULT_METHOD, relevance=words.signals,
-                    profiles=words.profiles)
-    top_ids, picked = top.indices.tolist(), chosen.indices.tolist()
+    view = _PassageView()
+    top = rerank(view, passages, query=question, query_vector=query, vectors=vectors,
+                 settings=_TOP_K.with_counts(k=k))
+    chosen = rerank(view, passages, query=question, query_vector=query, vectors=vectors,
+                    settings=_DEFAULT.with_counts(k=k))
+    # held back from top-k by the cosine (what the store returns), not by the default's
+    # own relevance (its entries' held_back)
+    position = {id(p): i for i, p in enumerate(passages)}
+    top_ids = [position[id(p)] for p, _ in top]
+    picked = [position[id(p)] for p, _ in chosen]
     rank_in_default = {c: i + 1 for i, c in enumerate(picked)}
     entries = held_back_entries(picked, top_ids, [c for c in top_ids if c not in picked],
-                                texts.__getitem__, lambda j: j)
+                                lambda j: passages[j].text, lambda j: j)
     held = sorted(HeldBack(e["rank"], rank_in_default[pick], e["relation"])
                   for pick, listed in entries.items() for e in listed)
-    top_passages = [passages[c] for c in top_ids]
+    top_passages = [p for p, _ in top]
     return QuestionFigures(
         question,
-        [Ranked(p, float(r)) for p, r in zip(top_passages, top.relevance, strict=True)],
-        [Ranked(passages[c], float(words.cosine[c])) for c in picked],
+        [Ranked(p, entry["relevance"]) for p, entry in top],
+        [Ranked(p, entry.get("cosine", entry["relevance"])) for p, entry in chosen],
         held, own, crowded_slots(top_passages),
     )
 

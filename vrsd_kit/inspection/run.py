@@ -14,7 +14,7 @@ import numpy as np
 
 from vrsd_core import check_count
 
-from ..contract import check_counts
+from ..settings import check_counts
 from .figures import Inspection, Passage, QuestionFigures, compare
 from .questions import read_questions
 
@@ -90,7 +90,7 @@ def default_counts(k: int | None, fetch_k: int | None, fetch_default: int = DEFA
     """(k, fetch_k) with the retrievers' defaults filled in (k 4, fetch_k 20 or k if
     larger), checked (ValueError naming the one at fault)."""
     k = check_count(DEFAULT_K if k is None else k, "k", minimum=1)
-    return check_counts(k, max(fetch_default, k) if fetch_k is None else fetch_k, minimum=1)
+    return check_counts(k, max(fetch_default, k) if fetch_k is None else fetch_k)
 
 
 def pick(items: Sequence[Any], count: int, rng: np.random.Generator) -> list[Any]:

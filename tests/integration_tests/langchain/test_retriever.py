@@ -232,9 +232,9 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
 
 
 def test_a_retriever_built_without_its_validators_is_a_runtime_error(in_memory_store):
-    """``model_construct`` skips the validator that makes the cache: the call says so."""
+    """``model_construct`` skips the validator that checks the settings: the call says so."""
     retriever = VRSDRetriever.model_construct(vectorstore=in_memory_store, k=2, fetch_k=5)
-    with pytest.raises(RuntimeError, match=r"VRSDRetriever.cache: None, not an EmbeddingCache"):
+    with pytest.raises(RuntimeError, match=r"VRSDRetriever: its settings were never checked"):
         retriever.invoke(QUERY)
 
 

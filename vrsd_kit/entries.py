@@ -1,0 +1,153 @@
+"""The entry every returned item carries: why it was picked, under ``metadata["vrsd"]``.
+
+The one rerank body (``vrsd_kit.rerank``) builds one entry per pick (``entries``) and
+puts it on a copy of the item's metadata (``with_entry``); the caller's metadata is never
+changed, nor a value of its own replaced. numpy only, no framework imports.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vrsd_core import Selection
+from vrsd_core.callers import user_stacklevel
+
+from .explain import held_back_entries
+from .inputs import PoolSignals
+
+METADATA_KEY = "vrsd"
+"""The metadata entry every returned item gets (the default of each adapter's
+``metadata_key``); see ``with_entry`` for a key the user's metadata already holds."""
+SOURCE_KEYS = ("source", "file_path", "file_name", "url")
+_ENTRY_FIELDS = frozenset({"rank", "relevance", "method"})
+_warned_taken: set[str] = set()
+
+
+def is_entry(value: Any) -> bool:
+    """True for an entry vrsd wrote (a dict with rank, relevance and method): a result
+    passed through vrsd twice has its entry replaced, a user's own value never is."""
+    return isinstance(value, dict) and _ENTRY_FIELDS <= value.keys()
+
+
+def entry_key(metadata: Mapping[str, Any], key: str = METADATA_KEY) -> str:
+    """Where vrsd's entry goes in ``metadata``: ``key``, unless the user's own value
+    holds it; then ``key`` + ``"_"`` (``"vrsd_"``), + ``"__"``, ... the first one free
+    (or holding a vrsd entry). Warns once per key (``UserWarning``) naming both keys."""
+    chosen = key
+    while chosen in metadata and not is_entry(metadata[chosen]):
+        chosen += "_"
+    if chosen != key and key not in _warned_taken:
+        _warned_taken.add(key)
+        warnings.warn(
+            f"metadata_key: the metadata already has a key {key!r} of its own; it is kept, "
+            f"and vrsd's entry is under {chosen!r} (pass metadata_key= to choose the key)",
+            UserWarning, stacklevel=user_stacklevel())
+    return chosen
+
+
+def with_entry(metadata: Mapping[str, Any], entry: dict[str, Any],
+               key: str = METADATA_KEY) -> tuple[dict[str, Any], str]:
+    """(a deep copy of ``metadata`` with ``entry`` added under ``entry_key(metadata, key)``,
+    that key): the caller's metadata is never changed, nor a value of its own replaced."""
+    chosen = entry_key(metadata, key)
+    out = copy.deepcopy(dict(metadata))
+    out[chosen] = entry
+    return out, chosen
+
+
+def source_of(metadata: Mapping[str, Any] | None) -> Any:
+    """Where a document comes from, as its metadata says: the first of ``SOURCE_KEYS``
+    it has (LangChain's loaders write ``source``, LlamaIndex's ``file_path`` and
+    ``file_name``, Haystack's converters ``file_path``), or None."""
+    if not metadata:
+        return None
+    for key in SOURCE_KEYS:
+        value = metadata.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def entries(
+    selection: Selection, ids: Sequence[Any] | None = None,
+    signals: PoolSignals | None = None, texts: Sequence[str] | None = None,
+    sources: Sequence[Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The ``METADATA_KEY`` entry of every pick of ``selection``, in selection order::
+
+        {
+            "rank": 0,            # position in the selection order (0-based)
+            "relevance": 0.71,    # what the method ranked it by (see below)
+            "cosine": 0.62,       # only when the words were read: the cosine to the query
+            "lexical": 7.3,       # only when the words were read: its BM25 score in the pool
+            "gain": 0.71,         # the method's score for it when it was picked
+            "method": "vrsd",     # the selection method
+            "prior": 0.9,         # only when a quality prior was given: its value
+            "held_back": [...],   # only for the default (complement): what plain top-k
+                                  # would have returned that it did not, see below
+        }
+
+    ``relevance`` is what the method ranked the candidate by: for a method that reads
+    the words (``vrsd_core.METHOD_INFO[method].reads_words``, with ``lexical`` on and a
+    query text) it is the relevance in pool units, ``vrsd_core.pool_units([cosine,
+    lexical])``: z of the sum of the two parts' z-scores over the fetched pool (0 is
+    the pool's mean, 1 one standard deviation above it), and ``cosine`` and
+    ``lexical`` give the parts; otherwise the caller's relevance scores when given,
+    else the cosine to the query.
+
+    ``gain`` is, for ``similarity`` the cosine; for ``vrsd`` the cosine of the sum of
+    the picks so far with the query; for ``mmr`` the MMR score; for ``dpp`` and the
+    default how much the pick widens the set, relevance-weighted (the determinant ratio:
+    near 0 for a passage the picks already say, largest for a relevant passage unlike
+    them); for the sampling and clustering methods their own score.
+
+    ``held_back`` lists one dict per candidate plain top-k (by the same relevance)
+    would have returned and the default did not (``vrsd_kit.explain``): ``id`` (the
+    item's id from ``ids``, else its 0-based rank among the fetched candidates),
+    ``rank`` (1-based, in plain top-k), ``relation`` (``"restates"``: 90 % or more of
+    its word pairs are in this item, ``share`` says how many; ``"displaced"``: this item
+    took its slot), ``source`` (when ``sources`` has one) and ``excerpt`` (when
+    ``texts`` are given; without texts every entry is ``"displaced"``). Values are plain
+    Python ints, floats and strings (JSON-ready, no numpy scalars).
+    """
+    held = _held_entries(selection, ids, texts, sources)
+    picked = selection.indices.tolist()
+    relevance = selection.relevance.tolist()
+    gains = selection.gains.tolist()
+    prior = selection.info.get("prior")
+    out = []
+    for rank, index in enumerate(picked):
+        entry: dict[str, Any] = {"rank": rank, "relevance": relevance[rank],
+                                 "gain": gains[rank], "method": selection.method}
+        if signals is not None:
+            entry.update(signals.parts(index))
+        if prior is not None:
+            entry["prior"] = float(prior[rank])
+        if held is not None:
+            entry["held_back"] = held.get(index, [])
+        out.append(entry)
+    return out
+
+
+def _held_entries(selection: Selection, ids: Sequence[Any] | None,
+                  texts: Sequence[str] | None, sources: Sequence[Any] | None,
+                  ) -> dict[int, list[dict[str, Any]]] | None:
+    """{pick: its held-back entries}, or None for a method that holds nothing back."""
+    held = selection.info.get("held_back")
+    if held is None:
+        return None
+    return held_back_entries(
+        selection.indices.tolist(), selection.info["top_k"], held,
+        None if texts is None else texts.__getitem__,
+        lambda j: _candidate_name(j, ids),
+        None if sources is None else sources.__getitem__,
+    )
+
+
+def _candidate_name(index: int, ids: Sequence[Any] | None) -> Any:
+    """A candidate's id when it has one, else its rank among the fetched candidates."""
+    name = None if ids is None else ids[index]
+    return int(index) if name is None else name

@@ -1,0 +1,123 @@
+"""The one rerank body: every entry point of every adapter chooses its k items here.
+
+An adapter fetches the candidates and their vectors its own way, then calls
+``rerank(view, items, query=..., query_vector=..., vectors=..., settings=...)``:
+
+1. each candidate's text as the words should read it (``view.text``);
+2. what the pool's words say, for a method that reads them (``inputs.pool_signals``);
+3. what is read from each candidate: a prior, an outside relevance, group labels, token
+   counts (``inputs.candidate_keywords``, through ``view.values``);
+4. the selection (``vrsd_core.select``, the only call of it outside the core);
+5. one entry per pick (``entries.entries``), put on a copy of each picked item
+   (``view.annotated``), in selection order.
+
+An ``ItemView`` is how the body reads one framework's candidates: id, text, metadata,
+vector, and a copy carrying the entry. numpy only, no framework imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from vrsd_core import select
+
+from .entries import entries, source_of, with_entry
+from .inputs import candidate_keywords, item_values, pool_signals, reads_words
+from .settings import Settings
+
+Item = TypeVar("Item")
+
+
+class ItemView(Generic[Item]):
+    """How the rerank body reads one framework's candidates (e.g. LangChain's
+    ``Document``); an adapter subclasses it and writes ``text``, ``metadata`` and
+    ``annotated`` (the others have defaults)."""
+
+    def id(self, item: Item) -> Any:
+        """The item's id (named by the held-back entries), or None."""
+        return None
+
+    def text(self, item: Item) -> str:
+        """The text the words are read from and the tokens counted in (what the LLM reads)."""
+        raise NotImplementedError
+
+    def metadata(self, item: Item) -> Mapping[str, Any]:
+        """The item's metadata (per-candidate fields are read from it)."""
+        raise NotImplementedError
+
+    def vector(self, item: Item) -> Sequence[float] | None:
+        """The vector the item carries, or None (the adapter gets one another way)."""
+        return None
+
+    def subject(self, item: Item) -> Any:
+        """What the user's callables are given for this item (the item itself by default)."""
+        return item
+
+    def annotated(self, item: Item, metadata: dict[str, Any], entry: dict[str, Any]) -> Item:
+        """A copy of ``item`` whose metadata is ``metadata`` (a copy of its own, with
+        ``entry`` under the settings' key); the original is not changed."""
+        raise NotImplementedError
+
+    def values(self, items: Sequence[Item], spec: Any, name: str) -> list[Any]:
+        """One value per item: its metadata field ``spec``, or ``spec(subject(item))``."""
+        return item_values(spec, items, name, metadata_of=self.metadata,
+                           describe=self._describe, subject=self.subject)
+
+    def _describe(self, item: Item) -> str:
+        found = self.id(item)
+        return str(found) if found is not None else self.text(item)[:40]
+
+
+def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
+           query_vector: ArrayLike, vectors: ArrayLike, settings: Settings) -> list[Item]:
+    """The ``settings.k`` picks of ``items`` (the candidates, in the store's order, row i
+    of ``vectors`` belonging to item i), as annotated copies in selection order.
+
+    ``query``: the query text (None for a search by vector: no words are read, and a
+    relevance callable is refused); ``query_vector``: checked by the adapter
+    (``inputs.check_query_vector``).
+
+    Raises:
+        ValueError: naming the setting or the candidate at fault (a per-candidate value),
+            or, from the core, the vectors.
+    """
+    if not items:
+        return []
+    query_array = np.asarray(query_vector, dtype=np.float64)
+    matrix = _as_matrix(vectors)
+    texts = [view.text(item) for item in items]
+    signals = pool_signals(query or "", query_array, matrix, texts) if reads_words(
+        settings.method, lexical=settings.lexical, relevance=settings.relevance,
+        query=query) else None
+    subjects = [view.subject(item) for item in items]
+
+    def score(fn: Callable[..., Any]) -> Any:  # an outside relevance (query, items) -> scores
+        return fn(query, subjects)
+
+    keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
+                                  len(items), score if query else None, texts)
+    if signals is not None:
+        keywords.update(signals.select_keywords())
+    selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
+    found = entries(selection, [view.id(item) for item in items], signals, texts,
+                    [source_of(view.metadata(item)) for item in items])
+    key = settings.metadata_key
+    out = []
+    for index, entry in zip(selection.indices.tolist(), found, strict=True):
+        item = items[index]
+        metadata, _ = with_entry(view.metadata(item), entry, key)
+        out.append(view.annotated(item, metadata, entry))
+    return out
+
+
+def _as_matrix(vectors: ArrayLike) -> Any:
+    """The candidates' vectors as a float64 array when they are numbers (else as given:
+    the core's checks name them)."""
+    try:
+        return np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError):
+        return vectors
