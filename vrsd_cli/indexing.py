@@ -348,7 +348,8 @@ def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
     beside the result they are attached to, with the relation when the entry has one."""
     infos = [doc.metadata.get("vrsd", {}) for doc in docs]
     if any("cosine" in info for info in infos):
-        relevance = "relevance: z(cosine) + z(BM25 of the words) in the fetched pool"
+        relevance = ("relevance: z(cosine) + z(BM25 of the words), in the fetched pool's "
+                     "units (0 its mean, 1 one standard deviation above)")
     else:
         relevance = "relevance: cosine to the question"
     held = [entry for info in infos for entry in info.get("held_back", ())]

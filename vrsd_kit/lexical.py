@@ -3,11 +3,11 @@
 A small embedding model blurs the names, numbers and rare terms a question turns
 on; the candidates' own words keep them. ``bm25`` scores the pool's texts against
 the query with statistics from the pool alone (no index: the n candidates are the
-collection). ``pool_relevance`` gives both signals; the core receives them as
-``select(..., relevance=[cosines, bm25 scores])`` (one row per signal) and fuses
-them in the pool's own units::
+collection). ``pool_relevance`` gives both signals; the rerank body
+(``vrsd_kit.inputs.PoolSignals``) fuses them in the pool's own units with
+``vrsd_core.pool_units`` and gives the core one relevance per candidate::
 
-    relevance_i = z(cosine)_i + z(bm25)_i,   z(x) = (x - mean(x)) / std(x) over the pool
+    relevance_i = z(z(cosine) + z(bm25))_i,   z(x) = (x - mean(x)) / std(x) over the pool
 
 so neither part needs a weight: each counts one standard deviation of its own
 spread in this pool. A part that does not vary over the pool (no query word in any
@@ -187,7 +187,7 @@ class PoolRelevance:
 
     @property
     def signals(self) -> NDArray[np.float64]:
-        """(2, n): the rows ``select(..., relevance=...)`` fuses as z(cosine) + z(lexical)."""
+        """(2, n): the rows ``vrsd_core.pool_units`` fuses as z(z(cosine) + z(lexical))."""
         return np.stack([self.cosine, self.lexical])
 
 

@@ -1,8 +1,12 @@
-"""The n candidates of a query, each a Document with its vector, from any vector store.
+"""The n candidates of a query, each a Document with its vector, from any vector store,
+and how the one rerank body reads them.
 
-One pipeline for every store: query vector -> n candidates (Document + vector)
--> ``vrsd_core.select`` -> Documents. Only the middle step depends on the
-store:
+One pipeline for every store and every LangChain entry point: query -> query vector
+(embedded once, ``query_vector_steps``) -> n candidates (Document + vector,
+``candidate_steps``) -> ``vrsd_kit.rerank.rerank`` through ``DocumentView`` (``choose``)
+-> annotated Document copies, in selection order. The I/O is one body of steps for the
+sync and the async entry point (``fetch_steps``, ``vrsd_kit.steps``). Only the middle
+step depends on the store:
 
 * fast paths read the vectors the store already keeps (no re-embedding): one
   module per store in ``stores/``, one record per store in ``stores.FAST_PATHS``
@@ -27,11 +31,14 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from langchain_core.documents import Document
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 from numpy.typing import NDArray
 
-from vrsd_kit.contract import did_you_mean
+from vrsd_kit.inputs import check_query_text, check_query_vector
+from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.settings import Settings, did_you_mean
 from vrsd_kit.steps import Steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
 
@@ -41,9 +48,10 @@ from .stores import FAST_PATHS, Candidates, FastPath, empty
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-__all__ = ["Candidates", "candidate_steps", "check_fallback", "check_reembed_policy",
-           "check_search_kwargs", "fast_path_for", "fetch_candidates", "reembedding_reason",
-           "unwrap"]
+__all__ = ["Candidates", "DocumentView", "candidate_steps", "check_fallback",
+           "check_reembed_policy", "check_search_kwargs", "choose", "fast_path_for",
+           "fetch_by_vector_steps", "fetch_candidates", "fetch_steps", "query_vector_steps",
+           "reembedding_reason", "unwrap"]
 
 
 def unwrap(store: VectorStore) -> VectorStore:
@@ -55,13 +63,17 @@ def unwrap(store: VectorStore) -> VectorStore:
     return store
 
 
+_PATH_OF_CLASS: dict[type, FastPath | None] = {}  # a store class's record, found once
+
+
 def fast_path_for(store: VectorStore) -> FastPath | None:
     """The fast path for ``store`` (after unwrapping), or None for the generic fallback."""
     store = unwrap(store)
-    for path in FAST_PATHS:
-        if path.is_for(store) and path.applies(store):
-            return path
-    return None
+    kind = type(store)
+    if kind not in _PATH_OF_CLASS:
+        _PATH_OF_CLASS[kind] = next((p for p in FAST_PATHS if p.is_for(store)), None)
+    path = _PATH_OF_CLASS[kind]
+    return path if path is not None and path.applies(store) else None
 
 
 def reembedding_reason(store: VectorStore) -> str:
@@ -143,7 +155,7 @@ def candidate_steps(
     """The store's top-n for ``query_vector`` with their vectors (see the module doc), as
     steps (``vrsd_kit.steps``): ``fetch_candidates`` and ``pipeline.fetch_steps`` run them.
 
-    ``query_vector`` is the checked float64 array (``contract.check_query_vector``);
+    ``query_vector`` is the checked float64 array (``vrsd_kit.inputs.check_query_vector``);
     stores get it as a list of floats. ``query`` (the text) is used only by stores
     that cannot search by vector. Fast paths call synchronous clients, so the async
     run gives them to the default executor.
@@ -186,3 +198,77 @@ def fetch_candidates(
     """``candidate_steps`` run synchronously."""
     return run_steps(candidate_steps(store, query, query_vector, n, search_kwargs, embeddings,
                                      cache, reembed))
+
+
+# --- one query: the I/O, then the one rerank body -------------------------------------------
+
+class DocumentView(ItemView[Document]):
+    """How the rerank body reads a LangChain ``Document``: the words and the token budget
+    read ``page_content``; the copy gets a deep copy of the metadata with the entry."""
+
+    def id(self, item: Document) -> Any:
+        return item.id
+
+    def text(self, item: Document) -> str:
+        return item.page_content
+
+    def metadata(self, item: Document) -> Mapping[str, Any]:
+        return item.metadata
+
+    def annotated(self, item: Document, metadata: dict[str, Any],
+                  entry: dict[str, Any]) -> Document:
+        return item.model_copy(update={"metadata": metadata})
+
+
+DOCUMENTS = DocumentView()
+
+
+def query_vector_steps(embeddings: Embeddings, query: str) -> Steps[NDArray[np.float64]]:
+    """The checked vector of the checked ``query`` text, as steps (``embed_query`` /
+    ``aembed_query``)."""
+    vector = yield call(embeddings.embed_query, embeddings.aembed_query, check_query_text(query))
+    return check_query_vector(vector)
+
+
+def fetch_steps(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache,
+                query: str, settings: Settings
+                ) -> Steps[tuple[NDArray[np.float64], Candidates]]:
+    """(the query vector, the settings' candidates with their vectors) as steps: the query
+    is embedded exactly once; ``run_steps`` makes the calls, ``arun_steps`` awaits
+    ``aembed_query``, the store's async search and ``aembed_documents``."""
+    query_vector = yield from query_vector_steps(embeddings, query)
+    candidates = yield from candidate_steps(store, query, query_vector, _fetch(settings),
+                                            settings.search, embeddings, cache, settings.reembed)
+    return query_vector, candidates
+
+
+def fetch_by_vector_steps(store: VectorStore, embeddings: Embeddings, cache: EmbeddingCache,
+                          vector: Any, settings: Settings
+                          ) -> Steps[tuple[NDArray[np.float64], Candidates]]:
+    """``fetch_steps`` for a query given as a vector (nothing is embedded but, for stores
+    without a fast path, the candidates).
+
+    Raises:
+        ValueError: naming ``relevance`` for a callable ``(query, documents) -> scores``:
+            there is no query text to give it (a metadata field works).
+    """
+    if callable(settings.relevance):
+        raise ValueError(
+            "relevance: a callable (query, documents) -> scores needs the query text, and "
+            "a search by vector has none; name a metadata field instead")
+    query_vector = check_query_vector(vector)
+    candidates = yield from candidate_steps(store, "", query_vector, _fetch(settings),
+                                            settings.search, embeddings, cache, settings.reembed)
+    return query_vector, candidates
+
+
+def _fetch(settings: Settings) -> int:
+    return settings.k if settings.fetch_k is None else settings.fetch_k
+
+
+def choose(query_vector: NDArray[np.float64], candidates: Candidates, settings: Settings,
+           query: str | None = None) -> list[Document]:
+    """The one rerank body on the candidates: annotated copies in selection order."""
+    return rerank(DOCUMENTS, candidates.documents, query=query, query_vector=query_vector,
+                  vectors=candidates.vectors if candidates.vectors is not None else [],
+                  settings=settings)

@@ -32,8 +32,8 @@ from vrsd_kit.steps import Steps, arun_steps, run_steps
 from vrsd_kit.tokens import TokenCounter
 
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
-from .candidates import Candidates
-from .pipeline import FIELD_NAMES, PER_CANDIDATE, choose, query_vector_steps, retriever_values
+from .candidates import Candidates, choose, query_vector_steps
+from .settings import FIELD_NAMES, PER_CANDIDATE, retriever_values
 
 
 class VRSDCompressor(SettingsModel, BaseDocumentCompressor):

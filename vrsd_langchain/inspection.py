@@ -66,8 +66,7 @@ class LangChainSource:
     def pool(self, question: str, n: int) -> Pool:
         from vrsd_kit.steps import run_steps
 
-        from .candidates import fetch_candidates
-        from .pipeline import query_vector_steps
+        from .candidates import fetch_candidates, query_vector_steps
 
         r = self.retriever
         query = run_steps(query_vector_steps(self.embeddings, question))

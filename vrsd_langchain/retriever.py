@@ -34,13 +34,11 @@ from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed
 from vrsd_kit.tokens import TokenCounter
 
-from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
-from .candidates import unwrap
-from .pipeline import (
+from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache
+from .candidates import choose, fetch_steps, unwrap
+from .settings import (
     PER_CANDIDATE,
     call_settings,
-    choose,
-    fetch_steps,
     resolve_embeddings,
     retriever_values,
     store_settings,
@@ -140,10 +138,10 @@ class VRSDRetriever(SettingsModel, BaseRetriever):
     lexical: SkipValidation[bool] = True
     """The default method reads the candidates' words as well as their vectors: its
     relevance is z(cosine) + z(BM25 of the fetched texts against the query), both within
-    the pool, and its similarity of two candidates the mean of their vectors' cosine and
-    their word profiles' (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and
-    ``lexical``). False: the vectors only. Other methods, and an outside ``relevance``,
-    are unaffected."""
+    the pool, in pool units (``vrsd_core.pool_units``), and its similarity of two
+    candidates the mean of their vectors' cosine and their word profiles'
+    (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``).
+    False: the vectors only. Other methods, and an outside ``relevance``, are unaffected."""
     metadata_key: SkipValidation[str] = METADATA_KEY
     """The metadata key of vrsd's entry. A key the document's own metadata already holds
     is kept, and the entry goes under this key + ``"_"`` (``"vrsd_"``; warned once)."""
@@ -199,7 +197,14 @@ class VRSDRetriever(SettingsModel, BaseRetriever):
         return store_settings(store, retriever_values(fields))
 
     def _embedder(self) -> Embeddings:
-        return resolve_embeddings(self.vectorstore, self.embeddings, type(self).__name__)
+        """``embeddings``, else the store's (one of them is there: ``_checked_settings``)."""
+        found = self.embeddings if self.embeddings is not None else self.vectorstore.embeddings
+        if found is None:  # the store's were taken away since
+            return resolve_embeddings(self.vectorstore, None, type(self).__name__)
+        return found
+
+    def _cache(self) -> EmbeddingCache:
+        return self.cache  # type: ignore[return-value]  # set by _check, before any call
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
         params = super()._get_ls_params(**kwargs)
@@ -210,15 +215,19 @@ class VRSDRetriever(SettingsModel, BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        settings = call_settings(self.vectorstore, self.settings(), kwargs)
+        settings = self.settings()
+        if kwargs:  # invoke(q, k=2, filter=...): this call's settings
+            settings = call_settings(self.vectorstore, settings, kwargs)
         query_vector, candidates = run_steps(
-            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, settings))
+            fetch_steps(self.vectorstore, self._embedder(), self._cache(), query, settings))
         return choose(query_vector, candidates, settings, query)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        settings = call_settings(self.vectorstore, self.settings(), kwargs)
+        settings = self.settings()
+        if kwargs:
+            settings = call_settings(self.vectorstore, settings, kwargs)
         query_vector, candidates = await arun_steps(
-            fetch_steps(self.vectorstore, self._embedder(), built_cache(self), query, settings))
+            fetch_steps(self.vectorstore, self._embedder(), self._cache(), query, settings))
         return choose(query_vector, candidates, settings, query)

@@ -66,14 +66,11 @@ from vrsd_kit.stores import Reembed, check_reembed
 
 from ._compat import relevance_score_fn, retriever_tags
 from .cache import DEFAULT_CACHE_SIZE, EmbeddingCache, built_cache
-from .candidates import TYPO_CUTOFF
-from .pipeline import (
+from .candidates import TYPO_CUTOFF, choose, fetch_by_vector_steps, fetch_steps
+from .settings import (
     OWN_KEYWORDS,
     PER_CANDIDATE,
     call_settings,
-    choose,
-    fetch_by_vector_steps,
-    fetch_steps,
     resolve_embeddings,
     split_options,
     store_settings,

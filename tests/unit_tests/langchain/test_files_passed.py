@@ -1,0 +1,42 @@
+"""What a warm ``VRSDRetriever.invoke`` walks through in the project: its own classes, the
+store's fast path, and the kit's one body; no settings are built or checked on a plain
+call (they were, when the retriever was built). ``benchmarks/retriever_overhead.py
+--files`` lists the same on FAISS, the core's files included."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from vrsd_langchain import VRSDRetriever
+
+ROOT = Path(__file__).resolve().parents[3]
+OURS = ("vrsd_kit", "vrsd_langchain")
+
+
+def files_entered(call: Any) -> dict[str, int]:
+    seen: dict[str, int] = {}
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            name = frame.f_code.co_filename
+            if name.startswith(str(ROOT)) and Path(name).relative_to(ROOT).parts[0] in OURS:
+                key = str(Path(name).relative_to(ROOT))
+                seen[key] = seen.get(key, 0) + 1
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_a_warm_invoke_checks_nothing_and_enters_few_files(in_memory_store):
+    retriever = VRSDRetriever(vectorstore=in_memory_store, k=4, fetch_k=20)
+    retriever.invoke("water vapor heat")
+    seen = files_entered(lambda: retriever.invoke("water vapor heat"))
+    assert "vrsd_langchain/settings.py" not in seen  # nothing built or checked
+    assert seen["vrsd_kit/settings.py"] == 1  # the kept settings, read once
+    assert len(seen) <= 11, sorted(seen)
