@@ -14,14 +14,17 @@ import math
 
 import numpy as np
 
-from .._checks import check_int
 from .._kernels import TIE_RTOL, argmax_first, cosine_from_parts
 from .._prepare import Prepared
+from ..options import OptionSpec
 from ._common import Picked, pick_counts
 from ._sampling import occurrence_rank
 from .vrsd import greedy_order
 
 MAX_SUBSETS = 5_000_000
+MAX_SUBSETS_OPTION = OptionSpec("max_subsets", "integer", MAX_SUBSETS,
+                                "most subsets enumerated; a larger problem is refused", low=1)
+OPTIONS = (MAX_SUBSETS_OPTION,)
 _CHUNK_CELLS = 1 << 20  # prefix-rows x candidates scored at once
 
 
@@ -34,7 +37,7 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
     is the most picks, up to k, that any feasible subset has (``_most_picks``).
     ``info["subsets"]`` counts the feasible subsets of that size.
     """
-    check_int(max_subsets, "max_subsets", low=1)
+    MAX_SUBSETS_OPTION.check(max_subsets)
     counts = pick_counts(prep, k)
     out = []
     for b in range(prep.batch):
@@ -54,7 +57,7 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
         if kk == 0:
             out.append(Picked(np.zeros(0, np.int64), np.zeros(0), {"subsets": 0}))
             continue
-        gram = prep.gram(b, items)
+        gram = prep.candidates.gram(b, items)
         qsim = prep.qsim[b, items]
         q_norm = float(prep.q_norm[b])
         rules = _Feasible(codes, prep.cap, tokens, prep.budget)
