@@ -57,7 +57,11 @@ _VECDOT = getattr(np, "vecdot", None)
 
 
 def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """(B, n): X[b, i] . v[b] (a broadcast vecdot is faster than a stacked matmul)."""
+    """(B, n): X[b, i] . v[b]. One query: BLAS's matrix-vector product; a batch: a
+    broadcast vecdot (faster than a stacked matmul). The two round differently in the
+    last bits, so every product of a query of B = 1 takes the same one."""
+    if X.shape[0] == 1:
+        return (X[0] @ v[0])[None, :]  # type: ignore[no-any-return]
     if _VECDOT is not None:
         return _VECDOT(X, v[:, None, :])  # type: ignore[no-any-return]
     return np.matmul(X, v[:, :, None])[:, :, 0]
