@@ -251,8 +251,11 @@ def prepare(
 
 def _query_squares(q: np.ndarray) -> list[float]:
     """Each query's squared length, in float64, as Python floats (NaN/inf when the query
-    holds one or its length is past float64)."""
+    holds one or its length is past float64). One query: BLAS's dot, as its products
+    (``_row_dots_with``) take BLAS's matrix-vector product."""
     q64 = q.astype(np.float64)
+    if q.shape[0] == 1:
+        return [float(q64[0].dot(q64[0]))]
     return (q64 * q64).sum(axis=1).tolist()  # type: ignore[no-any-return]
 
 
