@@ -33,7 +33,10 @@ RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 def greedy_map(prep: Prepared, k: int, quality: np.ndarray) -> tuple[list[Picked], np.ndarray]:
     """The greedy picks for quality weights ``quality`` (B, n; 0 at padding): per query a
     ``Picked`` (gains the determinant ratios, 0 for fills), and the (B, n) candidates
-    still open after the run (real, not picked, not closed by a cap or budget)."""
+    still open after the run (real, not picked, not closed by a cap or budget).
+
+    A candidate that is closed (padding, picked, or shut out by a cap or budget) has
+    residual variance and relevance -inf, so neither score can choose it."""
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -42,37 +45,38 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray) -> tuple[list[Picked
     # d_j^2 before any pick: L_jj = w_j^2 S_jj
     residual_variance = quality * quality * similarity.self_similarity
     numerical_zero = RANK_EPS[prep.X.dtype] * residual_variance.max(axis=1, initial=0.0)
-    by_relevance = np.where(prep.valid, prep.rel, -np.inf)
-    cholesky_rows = np.zeros((B, K, n))
     cons = start_constraints(prep)
-    open_ = prep.valid.copy() if cons is None else cons.open.copy()
+    open_at_start = prep.valid if cons is None else cons.open
+    residual_variance = np.where(open_at_start, residual_variance, -np.inf)
+    relevance = np.where(open_at_start, prep.rel, -np.inf)  # what fills rank by
+    cholesky_rows = np.zeros((B, K, n))
     exhausted = np.zeros(B, dtype=bool)
     filled = np.zeros(B, dtype=np.int64)
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     for t in range(K):
-        best_left = np.where(open_, residual_variance, -np.inf).max(axis=1, initial=-np.inf)
-        exhausted |= best_left <= numerical_zero
-        score = np.where(exhausted[:, None], by_relevance, residual_variance)
-        score[~open_] = -np.inf
+        exhausted |= residual_variance.max(axis=1, initial=-np.inf) <= numerical_zero
+        score = np.where(exhausted[:, None], relevance, residual_variance)
         pick = argmax_first(score, prep.tie_rtol)
         active = step_active(t, counts, cons)
+        pick_variance = residual_variance[rows, pick]
         picks[:, t] = pick
-        gains[:, t] = np.where(exhausted, 0.0, residual_variance[rows, pick])
+        gains[:, t] = np.where(exhausted, 0.0, pick_variance)
         filled += exhausted & active
-        open_[rows, pick] = False
+        residual_variance[rows, pick] = relevance[rows, pick] = -np.inf
         if cons is not None and (blocked := cons.add(pick, active)) is not None:
-            open_[blocked] = False  # a full group's, or too long for the tokens left
+            # a full group's, or too long for the tokens left
+            residual_variance[blocked] = relevance[blocked] = -np.inf
         if t == K - 1 or exhausted.all():
             continue
         kernel_row = quality * quality[rows, pick][:, None] * similarity.to(pick)  # L[:, p]
-        pick_length = np.sqrt(np.maximum(residual_variance[rows, pick], numerical_zero))
+        pick_length = np.sqrt(np.maximum(pick_variance, numerical_zero))
         pick_length[pick_length == 0] = 1.0  # a query without real candidates
         shared = np.einsum("bt,btn->bn", cholesky_rows[rows, :t, pick], cholesky_rows[:, :t, :])
         update_component = (kernel_row - shared) / pick_length[:, None]
         cholesky_rows[:, t] = update_component
-        residual_variance = residual_variance - update_component * update_component
+        residual_variance -= update_component * update_component
     result = split_rows(picks, gains, taken_counts(counts, cons))
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
-    return result, open_
+    return result, relevance > -np.inf
