@@ -37,13 +37,23 @@ DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]
 LOWEST = float(np.finfo(np.float64).min)
 
 
-def tie_threshold(best: Any, rtol: float) -> Any:
-    """The lowest score that ties ``best``: best - rtol * max(1, |best|), kept finite.
+def tie_margin(best: Any, rtol: float) -> Any:
+    """How close to ``best`` a score ties it: rtol * max(1, |best|). The project's one tie
+    rule: ``argmax_first`` picks with it, and a search that keeps a best value
+    (``beats``) replaces it only beyond it."""
+    return rtol * np.maximum(1.0, np.abs(best))
 
-    The project's one tie rule: every method scores with ``argmax_first``, which applies
-    it; a NaN best gives a NaN threshold (nothing ties it)."""
+
+def tie_threshold(best: Any, rtol: float) -> Any:
+    """The lowest score that ties ``best`` (best - ``tie_margin``), kept finite; a NaN
+    best gives a NaN threshold (nothing ties it)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.maximum(best - rtol * np.maximum(1.0, np.abs(best)), LOWEST)
+        return np.maximum(best - tie_margin(best, rtol), LOWEST)
+
+
+def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
+    """``value`` is above ``best`` by more than a tie: an earlier best keeps its place."""
+    return bool(value > best + tie_margin(best, rtol))
 
 
 def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._constraints import Constraints
-from .._kernels import TIE_RTOL, TINY, argmax_first, cosine_from_parts, first_of_best
+from .._kernels import TINY, argmax_first, beats, cosine_from_parts, first_of_best
 from .._prepare import Prepared
 from ..options import OptionSpec
 from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
@@ -163,7 +163,7 @@ def _swap_refine(
         best = float(score[a, j])
         # Only a strict improvement beyond rounding is taken: the objective never
         # goes down and the search cannot cycle.
-        if not best > current + TIE_RTOL[np.dtype(np.float64)] * max(1.0, abs(current)):
+        if not beats(best, current):
             break
         if swaps >= max_swaps:
             limit_hit = True

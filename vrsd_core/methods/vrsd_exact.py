@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._kernels import TIE_RTOL, argmax_first, cosine_from_parts
+from .._kernels import argmax_first, beats, cosine_from_parts
 from .._prepare import Prepared
 from ..options import OptionSpec
 from ._common import Picked, pick_counts
@@ -126,7 +126,6 @@ def _best_subset(
     chunk = max(1, _CHUNK_CELLS // m)
     # k = 1: one empty prefix, so every candidate is scored alone
     prefixes = itertools.combinations(range(m - 1), k - 1) if k > 1 else iter([()])
-    tol = TIE_RTOL[np.dtype(np.float64)]
     while True:
         block = list(itertools.islice(prefixes, chunk))
         if not block:
@@ -151,7 +150,7 @@ def _best_subset(
         val = float(score[r, j])
         if val == -np.inf:  # no feasible subset in this block
             continue
-        if val > best_val + tol * max(1.0, abs(best_val)) or best_set is None:
+        if best_set is None or beats(val, best_val):
             best_val, best_set = val, np.append(P[r], j)
     if best_set is None:
         raise RuntimeError("the exact search found no subset in a feasible block")
