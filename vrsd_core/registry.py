@@ -1,9 +1,12 @@
 """The table of selection methods: one ``MethodInfo`` record per method.
 
-Everything the core (and the adapters) need to know about a method beyond its
-options lives here and only here: which function runs it, whether it takes an
-outside ``relevance``, a quality ``prior`` or a ``seed``, whether its default
-run is deterministic, whether it enumerates subsets, and a one-line summary.
+Everything the core (and the adapters) need to know about a method lives here and
+only here: which function runs it, its options (declared as data beside the method,
+``own_options``; ``MethodInfo.options`` adds the prior's and the profiles'), its
+capabilities (an outside ``relevance``, a quality ``prior``, ``profiles``, the words,
+a ``seed``), whether its default run is deterministic, whether it enumerates subsets,
+and a one-line summary. What applies to a method is read from these flags, never from
+its name.
 ``METHOD_INFO`` is the table (name -> record, in the README's order). A new
 method is one module in ``vrsd_core.methods`` (see its contract) and one
 ``MethodInfo`` row here; the shared contract test then covers it.
