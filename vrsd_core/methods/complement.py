@@ -8,15 +8,14 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
   (rel_i - mean) / std over the pool's candidates (several signals, e.g. the cosine
   and the words' BM25 the adapters add, are fused first by ``vrsd_core.pool_units``,
   whose result is already in these units: standardising it again changes nothing but
-  rounding). The kernel
-  is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the candidates' cosines. Then
-  det L_Y = exp(sum of z over Y) * det S_Y: one standard deviation of relevance is
-  worth one e-fold of the volume the set spans, whatever the embedding model's cosine
-  range or the scale of an outside ``relevance=`` (a cross-encoder's logits). Each
-  greedy step adds the candidate with the largest determinant ratio
-  ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what the
-  candidate says that the picks do not. A restatement of a pick adds almost nothing
-  and waits; a distinct passage of the same topic does not.
+  rounding). The kernel is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the
+  candidates' cosines (``Prepared.similarity``). Then det L_Y = exp(sum of z over Y)
+  * det S_Y: one standard deviation of relevance is worth one e-fold of the volume the
+  set spans, whatever the embedding model's cosine range or the scale of an outside
+  ``relevance=`` (a cross-encoder's logits). Each greedy step adds the candidate with
+  the largest determinant ratio ``w_j^2 (1 - |projection of c_j on the picks|^2)``:
+  relevance times what the candidate says that the picks do not. A restatement of a
+  pick adds almost nothing and waits; a distinct passage of the same topic does not.
 * **Held back.** ``info["top_k"]`` lists what plain top-k (by the same relevance, the
   same number of picks) would have returned, best first; ``info["held_back"]`` the
   ones of those this did not pick, in that order. Why each was passed over needs the
