@@ -33,7 +33,7 @@ KS = (4, 10)
 def rows_for(name: str) -> list[str]:
     import numpy as np
 
-    from vrsd_core import DEFAULT_METHOD, select_batch
+    from vrsd_core import DEFAULT_METHOD, pool_units, select_batch
     from vrsd_eval.evidence import load_evidence_corpora
     from vrsd_eval.geometries import geometry
     from vrsd_eval.pools import build_pools, score
@@ -45,12 +45,13 @@ def rows_for(name: str) -> list[str]:
         pools = build_pools(corpus.texts, corpus.questions, geo.fit(corpus.texts), FETCH_K,
                             desc=f"{name}/{corpus.name}", show=False)
         owner = np.asarray(corpus.passage_of)
+        words = pool_units(pools.words)  # the cosine and BM25, fused in pool units
         for k in KS:
             top = select_batch(pools.queries, pools.vectors, k, method="similarity")
             by_words = select_batch(pools.queries, pools.vectors, k, method="similarity",
-                                    relevance=pools.words)
+                                    relevance=words)
             default = select_batch(pools.queries, pools.vectors, k, method=DEFAULT_METHOD,
-                                   relevance=pools.words, profiles=pools.profiles)
+                                   relevance=words, profiles=pools.profiles)
             crowded = slots = 0
             found = {"top": [], "words": [], "default": []}
             for b, gold in enumerate(corpus.gold):

@@ -280,45 +280,6 @@ def run_batch(rng: np.random.Generator, repeats: int) -> dict[str, float]:
     return out
 
 
-def run_forms(rng: np.random.Generator, repeats: int) -> None:
-    """Why the determinantal greedy (``complement``, ``dpp``) keeps two forms: each
-    method alone (no ``select`` around it) on one pool, in its 1-D form and in its
-    batched form (the same pool, its mask consulted), and per pool over the batch,
-    batched and as the 1-D form in a loop."""
-    import dataclasses
-
-    from vrsd_core._prepare import prepare
-    from vrsd_core.methods._common import run_in_chunks
-    from vrsd_core.methods.complement import complement
-    from vrsd_core.methods.dpp import dpp
-
-    B, n, d, k = BATCH
-    pools = [retrieved_pool(rng, n, d) for _ in range(B)]
-    singles = [prepare(q, C, batched=False) for q, C in pools]
-    one, masked = singles[0], dataclasses.replace(singles[0], all_real=False)
-    batch = prepare(np.stack([q for q, _ in pools]), np.stack([C for _, C in pools]),
-                    batched=True)
-    fns: dict[str, Callable[[], object]] = {}
-    for fn in (complement, dpp):
-        fns[f"{fn.__name__} 1-D"] = lambda fn=fn: fn(one, k)
-        fns[f"{fn.__name__} batched form, one pool"] = lambda fn=fn: fn(masked, k)
-        fns[f"{fn.__name__} batched, {B} pools"] = (
-            lambda fn=fn: run_in_chunks(batch, fn, k, {}))
-        fns[f"{fn.__name__} 1-D loop, {B} pools"] = lambda fn=fn: [fn(p, k) for p in singles]
-    t = time_interleaved(fns, max(5, repeats // 2))
-    print(f"\n## The determinantal greedy's two forms (the method alone, n={n}, d={d}, k={k})\n")
-    print("| method | one pool: 1-D form ms | batched form ms | ratio | "
-          f"per pool of {B}: batched ms | 1-D form in a loop ms | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for fn in (complement, dpp):
-        name = fn.__name__
-        single, forced = t.median(f"{name} 1-D"), t.median(f"{name} batched form, one pool")
-        many = t.median(f"{name} batched, {B} pools") / B
-        loop = t.median(f"{name} 1-D loop, {B} pools") / B
-        print(f"| {name} | {fmt_ms(single)} | {fmt_ms(forced)} | {fmt_ratio(forced / single)} | "
-              f"{fmt_ms(many)} | {fmt_ms(loop)} | {fmt_ratio(loop / many)} |")
-
-
 def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
     rng = np.random.default_rng(seed)
     coretype = os.environ.get("OPENBLAS_CORETYPE")
@@ -355,14 +316,10 @@ def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
     print(f"\nCore vrsd picks == the Algorithm 1 loop's picks: {', '.join(agreement)}.")
 
     batch = run_batch(rng, repeats)
-    run_forms(rng, repeats)
     mid = medians[(1000, 768, 20)]
     small = medians[(100, 384, 10)]
     real = medians[(50, 384, 10)]
     ratios = [
-        Ratio("(50,384,10) core similarity / numpy top-k (select's fixed cost)",
-              real["core similarity"] / real["numpy top-k (normalise, C @ q, argpartition)"],
-              1.5),
         Ratio("(50,384,10) core complement (default) / pyversity dpp",
               real["core complement (default)"] / real["pyversity dpp"], 1.0),
         Ratio("(1000,768,20) core complement (default) / core vrsd",

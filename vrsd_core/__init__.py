@@ -19,9 +19,16 @@ default (``DEFAULT_METHOD``) keeps one and spends the other slot on candidate 2:
 """
 
 from . import metrics
-from .api import check_count, check_options, method_defaults, select, select_batch
+from .api import (
+    check_count,
+    check_options,
+    method_defaults,
+    method_options,
+    select,
+    select_batch,
+)
 from .callers import register_internal_package
-from .relevance import pool_units
+from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
     METHOD_ALIASES,
@@ -32,6 +39,7 @@ from .registry import (
     methods_where,
     resolve_method,
 )
+from .relevance import pool_units
 from .selection import Selection
 
 __all__ = [
@@ -40,11 +48,13 @@ __all__ = [
     "METHOD_INFO",
     "MethodInfo",
     "MethodName",
+    "OptionSpec",
     "Selection",
     "check_count",
     "check_options",
     "method_defaults",
     "method_info",
+    "method_options",
     "methods_where",
     "metrics",
     "pool_units",

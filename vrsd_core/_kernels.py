@@ -37,52 +37,37 @@ DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]
 LOWEST = float(np.finfo(np.float64).min)
 
 
-def tie_threshold(best: float, rtol: float) -> float:
-    """The lowest score that ties ``best``: best - rtol * max(1, |best|), kept finite."""
-    return max(best - rtol * max(1.0, abs(best)), LOWEST)
+def tie_margin(best: Any, rtol: float) -> Any:
+    """How close to ``best`` a score ties it: rtol * max(1, |best|). The project's one tie
+    rule: ``argmax_first`` picks with it, and a search that keeps a best value
+    (``beats``) replaces it only beyond it."""
+    return rtol * np.maximum(1.0, np.abs(best))
+
+
+def tie_threshold(best: Any, rtol: float) -> Any:
+    """The lowest score that ties ``best`` (best - ``tie_margin``), kept finite; a NaN
+    best gives a NaN threshold (nothing ties it)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.maximum(best - tie_margin(best, rtol), LOWEST)
+
+
+def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
+    """``value`` is above ``best`` by more than a tie: an earlier best keeps its place."""
+    return bool(value > best + tie_margin(best, rtol))
+
+
+def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``scores``, the lowest index whose score ties the row's best (within
+    ``rtol``: the store's rank decides between equals), and each row's tie threshold.
+    A row holding NaN has a NaN threshold and returns index 0."""
+    threshold = tie_threshold(scores.max(axis=-1), rtol)
+    return np.argmax(scores >= threshold[..., None], axis=-1), threshold
 
 
 def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
     """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
-    best = scores.max(axis=-1, keepdims=True)
-    with np.errstate(over="ignore"):
-        thr = np.maximum(best - rtol * np.maximum(1.0, np.abs(best)), LOWEST)
-    return np.argmax(scores >= thr, axis=-1)
-
-
-def argmax_first_rows(
-    scores: np.ndarray, rtol: float = DEFAULT_RTOL
-) -> tuple[np.ndarray, np.ndarray]:
-    """``argmax_first`` per row of a float64 (B, n) table that may hold NaN,
-    and each row's tie threshold (best - tolerance; NaN for a row with a NaN).
-
-    A row with a NaN returns its first NaN (np.argmax's rule), so the caller can
-    see that the row's scores are broken rather than get an arbitrary index.
-    """
-    p = scores.argmax(axis=1)
-    best = scores[np.arange(scores.shape[0]), p]
-    with np.errstate(over="ignore"):
-        thr = np.maximum(best - rtol * np.maximum(1.0, np.abs(best)), LOWEST)
-    first = np.argmax(scores >= thr[:, None], axis=1)
-    return np.where(np.isnan(best), p, first), thr
-
-
-def argmax_first_1d(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> int:
-    """``argmax_first`` for one float64 row, in three numpy calls (the per-pick hot path).
-
-    np.argmax already returns the first exact maximum, so only indices before
-    it can hold a tie within the tolerance.
-    """
-    return first_tie(scores, int(scores.argmax()), rtol)
-
-
-def first_tie(scores: np.ndarray, p: int, rtol: float = DEFAULT_RTOL) -> int:
-    """The lowest index whose score ties ``scores[p]``, p being the first exact maximum."""
-    if p:
-        thr = tie_threshold(float(scores[p]), rtol)
-        if scores[int(scores[:p].argmax())] >= thr:  # rare: some earlier score ties
-            return int((scores[:p] >= thr).argmax())
-    return p
+    return first_of_best(scores, rtol)[0]
 
 
 def cosine_from_parts(num: Any, den2: Any, q_norm: Any = 1.0) -> np.ndarray:

@@ -38,7 +38,7 @@ def _squared_lengths(
     B = X.shape[0]
     if not n:
         return np.zeros((B, 0)), True
-    fast = _row_dots(X)  # the caller silences overflow warnings: they are checked here
+    fast = row_dots(X)  # the caller silences overflow warnings: they are checked here
     # The range check_length_range accepts, with room for the fast sum's rounding.
     tiny, eps, big = _LIMITS[np.dtype(dtype)]
     low = 4.0 * tiny / eps
@@ -57,7 +57,11 @@ _VECDOT = getattr(np, "vecdot", None)
 
 
 def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """(B, n): X[b, i] . v[b] (a broadcast vecdot is faster than a stacked matmul)."""
+    """(B, n): X[b, i] . v[b]. One query: BLAS's matrix-vector product; a batch: a
+    broadcast vecdot (faster than a stacked matmul). The two round differently in the
+    last bits, so every product of a query of B = 1 takes the same one."""
+    if X.shape[0] == 1:
+        return (X[0] @ v[0])[None, :]  # type: ignore[no-any-return]
     if _VECDOT is not None:
         return _VECDOT(X, v[:, None, :])  # type: ignore[no-any-return]
     return np.matmul(X, v[:, :, None])[:, :, 0]
@@ -67,28 +71,12 @@ def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _constant(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.ndarray:
     """A read-only array of one value, shared between calls (the all-True mask and the
     unit lengths of every pool of a size: nothing writes them, and a write would raise)."""
-    out = _filled(shape, value, dtype)
+    out = np.full(shape, value, dtype=dtype)
     out.flags.writeable = False
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def _units(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One query's all-True (1, n) mask, its unit length (1,) and its candidates' unit
-    squared lengths (1, n), shared read-only arrays (one look-up for the three)."""
-    return _constant((1, n), True, bool), _constant((1,), 1.0), _constant((1, n), 1.0)
-
-
-def _filled(shape: tuple[int, ...], value: Any, dtype: Any = np.float64) -> np.ndarray:
-    """np.full without its Python-level overhead (a few microseconds a call here)."""
-    out = np.empty(shape, dtype=dtype)
-    out.fill(value)
-    return out
-
-
 _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
-_NATIVE = (_FLOAT32, _FLOAT64)
-_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
 
 _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
@@ -96,7 +84,7 @@ _LIMITS = {
 }
 
 
-def _row_dots(X: np.ndarray) -> np.ndarray:
+def row_dots(X: np.ndarray) -> np.ndarray:
     """Per-row x . x in X's dtype (numpy >= 2 has the fast vecdot)."""
     if _VECDOT is not None:
         return _VECDOT(X, X)  # type: ignore[no-any-return]
@@ -104,12 +92,72 @@ def _row_dots(X: np.ndarray) -> np.ndarray:
 
 
 @dataclass(slots=True)
+class Geometry:
+    """Vectors whose inner products a method reads, kept as given: ``vectors`` (B, n, e)
+    read only, ``scale[b, i]`` 1/|v_bi| when normalising (else 1), so that
+    ``scale * (vectors @ v)`` is the cosine geometry without a normalised copy.
+
+    A ``Prepared`` problem carries two: ``candidates`` (the caller's vectors, always)
+    and ``similarity`` (what the similarity between candidates reads: the candidates'
+    own geometry, or the vectors with their profiles, ``_profiles.with_word_profiles``).
+    """
+
+    vectors: np.ndarray  # (B, n, e)
+    scale: np.ndarray  # (B, n)
+    self_similarity: np.ndarray  # (B, n): each working vector's squared length, S_ii
+    normalize: bool
+
+    def to(self, picks: np.ndarray, factor: float = 1.0) -> np.ndarray:
+        """(B, n) float64: factor * similarity of every candidate with candidate picks[b].
+
+        The one n x e matrix-vector product a pick is allowed; the pick's own scale
+        (and the factor) ride in its e-vector."""
+        rows = np.arange(self.vectors.shape[0])
+        pick_scale = factor * self.scale[rows, picks] if self.normalize \
+            else np.full(len(rows), factor)
+        pick_vectors = self.vectors[rows, picks] * pick_scale.astype(self.vectors.dtype)[:, None]
+        products = _row_dots_with(self.vectors, pick_vectors)
+        if self.normalize:
+            return products * self.scale  # type: ignore[no-any-return]
+        return products.astype(np.float64)
+
+    def to_one(self, b: int, j: int) -> np.ndarray:
+        """(n,) float64: similarity of query b's candidates with its candidate j."""
+        if not self.normalize:
+            return (self.vectors[b] @ self.vectors[b, j]).astype(np.float64)
+        # the pick's scale rides in its e-vector (a Python float keeps float32 data float32)
+        pick_vector = self.vectors[b, j] * float(self.scale[b, j])
+        return (self.vectors[b] @ pick_vector) * self.scale[b]  # type: ignore[no-any-return]
+
+    def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
+        """Similarities among candidates ``idx`` of query b (small |idx|)."""
+        sub = self.vectors[b, idx]
+        g = sub @ sub.T
+        if self.normalize:
+            s = self.scale[b, idx]
+            g = g * s[:, None] * s[None, :]
+        return g.astype(np.float64, copy=False)
+
+    def working(self, b: int) -> np.ndarray:
+        """Query b's working vectors (unit length when normalising) as a new (n, e) array."""
+        if self.normalize:
+            return self.vectors[b] * self.scale[b][:, None]  # type: ignore[no-any-return]
+        return np.array(self.vectors[b], copy=True)
+
+    def rows(self, cut: slice) -> Geometry:
+        return Geometry(self.vectors[cut], self.scale[cut], self.self_similarity[cut],
+                        self.normalize)
+
+
+@dataclass(slots=True, kw_only=True)
 class Prepared:
     """B queries with n candidates each, checked and ready for a method.
 
     ``X`` is the caller's candidate array (read only). ``scale[b, i]`` is
     1/|x_bi| when normalising, else 1, so ``scale * (X @ v)`` is the cosine
-    geometry without a normalised copy of X.
+    geometry without a normalised copy of X. ``candidates`` is that geometry;
+    ``similarity`` is what the methods' similarity between candidates reads (the
+    candidates unless ``profiles`` were given: ``vrsd_core._profiles``).
     """
 
     X: np.ndarray  # (B, n, d)
@@ -119,12 +167,9 @@ class Prepared:
     sq_norm: np.ndarray  # (B, n): squared length of each working vector
     q_norm: np.ndarray  # (B,): length of the working query
     qsim: np.ndarray  # (B, n): working-vector inner product with the query
-    rel: np.ndarray  # (B, n): relevance used by relevance-based methods
+    rel: np.ndarray  # (B, n): one relevance score per candidate (0 at padding)
     normalize: bool
     all_real: bool = False  # True when no row is padding (valid.all(), known for free)
-    # True when ``rel`` is already in pool units: the sum of several signals' z-scores
-    # (a relevance given with one row per signal, see ``_relevance``)
-    rel_in_pool_units: bool = False
     # The per-source cap (see _groups.py): group code per candidate, picks per group.
     group: np.ndarray | None = None  # (B, n) int64 codes, or None without groups
     cap: int | None = None  # max_per_group; None = no cap (also when no groups)
@@ -132,20 +177,17 @@ class Prepared:
     # The token budget (see _constraints.py): token count per candidate, the budget.
     tokens: np.ndarray | None = None  # (B, n) int64, 0 at padding; None without a budget
     budget: int | None = None  # max_tokens
-    # Read by every method on every call, so set once here rather than as properties:
+    similarity: Geometry  # what the similarity between candidates reads
+    candidates: Geometry = field(init=False)  # X, scale and sq_norm together
     tie_rtol: float = field(init=False)
     """Relative tie tolerance for scores computed from this input's dtype."""
     constrained: bool = field(init=False)
     """A per-group cap or a token budget limits which candidates can be picked."""
-    single: bool = field(init=False)
-    """One query whose candidates are all real and no token budget: the methods' 1-D
-    fast paths apply (they keep a group cap but not a budget, whose picks can run out
-    before k; the batched paths handle that)."""
 
     def __post_init__(self) -> None:
+        self.candidates = Geometry(self.X, self.scale, self.sq_norm, self.normalize)
         self.tie_rtol = TIE_RTOL[self.X.dtype]
         self.constrained = self.cap is not None or self.budget is not None
-        self.single = self.all_real and self.X.shape[0] == 1 and self.budget is None
 
     @property
     def batch(self) -> int:
@@ -155,73 +197,18 @@ class Prepared:
     def n(self) -> int:
         return int(self.X.shape[1])
 
-    def sims_to(self, picks: np.ndarray, factor: float = 1.0) -> np.ndarray:
-        """(B, n): factor * working inner product of every candidate with candidate picks[b].
-
-        This is the one n x d matrix-vector product a pick is allowed. The
-        pick's own scale (and the factor) ride in its d-vector.
-        """
-        rows = np.arange(self.batch)
-        f = factor * self.scale[rows, picks] if self.normalize else np.full(self.batch, factor)
-        v = self.X[rows, picks] * f.astype(self.X.dtype)[:, None]  # (B, d)
-        if self.batch == 1:
-            out = (self.X[0] @ v[0])[None, :]
-        else:
-            out = _row_dots_with(self.X, v)
-        if self.normalize:
-            return out * self.scale
-        return out.astype(np.float64)
-
     def rows(self, start: int, stop: int) -> Prepared:
         """Queries start..stop-1 as their own ``Prepared`` (views, no copies)."""
         cut = slice(start, stop)
         return Prepared(
             X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
             sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
-            rel=self.rel[cut], rel_in_pool_units=self.rel_in_pool_units,
-            normalize=self.normalize, all_real=self.all_real,
+            rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
             group=None if self.group is None else self.group[cut], cap=self.cap,
             feasible=None if self.feasible is None else self.feasible[cut],
             tokens=None if self.tokens is None else self.tokens[cut], budget=self.budget,
+            similarity=self.similarity.rows(cut),
         )
-
-    def products_into(
-        self, j: int, factor: float, out: np.ndarray, row_scale: Any, b: int = 0
-    ) -> None:
-        """out = row_scale * (X[b] @ (factor * working vector j)), for query b.
-
-        The per-pick product of the single-query paths: the pick's own scale
-        (and any factor) rides in the d-vector, ``row_scale`` (the per-row
-        scale, possibly times weights; None for 1) is one n-length product.
-        """
-        X = self.X[b]
-        f = factor * float(self.scale[b, j]) if self.normalize else factor
-        raw = X @ (X[j] * f)  # a Python float keeps float32 data float32
-        if row_scale is None:
-            out[:] = raw
-        else:
-            np.multiply(raw, row_scale, out=out)
-
-    def sims_to_one(self, b: int, j: int) -> np.ndarray:
-        """(n,): working inner product of query b's candidates with its candidate j."""
-        out = np.empty(self.n)
-        self.products_into(j, 1.0, out, self.scale[b] if self.normalize else None, b)
-        return out
-
-    def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
-        """Working inner products among candidates ``idx`` of query b (small |idx|)."""
-        sub = self.X[b, idx]
-        g = sub @ sub.T
-        if self.normalize:
-            s = self.scale[b, idx]
-            g = g * s[:, None] * s[None, :]
-        return g.astype(np.float64, copy=False)
-
-    def vectors(self, b: int) -> np.ndarray:
-        """Working vectors of query b's candidates as a new (n, d) array."""
-        if self.normalize:
-            return self.X[b] * self.scale[b][:, None]
-        return np.array(self.X[b], copy=True)
 
 
 def prepare(
@@ -237,12 +224,7 @@ def prepare(
     token_counts: Any = None,
     max_tokens: Any = None,
 ) -> Prepared:
-    """Check inputs and build the ``Prepared`` view (B=1 for a single query)."""
-    if not batched and mask is None and groups is None and max_per_group is None \
-            and token_counts is None and max_tokens is None:
-        one = _prepare_one(queries, candidates, relevance, normalize)
-        if one is not None:
-            return one
+    """Check inputs and build the ``Prepared`` view (B = 1 for a single query)."""
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
     q, X, qname = _as_stacks(queries, candidates, batched)
     B, n, _ = X.shape
@@ -256,73 +238,24 @@ def prepare(
     qsim = _query_products(X, q, scale, normalize)
     if not all_real:
         qsim = np.where(valid, qsim, 0.0)
-    rel, in_pool_units = (qsim, False) if relevance is None else _relevance(
-        relevance, (B, n), valid, batched)
+    rel = qsim if relevance is None else _relevance(relevance, (B, n), valid, batched)
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
     tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
     return Prepared(
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
-        rel=rel, rel_in_pool_units=in_pool_units, normalize=normalize, all_real=all_real,
+        rel=rel, normalize=normalize, all_real=all_real,
         group=codes, cap=cap, feasible=feasible, tokens=tokens, budget=budget,
+        similarity=Geometry(X, scale, sq_norm, normalize),
     )
-
-
-def _prepare_one(query: Any, candidates: Any, relevance: Any, normalize: bool) -> Prepared | None:
-    """``prepare`` of the common call, one query over n >= 1 candidates with no mask,
-    cap or budget, in a dozen numpy calls instead of about forty: the same arrays as
-    the general path (tests/unit_tests/core/test_prepare.py holds them equal), because
-    ``select``'s fixed cost is most of a rerank of 50 candidates. None when anything
-    is unusual (a shape to refuse, NaN/inf, a zero or out-of-range length): the
-    general path then checks it and raises the error naming it."""
-    q = query if type(query) is np.ndarray else as_float_array(query, "query")
-    X = candidates if type(candidates) is np.ndarray else as_float_array(candidates, "candidates")
-    if q.ndim != 1 or X.ndim != 2 or not X.shape[0] or X.shape[1] != q.shape[0] \
-            or not q.shape[0] or q.dtype not in _NATIVE or X.dtype not in _NATIVE:
-        return None
-    if q.dtype != X.dtype:  # float32 only when both are
-        q, X = q.astype(np.float64, copy=False), X.astype(np.float64, copy=False)
-    if not X.flags.c_contiguous:
-        X = np.ascontiguousarray(X)
-    dtype = X.dtype
-    n = X.shape[0]
-    X3 = X[None, :, :]
-    # No errstate here (it costs a tenth of the call): a length that overflows is one the
-    # general path refuses as too long, so numpy's overflow warning only precedes that
-    # ValueError; NaN and inf propagate without a warning.
-    q64 = q.astype(np.float64)
-    q_sq = float(q64.dot(q64))
-    sq = _VECDOT(X3, X3) if _VECDOT is not None else _row_dots(X3)
-    tiny, eps, big = _LIMITS[dtype]
-    # the ufuncs' own reductions: np.min and np.max add three Python frames each
-    if not (float(_MIN(sq, None)) >= 4.0 * tiny / eps
-            and float(_MAX(sq, None)) <= big / (16.0 * n * n)
-            and 0.0 < q_sq < math.inf):  # NaN fails every comparison
-        return None
-    # _unit_scale and _query_products for one query, inline (each call is a tenth of this)
-    q_len = math.sqrt(q_sq)
-    if normalize:
-        scale = 1.0 / np.sqrt(sq, dtype=np.float64)
-        q = q * (1.0 / q_len)  # a Python float keeps float32 data float32
-        qsim = (X @ q) * scale  # (n,) by (1, n): the (1, n) row
-        valid, q_norm, sq_norm = _units(n)
-    else:
-        scale, q_norm, sq_norm = np.ones((1, n)), np.array([q_len]), sq.astype(np.float64)
-        qsim = (X @ q)[None, :].astype(np.float64)
-        valid = _units(n)[0]
-    rel, in_pool_units = (qsim, False) if relevance is None else _relevance(
-        relevance, (1, n), valid, False)
-    return Prepared(X=X3, q=q[None, :], valid=valid, scale=scale, sq_norm=sq_norm,
-                    q_norm=q_norm, qsim=qsim, rel=rel, rel_in_pool_units=in_pool_units,
-                    normalize=normalize, all_real=True)
 
 
 def _query_squares(q: np.ndarray) -> list[float]:
     """Each query's squared length, in float64, as Python floats (NaN/inf when the query
-    holds one or its length is past float64)."""
-    if q.shape[0] == 1:  # one dot: a few numpy calls fewer than the batched form
-        q64 = q[0].astype(np.float64)
-        return [float(q64.dot(q64))]
+    holds one or its length is past float64). One query: BLAS's dot, as its products
+    (``_row_dots_with``) take BLAS's matrix-vector product."""
     q64 = q.astype(np.float64)
+    if q.shape[0] == 1:
+        return [float(q64[0].dot(q64[0]))]
     return (q64 * q64).sum(axis=1).tolist()  # type: ignore[no-any-return]
 
 
@@ -420,10 +353,7 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    if B == 1:  # the same product with a scalar: three numpy calls fewer
-        q = q * q.dtype.type(1.0 / float(q_norm[0]))
-    else:
-        q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
+    q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
     return q, _constant((B,), 1.0), scale, sq_norm
 
 
@@ -433,65 +363,25 @@ def _query_products(X: np.ndarray, q: np.ndarray, scale: np.ndarray, normalize: 
     B, n, _ = X.shape
     if not n:
         return np.zeros((B, 0))
-    raw = (X[0] @ q[0])[None, :] if B == 1 else _row_dots_with(X, q)  # 3x a stacked matmul
+    raw = _row_dots_with(X, q)
     return raw * scale if normalize else raw.astype(np.float64)
 
 
 def _relevance(relevance: Any, shape: tuple[int, int], valid: np.ndarray, batched: bool
-               ) -> tuple[np.ndarray, bool]:
-    """The caller's relevance as (B, n) float64, 0 at padding, checked finite where real,
-    and whether it is in pool units.
-
-    One score per candidate is taken as it is. Several signals, one row each (shape
-    (m, n), batched (B, m, n); e.g. the cosine and a lexical score) are fused in pool
-    units: each standardised over the pool's real candidates and summed, so each
-    signal's standard deviation counts alike and no weight is needed, and the sum
-    standardised again, so that one unit is one standard deviation of relevance
-    whatever the number of signals or how much they agree."""
+               ) -> np.ndarray:
+    """The caller's relevance, one score per candidate, as (B, n) float64, 0 at padding,
+    checked finite where real. Several signals (one row each) are refused: they are
+    fused first, explicitly, by ``vrsd_core.pool_units``."""
     r = as_float_array(relevance, "relevance").astype(np.float64)
     want = shape if batched else shape[1:]
-    signals = r.ndim == len(want) + 1 and r.shape[-1:] == want[-1:] and \
-        r.shape[:-2] == want[:-1] and r.shape[-2] >= 1
-    if r.shape != want and not signals:
-        raise ValueError(f"relevance: expected shape {want} (or one row per signal: "
-                         f"{(*want[:-1], 'm', want[-1])}), got {r.shape}")
-    if not signals:
-        r = r.reshape(shape)
-        check_finite(r, "relevance", valid)
-        return np.where(valid, r, 0.0), False
-    r = r.reshape((shape[0], r.shape[-2], shape[1]))
-    check_finite(r, "relevance", np.broadcast_to(valid[:, None, :], r.shape))
-    fused = sum(standardised(r[:, s], valid) for s in range(r.shape[1]))
-    return standardised(np.asarray(fused, dtype=np.float64), valid), True
-
-
-def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
-    """z-scores of ``x`` (B, n) within each row's real candidates (0 at padding, and
-    everywhere in a row whose values do not vary); ``valid`` None: every one is real
-    (the same arithmetic, without the masks)."""
-    if valid is None and x.shape[0] == 1:  # one pool: the same arithmetic in four calls
-        n = max(x.shape[-1], 1)
-        mean1 = float(np.add.reduce(x, axis=None)) / n  # x.sum() adds a Python frame
-        dev = x - mean1
-        std1 = math.sqrt(float(_row_dots(dev)[0]) / n)
-        if std1 > 1e-12 * max(1.0, abs(mean1)):
-            return dev / std1  # type: ignore[no-any-return]
-        return np.zeros_like(x)
-    if valid is None:
-        count: Any = max(x.shape[-1], 1)
-        mean = x.sum(axis=-1, keepdims=True) / count
-        dev = x - mean
-    else:
-        count = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
-        mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / count
-        dev = np.where(valid, x - mean, 0.0)
-    std = np.sqrt(_row_dots(dev)[..., None] / count)
-    # the spread test in Python floats: a few numpy calls fewer for a few pools
-    if all(s > 1e-12 * max(1.0, abs(m)) for s, m in zip(std.ravel().tolist(),
-                                                        mean.ravel().tolist(), strict=True)):
-        return dev / std
-    spread = std > 1e-12 * np.maximum(1.0, np.abs(mean))
-    return np.where(spread, dev / np.where(spread, std, 1.0), 0.0)
+    if r.shape != want:
+        rows = (" with one row per signal: fuse the signals first with "
+                "vrsd_core.pool_units(signals)") if r.ndim == len(want) + 1 else ""
+        raise ValueError(f"relevance: expected shape {want} (one score per candidate), got "
+                         f"{r.shape}{rows}")
+    r = r.reshape(shape)
+    check_finite(r, "relevance", valid)
+    return np.where(valid, r, 0.0)
 
 
 def _group_cap(

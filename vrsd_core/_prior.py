@@ -32,11 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, check_finite, check_unit
+from ._checks import as_float_array, check_finite
 from ._prepare import Prepared
+from .options import PRIOR_OPTIONS
 from .registry import MethodInfo, methods_where
 
-PRIOR_DEFAULTS: dict[str, Any] = {"prior": None, "prior_weight": 0.0}
+PRIOR_DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in PRIOR_OPTIONS}
 
 
 def refuse_prior(info: MethodInfo, options: Mapping[str, Any]) -> None:
@@ -47,6 +48,15 @@ def refuse_prior(info: MethodInfo, options: Mapping[str, Any]) -> None:
                 f"{name}: method {info.name!r} takes no quality prior; the methods that do "
                 f"are {sorted(methods_where(takes_prior=True))}"
             )
+
+
+def checked_prior_weight(options: Mapping[str, Any]) -> float:
+    """``prior_weight`` checked against its declared range, and refused above 0 without
+    a ``prior`` (the one rule between two options)."""
+    weight: float = PRIOR_OPTIONS[1].check(options.get("prior_weight", 0.0))
+    if weight > 0 and options.get("prior") is None:
+        raise ValueError(f"prior_weight: {weight:g} > 0 needs a prior (one score per candidate)")
+    return weight
 
 
 def apply_prior(
@@ -60,12 +70,8 @@ def apply_prior(
     """
     rest = {key: val for key, val in options.items() if key not in PRIOR_DEFAULTS}
     raw = options.get("prior")
-    weight = check_unit(options.get("prior_weight", 0.0), "prior_weight")
+    weight = checked_prior_weight(options)
     if raw is None:
-        if weight > 0:
-            raise ValueError(
-                f"prior_weight: {weight:g} > 0 needs a prior (one score per candidate)"
-            )
         return prep, rest, None
     prior = as_float_array(raw, "prior").astype(np.float64)
     want = (prep.batch, prep.n) if batched else (prep.n,)
@@ -77,7 +83,7 @@ def apply_prior(
     if weight == 0:
         return prep, rest, prior
     blended = np.where(prep.valid, (1.0 - weight) * prep.rel + weight * prior, 0.0)
-    return dataclasses.replace(prep, rel=blended, rel_in_pool_units=False), rest, prior
+    return dataclasses.replace(prep, rel=blended), rest, prior
 
 
 _PER_CANDIDATE = ("prior", "profiles")  # option arrays a Selection shows as "given"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -12,19 +11,26 @@ from numpy.typing import ArrayLike
 
 from ._checks import check_int, check_k, did_you_mean
 from ._kernels import cosine_from_parts
-from ._prepare import Prepared, _prepare_one, prepare
-from ._prior import PRIOR_DEFAULTS, apply_prior, refuse_prior, shown_params
-from ._profiles import PROFILE_DEFAULTS, with_profiles
+from ._prepare import Prepared, prepare
+from ._prior import apply_prior, checked_prior_weight, refuse_prior, shown_params
+from ._profiles import with_word_profiles
 from .methods._common import Picked, run_in_chunks
+from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
     METHOD_INFO,
     MethodInfo,
     MethodName,
-    method_info,
     resolve_method,
 )
 from .selection import Selection
+
+
+def method_options(method: str) -> tuple[OptionSpec, ...]:
+    """The options a method takes, declared as data (name, kind, range or choices,
+    default; ``vrsd_core.options.OptionSpec``): its own, then the prior's and the
+    profiles' when it takes them. A deprecated alias gives its method's."""
+    return METHOD_INFO[resolve_method(method)[0]].options
 
 
 def method_defaults(method: str) -> dict[str, Any]:
@@ -36,20 +42,9 @@ def method_defaults(method: str) -> dict[str, Any]:
 
 @functools.cache
 def _option_defaults(method: str) -> dict[str, Any]:
-    """A registered method's keyword-only options and their defaults, the prior's
-    included when it takes one (inspect is slow: cached; callers copy before handing
+    """A registered method's options and their defaults (callers copy before handing
     it out)."""
-    info = METHOD_INFO[method]
-    options = {
-        p.name: p.default
-        for p in inspect.signature(info.fn).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    }
-    if info.takes_prior:  # the quality prior (see _prior.py)
-        options.update(PRIOR_DEFAULTS)
-    if info.takes_profiles:  # a second description of each candidate (see _profiles.py)
-        options.update(PROFILE_DEFAULTS)
-    return options
+    return {spec.name: spec.default for spec in METHOD_INFO[method].options}
 
 
 def _refuse_unknown(info: MethodInfo, options: Mapping[str, Any]) -> None:
@@ -65,64 +60,24 @@ def _refuse_unknown(info: MethodInfo, options: Mapping[str, Any]) -> None:
         )
 
 
-# A one-candidate problem: running a method on it checks option *values*
-# (ranges, choices) exactly as a real call would.
-_PROBE_QUERY = np.ones(2)
-_PROBE_CANDIDATES = np.ones((1, 2))
-
-
 def check_options(method: str, options: Mapping[str, Any]) -> None:
     """Raise now the ValueError that ``select(..., method=method, **options)`` would
     raise on any input: an unknown method, a name that is not one of the method's
     options (``select``'s own arguments such as ``relevance`` or ``normalize``
-    included), or an option value out of range.
-
-    The one option check of the project: adapters validate a configuration with it
-    before any query, the command line validates its flags. A (method, options) pair
-    that passed once is remembered (bounded LRU keyed by the values and their
-    types), so settings checked at construction cost nothing per call; refusals are
-    not remembered. A ``prior`` is one score per candidate, so only its place is
-    checked here (the method must take one); its values are checked against the
-    candidates at query time.
+    included), or an option value outside its declared range or choices
+    (``method_options``). Nothing runs: the values are checked against the
+    declarations. A per-candidate option (``prior``, ``profiles``) is one row per
+    candidate, so only its place is checked here (the method must take it); its
+    values are checked against the candidates at query time.
     """
-    method, options = resolve_method(method, options)  # an alias warns on every call
-    key = _frozen(method, options)
-    if key is None:
-        _check_now(method, options)
-    else:
-        _check_cached(key)
-
-
-def _frozen(method: Any, options: Mapping[str, Any]) -> tuple | None:
-    """A hashable key for (method, options), or None if a value is unhashable.
-
-    Each value's type is part of the key: ``True == 1`` and ``1 == 1.0``, yet a
-    method may accept one and refuse the other.
-    """
-    if not isinstance(method, str):
-        return None
-    key = (method, tuple(sorted((str(name), type(v), v) for name, v in options.items())))
-    try:
-        hash(key)
-    except TypeError:  # e.g. a list, an array or a callable prior spec
-        return None
-    return key
-
-
-@functools.lru_cache(maxsize=256)
-def _check_cached(key: tuple) -> None:
-    method, items = key
-    _check_now(method, {name: value for name, _, value in items})
-
-
-def _check_now(method: Any, options: Mapping[str, Any]) -> None:
-    _refuse_unknown(method_info(method), options)
-    probe = dict(options)
-    if probe.get("prior") is not None:
-        probe["prior"] = np.zeros(1)
-    if probe.get("profiles") is not None:  # per candidate: checked at query time
-        probe["profiles"] = np.zeros((1, 1))
-    select(_PROBE_QUERY, _PROBE_CANDIDATES, 1, method=method, **probe)
+    name, options = resolve_method(method, options)  # an alias warns on every call
+    info = METHOD_INFO[name]
+    _refuse_unknown(info, options)
+    for spec in info.options:
+        if spec.name in options:
+            spec.check(options[spec.name])
+    if info.takes_prior:
+        checked_prior_weight(options)
 
 
 def check_count(value: Any, name: str, minimum: int = 1) -> int:
@@ -138,10 +93,13 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
 def _setup(
     method: object, prep: Prepared, relevance: Any, options: dict[str, Any], batched: bool
 ) -> tuple[MethodInfo, Prepared, dict[str, Any], dict[str, Any], np.ndarray | None]:
-    """Before a run: the method's record, the problem it runs on (the blended relevance
-    under a quality prior), its options, the parameters the Selection shows, and the
-    prior (None without one). ``select`` then calls the method itself: no frame of
-    ours sits between a call and the method's loop."""
+    """Before a run: the method's record, the problem it runs on, the method's own
+    options, the parameters the Selection shows, and the prior (None without one).
+
+    Two per-candidate options act on the problem before the method runs, each in its
+    named step: the quality prior blends into the relevance (``_prior.apply_prior``),
+    and ``profiles`` give the similarity between candidates its own geometry
+    (``_profiles.with_word_profiles``: ``Prepared.similarity``)."""
     # a registered name is looked up once; an alias or an unknown name goes through
     # resolve_method (which warns or raises)
     info = METHOD_INFO.get(method) if isinstance(method, str) else None
@@ -162,11 +120,11 @@ def _setup(
     # reports the plain one (see _prior.py).
     shown = shown_params({**params, **options})
     run_prep, options, prior = apply_prior(prep, options, batched=batched)
-    if "profiles" in options:
-        profiles = options.pop("profiles")
-        if profiles is not None:
-            run_prep = with_profiles(run_prep, profiles, batched=batched)
-    return info, run_prep, options, shown, prior
+    profiles = options.get("profiles")
+    if profiles is not None:
+        run_prep = with_word_profiles(run_prep, profiles, batched=batched)
+    own = {name: value for name, value in options.items() if name != "profiles"}
+    return info, run_prep, own, shown, prior
 
 
 def _finish(
@@ -181,8 +139,6 @@ def _finish(
         _report_cap(prep, k, picked)
     if prep.budget is not None:
         _report_budget(prep, k, picked)
-    if len(picked) == 1:  # one query: no comprehension frame
-        return [_to_selection(prep, 0, picked[0], info.name, params)]
     return [_to_selection(prep, b, p, info.name, params) for b, p in enumerate(picked)]
 
 
@@ -278,8 +234,11 @@ def select(
         method: one of ``METHOD_INFO`` (docs/methods.md), or a deprecated alias
             (``"vrsd_swap"``; see ``resolve_method``); default ``DEFAULT_METHOD``, the
             project's recommendation, as in every adapter and the command line.
-        relevance: optional (n,) relevance scores replacing cosine-to-query for
-            relevance-based methods (not accepted by ``vrsd``/``vrsd_exact``).
+        relevance: optional (n,) relevance, one score per candidate, replacing
+            cosine-to-query for relevance-based methods (not accepted by
+            ``vrsd``/``vrsd_exact``). Several signals (the cosine and a lexical score,
+            one row each) are fused first with ``vrsd_core.pool_units``; a relevance
+            of several rows is refused.
         normalize: L2-normalise query and candidates first (cosine geometry).
         groups: optional (n,) hashable labels, one per candidate (e.g. the source
             document of each chunk; strings, ints, ...; not None).
@@ -314,15 +273,11 @@ def select(
         ValueError: naming the argument, for NaN/inf, zero vectors, wrong shapes,
             an unknown method or option, or an option out of range.
     """
-    prep = None
-    if groups is None and max_per_group is None and max_tokens is None and token_counts is None:
-        prep = _prepare_one(query, candidates, relevance, normalize)  # the common call
-    if prep is None:
-        prep = prepare(
-            query, candidates, relevance=relevance, normalize=normalize, batched=False,
-            groups=groups, max_per_group=max_per_group, token_counts=token_counts,
-            max_tokens=max_tokens,
-        )
+    prep = prepare(
+        query, candidates, relevance=relevance, normalize=normalize, batched=False,
+        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
+        max_tokens=max_tokens,
+    )
     info, run_prep, options, params, prior = _setup(method, prep, relevance, options, False)
     k_int = check_k(k)
     return _finish(prep, k_int, info.fn(run_prep, k_int, **options), info, params, prior)[0]

@@ -1,9 +1,12 @@
 """The table of selection methods: one ``MethodInfo`` record per method.
 
-Everything the core (and the adapters) need to know about a method beyond its
-options lives here and only here: which function runs it, whether it takes an
-outside ``relevance``, a quality ``prior`` or a ``seed``, whether its default
-run is deterministic, whether it enumerates subsets, and a one-line summary.
+Everything the core (and the adapters) need to know about a method lives here and
+only here: which function runs it, its options (declared as data beside the method,
+``own_options``; ``MethodInfo.options`` adds the prior's and the profiles'), its
+capabilities (an outside ``relevance``, a quality ``prior``, ``profiles``, the words,
+a ``seed``), whether its default run is deterministic, whether it enumerates subsets,
+and a one-line summary. What applies to a method is read from these flags, never from
+its name.
 ``METHOD_INFO`` is the table (name -> record, in the README's order). A new
 method is one module in ``vrsd_core.methods`` (see its contract) and one
 ``MethodInfo`` row here; the shared contract test then covers it.
@@ -19,17 +22,11 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from .callers import user_stacklevel
+from .methods import cluster, dpp, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
 from .methods._common import Picked
-from .methods.cluster import cluster
 from .methods.complement import complement
-from .methods.dpp import dpp
-from .methods.mmr import mmr
 from .methods.similarity import similarity
-from .methods.threshold import threshold
-from .methods.top_m import top_m
-from .methods.top_p import top_p
-from .methods.vrsd import vrsd
-from .methods.vrsd_exact import vrsd_exact
+from .options import PRIOR_OPTIONS, PROFILES_OPTION, OptionSpec
 
 MethodFn = Callable[..., list[Picked]]
 
@@ -63,6 +60,8 @@ class MethodInfo:
         exhaustive: enumerates subsets, so it refuses problems past a size limit
             (leave it out of runs over realistic candidate counts).
         summary: one line for tables and help texts.
+        own_options: the options of the method itself, declared beside it (its
+            module's ``OPTIONS``); ``options`` adds the prior's and the profiles'.
     """
 
     name: MethodName
@@ -75,6 +74,14 @@ class MethodInfo:
     seeded: bool = False
     deterministic: bool = False
     exhaustive: bool = False
+    own_options: tuple[OptionSpec, ...] = ()
+
+    @property
+    def options(self) -> tuple[OptionSpec, ...]:
+        """Every option the method takes: its own, then the prior's and the profiles'
+        when it takes them (``vrsd_core.options``)."""
+        return (self.own_options + (PRIOR_OPTIONS if self.takes_prior else ())
+                + ((PROFILES_OPTION,) if self.takes_profiles else ()))
 
 
 _TABLE = (
@@ -82,37 +89,45 @@ _TABLE = (
         name="complement", fn=complement, takes_relevance=True, takes_prior=True,
         takes_profiles=True, reads_words=True, deterministic=True,
         summary="recommended for RAG: a determinantal selection on relevance in pool units "
-        "(the adapters: z(cosine) + z(BM25 of the words), and the words' profiles in its "
-        "similarity); restatements held back"),
+        "(the adapters: pool_units of the cosine and the words' BM25, and the words' "
+        "profiles in its similarity); restatements held back"),
     MethodInfo(
         name="similarity", fn=similarity, takes_relevance=True, takes_prior=True,
         deterministic=True, summary="plain top-k by relevance (cosine to the query)"),
     MethodInfo(
-        name="vrsd", fn=vrsd, deterministic=True,
+        name="vrsd", fn=vrsd.vrsd, own_options=vrsd.OPTIONS, deterministic=True,
         summary="greedy: each pick maximises cos(sum of the set, query); refine='swap' adds "
         "1-swap local search"),
     MethodInfo(
-        name="vrsd_exact", fn=vrsd_exact, deterministic=True, exhaustive=True,
+        name="vrsd_exact", fn=vrsd_exact.vrsd_exact, own_options=vrsd_exact.OPTIONS,
+        deterministic=True, exhaustive=True,
         summary="exact optimum of the vrsd objective by enumeration (small problems only)"),
     MethodInfo(
-        name="mmr", fn=mmr, takes_relevance=True, takes_prior=True, deterministic=True,
+        name="mmr", fn=mmr.mmr, own_options=mmr.OPTIONS, takes_relevance=True,
+        takes_prior=True, deterministic=True,
         summary="Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
         "to the picks"),
     MethodInfo(
-        name="dpp", fn=dpp, takes_relevance=True, takes_prior=True, deterministic=True,
-        summary="greedy MAP of a k-DPP with kernel diag(w) S diag(w)"),
+        name="dpp", fn=dpp.dpp, own_options=dpp.OPTIONS, takes_relevance=True,
+        takes_prior=True, deterministic=True,
+        summary="greedy MAP of a k-DPP, weights exp(theta/(2(1-theta)) * relevance) on the "
+        "relevance's own scale (complement: the same loop, weights in pool units)"),
     MethodInfo(
-        name="threshold", fn=threshold, takes_relevance=True, seeded=True,
+        name="threshold", fn=threshold.threshold, own_options=threshold.OPTIONS,
+        takes_relevance=True, seeded=True,
         summary="random draws from the top m, kept if below a similarity threshold to "
         "every kept item"),
     MethodInfo(
-        name="top_m", fn=top_m, takes_relevance=True, seeded=True,
+        name="top_m", fn=top_m.top_m, own_options=top_m.OPTIONS, takes_relevance=True,
+        seeded=True,
         summary="k sampled from the m most relevant, softmax(relevance / temperature)"),
     MethodInfo(
-        name="top_p", fn=top_p, takes_relevance=True, seeded=True,
+        name="top_p", fn=top_p.top_p, own_options=top_p.OPTIONS, takes_relevance=True,
+        seeded=True,
         summary="k sampled from the nucleus of probability mass p"),
     MethodInfo(
-        name="cluster", fn=cluster, takes_relevance=True, seeded=True, deterministic=True,
+        name="cluster", fn=cluster.cluster, own_options=cluster.OPTIONS, takes_relevance=True,
+        seeded=True, deterministic=True,
         summary="k-means into k clusters, the most relevant member of each"),
 )
 

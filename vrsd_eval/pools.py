@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, metrics, select_batch
+from vrsd_core import DEFAULT_METHOD, method_info, metrics, pool_units, select_batch
 from vrsd_kit.lexical import pool_relevance
 
 from .geometries import embed_questions
@@ -37,8 +37,8 @@ class Pools:
         store: the LangChain FAISS store (``store.build_store``) they come from.
         embeddings: the ``Embeddings`` the store and the questions use.
         words: (Q, 2, n) each candidate's relevance signals, its cosine and its BM25
-            in the pool, as the adapters give them to the default
-            (``vrsd_kit.lexical.pool_relevance``; the core fuses them).
+            in the pool (``vrsd_kit.lexical.pool_relevance``), fused by
+            ``vrsd_core.pool_units`` into the relevance the adapters give the default.
         profiles: (Q, n, f) each candidate's word profile (``pool_relevance``'s
             ``profiles``, zero columns padding the narrower ones), the default's
             ``profiles``.
@@ -99,13 +99,14 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
     """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
     ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
     default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
-    words too (``pools.words``, and for the default ``pools.profiles``). ``budget``:
+    words too (``pools.words`` fused by ``pool_units``, and ``pools.profiles`` for a method
+    that takes profiles). ``budget``:
     ``max_tokens`` and ``token_counts`` (Q, n), as ``select_batch`` takes them."""
     method = spec.method or DEFAULT_METHOD
     words: dict[str, Any] = {}
     if spec.words:
-        words["relevance"] = pools.words
-        if method == DEFAULT_METHOD:
+        words["relevance"] = pool_units(pools.words)
+        if method_info(method).takes_profiles:
             words["profiles"] = pools.profiles
     picked = select_batch(pools.queries, pools.vectors, k, method=method,
                           **words, **spec.options, **budget)

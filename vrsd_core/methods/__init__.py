@@ -5,13 +5,18 @@ test_method_contract.py`` checks every registered method against it):
 
 - **Shape.** ``fn(prep, k, **options) -> list[Picked]``: one ``Picked`` per query
   of the prepared batch ``prep`` (``vrsd_core._prepare.Prepared``), indices in
-  selection order, one gain per pick. Options are keyword-only with defaults
-  (``vrsd_core.method_defaults`` reads them from the signature) and are checked
-  in the function with ``vrsd_core._checks`` (a ValueError naming the option).
+  selection order, one gain per pick. Options are keyword-only with defaults,
+  declared as data beside the method (its module's ``OPTIONS``, a tuple of
+  ``vrsd_core.options.OptionSpec`` with the same defaults as the signature) and
+  checked in the function with the spec's ``check`` (a ValueError naming the option).
   ``vrsd_core.api`` turns the ``Picked`` into ``Selection`` objects.
 - **Register** the function with one keyword-built ``MethodInfo`` row in
-  ``vrsd_core/registry.py`` (its flags: outside relevance, prior, seed,
-  determinism, enumeration); the adapters, the CLI and the tests read the table.
+  ``vrsd_core/registry.py`` (its ``own_options`` and its flags: outside relevance,
+  prior, profiles, the words, seed, determinism, enumeration); the adapters, the CLI
+  and the tests read the table.
+- **Similarity** between candidates is read from ``prep.similarity`` (a
+  ``Geometry``: the candidates' own, or with their profiles); ``prep.candidates``
+  is always the vectors (for objectives of the vectors themselves, e.g. ``vrsd``).
 - **Only real candidates.** Never pick where ``prep.valid`` is False (padding of
   a batch), never pick a candidate twice.
 - **Count.** At most ``pick_counts(prep, k)`` picks (min(k, real candidates),
@@ -26,9 +31,7 @@ test_method_contract.py`` checks every registered method against it):
   that stops early under a budget skips what does not fit and takes the next
   best candidate that does.
 - **One query equals the batch.** ``select_batch`` must give what B ``select``
-  calls give. One loop per method; a second, 1-D form for ``prep.single`` (one
-  query, no padding, no budget) only where it is measured faster (its reason in
-  one line, as in ``_greedy_map``, the timing in ``benchmarks/speed.py``), and it
-  must give the batched form's picks and gains (``test_batch.py``).
+  calls give: one loop per method over the (B, n) batch, which ``select`` runs
+  as a batch of one.
 - **Read only.** ``prep`` holds the caller's arrays: compute into new arrays.
 """

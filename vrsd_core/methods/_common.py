@@ -73,13 +73,6 @@ def run_in_chunks(
     return out
 
 
-def single_count(prep: Prepared, k: int) -> int:
-    """``pick_counts`` for a ``prep.single`` problem, without array work when uncapped."""
-    if prep.cap is not None:
-        return int(pick_counts(prep, k)[0])
-    return min(max(k, 0), prep.X.shape[1])
-
-
 def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list[Picked]:
     """Cut the (B, K) pick table into one ``Picked`` per query."""
     return [

@@ -14,13 +14,13 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from .._constraints import Constraints
 from .._prepare import Prepared
+from ..options import check_seed_integer
 
 
 def resolve_seed(seed: Any) -> int:
@@ -29,10 +29,7 @@ def resolve_seed(seed: Any) -> int:
         return int(np.random.default_rng().integers(0, 2**63 - 1))  # fresh entropy
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63 - 1))
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(
-            f"seed: expected None, an integer >= 0 or a numpy Generator, got {seed!r}"
-        )
+    check_seed_integer(seed)
     return int(seed)
 
 

@@ -30,12 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_int
 from .._constraints import Constraints
 from .._kernels import argmax_first
 from .._prepare import Prepared
+from ..options import OptionSpec, seed_option
 from ._common import Picked, pick_counts, start_constraints
 from ._sampling import query_rng, resolve_seed
+
+N_ITER = OptionSpec("n_iter", "integer", 100, "most Lloyd iterations of k-means", low=0)
+SEED = seed_option(0)
+OPTIONS = (N_ITER, SEED)
 
 
 def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list[Picked]:
@@ -54,8 +58,8 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
     (the integer the generator was seeded with). With a per-group cap or a token budget, see
     ``_allowed_representatives`` (``info["filled_by_relevance"]`` counts fills).
     """
-    iters = check_int(n_iter, "n_iter", low=0)
-    base = resolve_seed(seed)
+    iters = N_ITER.check(n_iter)
+    base = resolve_seed(SEED.check(seed))
     counts = pick_counts(prep, k)
     cons = start_constraints(prep)
     out = []
@@ -69,7 +73,7 @@ def cluster(prep: Prepared, k: int, *, n_iter: int = 100, seed: Any = 0) -> list
                 empty["filled_by_relevance"] = 0
             out.append(Picked(np.zeros(0, np.int64), np.zeros(0), empty))
             continue
-        X = prep.vectors(b)[items].astype(np.float64)
+        X = prep.candidates.working(b)[items].astype(np.float64)
         assign, done, converged = _kmeans(X, rel, kk, iters, query_rng(base))
         sizes = np.bincount(assign, minlength=kk)
         info = {"iterations": done, "converged": converged, "seed": base}

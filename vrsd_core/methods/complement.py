@@ -5,18 +5,17 @@ determinantal point process (Kulesza & Taskar; greedy MAP as in Chen, Zhang &
 Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
 
 * **Quality.** z_i is the candidate's relevance standardised within its pool,
-  (rel_i - mean) / std over the pool's candidates; given several relevance signals
-  (one row each, e.g. the cosine and the words' BM25 the adapters add), z_i is the
-  sum of each signal's standardised score, standardised again: each signal counts
-  alike, and the relevance keeps its unit however many signals there are. The kernel
-  is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the candidates' cosines. Then
-  det L_Y = exp(sum of z over Y) * det S_Y: one standard deviation of relevance is
-  worth one e-fold of the volume the set spans, whatever the embedding model's cosine
-  range or the scale of an outside ``relevance=`` (a cross-encoder's logits). Each
-  greedy step adds the candidate with the largest determinant ratio
-  ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what the
-  candidate says that the picks do not. A restatement of a pick adds almost nothing
-  and waits; a distinct passage of the same topic does not.
+  (rel_i - mean) / std over the pool's candidates (several signals, e.g. the cosine
+  and the words' BM25 the adapters add, are fused first by ``vrsd_core.pool_units``,
+  whose result is already in these units: standardising it again changes nothing but
+  rounding). The kernel is L = diag(w) S diag(w) with w_i = exp(z_i / 2), S the
+  candidates' cosines (``Prepared.similarity``). Then det L_Y = exp(sum of z over Y)
+  * det S_Y: one standard deviation of relevance is worth one e-fold of the volume the
+  set spans, whatever the embedding model's cosine range or the scale of an outside
+  ``relevance=`` (a cross-encoder's logits). Each greedy step adds the candidate with
+  the largest determinant ratio ``w_j^2 (1 - |projection of c_j on the picks|^2)``:
+  relevance times what the candidate says that the picks do not. A restatement of a
+  pick adds almost nothing and waits; a distinct passage of the same topic does not.
 * **Held back.** ``info["top_k"]`` lists what plain top-k (by the same relevance, the
   same number of picks) would have returned, best first; ``info["held_back"]`` the
   ones of those this did not pick, in that order. Why each was passed over needs the
@@ -25,10 +24,11 @@ Zhou 2018) whose quality is each candidate's relevance **in its pool's units**.
 
 * **Profiles.** With ``profiles`` (a second description of each candidate; the adapters
   pass its words' profile), S is the mean of the vectors' and the profiles' cosines
-  (``vrsd_core._profiles``): two passages that point the same way but say different
-  things span more than two that say the same.
+  (``vrsd_core._profiles.with_word_profiles``, ``Prepared.similarity``): two passages
+  that point the same way but say different things span more than two that say the
+  same.
 
-The greedy is ``dpp``'s (``_greedy_map``, with these weights): when every remaining
+The greedy is ``dpp``'s (``_determinantal``, with these weights): when every remaining
 determinant ratio is numerically zero (k above the kernel's rank, or only copies left)
 the rest is filled by relevance, with gain 0, counted in ``info["filled_by_relevance"]``.
 ``gains`` are the determinant ratios.
@@ -42,30 +42,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, standardised
+from .._prepare import Prepared
+from ..relevance import standardised
 from ._common import Picked
-from ._greedy_map import greedy_map
+from ._determinantal import greedy_map
 
 
 def complement(prep: Prepared, k: int) -> list[Picked]:
     """The default selection; ``gains`` are determinant ratios (0 for fills)."""
-    w = np.exp(_pool_units(prep) / 2.0)
-    if not prep.all_real:
-        w = np.where(prep.valid, w, 0.0)
-    picked, open_ = greedy_map(prep)(prep, k, w)
+    in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
+    quality = np.where(prep.valid, np.exp(in_pool_units / 2.0), 0.0)
+    picked, open_ = greedy_map(prep, k, quality)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
         p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,
                                                           all_open)
     return picked
-
-
-def _pool_units(prep: Prepared) -> np.ndarray:
-    """(B, n) the relevance in pool units: as given when it is already (several
-    signals fused), else standardised within each pool."""
-    if prep.rel_in_pool_units:
-        return prep.rel
-    return standardised(prep.rel, None if prep.all_real else prep.valid)
 
 
 def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_int, check_real
+from .._checks import check_real
 from .._prepare import Prepared
+from ..options import OptionSpec, seed_option
 from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (
     plackett_luce_order,
@@ -29,6 +30,14 @@ from ._sampling import (
     ranking,
     resolve_seed,
 )
+
+M = OptionSpec("m", "integer", None, "pool size (None: 2 k)", low=1, allow_none=True)
+THRESHOLD = OptionSpec("threshold", "real", 0.9, "a draw is kept only if its similarity to "
+                       "every kept item is below this (any finite number without "
+                       "normalize)", low=-1.0, high=1.0)
+WEIGHTED = OptionSpec("weighted", "flag", False, "draw in proportion to relevance")
+SEED = seed_option(None)
+OPTIONS = (M, THRESHOLD, WEIGHTED, SEED)
 
 
 def threshold(
@@ -62,13 +71,12 @@ def threshold(
     With a per-group cap or a token budget, a draw whose group is full or that
     does not fit the tokens left is turned down too.
     """
-    m_opt = check_int(m, "m", low=1, allow_none=True)
-    high = 1.0 if prep.normalize else float("inf")
-    low = -1.0 if prep.normalize else -float("inf")
-    limit = check_real(threshold, "threshold", low=low, high=high)
-    if not isinstance(weighted, (bool, np.bool_)):
-        raise ValueError(f"weighted: expected True or False, got {weighted!r}")
-    base = resolve_seed(seed)
+    m_opt = M.check(m)
+    # a cosine's range; without normalisation, any finite inner product
+    limit = THRESHOLD.check(threshold) if prep.normalize else check_real(
+        threshold, "threshold", low=-np.inf, high=np.inf)
+    WEIGHTED.check(weighted)
+    base = resolve_seed(SEED.check(seed))
     counts = pick_counts(prep, k)
     cons = start_constraints(prep)
     out = []
@@ -98,7 +106,7 @@ def threshold(
             j = int(drawn[at])
             kept.append(j)
             gains.append(0.0 if len(kept) == 1 else float(max_sim[at]))
-            max_sim = np.maximum(max_sim, prep.sims_to_one(b, j)[drawn])
+            max_sim = np.maximum(max_sim, prep.similarity.to_one(b, j)[drawn])
             if cons is not None:
                 cons.add_one(b, j)
             pos = at + 1

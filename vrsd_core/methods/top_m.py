@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_int, check_real
 from .._prepare import Prepared
+from ..options import OptionSpec, seed_option
 from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (
     constrained_draws,
@@ -28,6 +28,14 @@ from ._sampling import (
     ranking,
     resolve_seed,
 )
+
+M = OptionSpec("m", "integer", None, "pool size (None: 2 k)", low=1, allow_none=True)
+TEMPERATURE = OptionSpec("temperature", "real", 0.1, "softmax temperature (0: greedy, inf: "
+                         "uniform)", low=0.0, allow_inf=True)
+NOISE = OptionSpec("noise", "real", 0.0, "standard deviation of Gaussian noise on relevance",
+                   low=0.0)
+SEED = seed_option(None)
+OPTIONS = (M, TEMPERATURE, NOISE, SEED)
 
 
 def top_m(
@@ -60,10 +68,10 @@ def top_m(
     the generator was seeded with: pass it back to repeat a run). With a
     per-group cap, each draw is among the pool items whose group is not full.
     """
-    m_opt = check_int(m, "m", low=1, allow_none=True)
-    temp = check_real(temperature, "temperature", low=0.0, allow_inf=True)
-    sigma = check_real(noise, "noise", low=0.0)
-    base = resolve_seed(seed)
+    m_opt = M.check(m)
+    temp = TEMPERATURE.check(temperature)
+    sigma = NOISE.check(noise)
+    base = resolve_seed(SEED.check(seed))
     counts = pick_counts(prep, k)
     cons = start_constraints(prep)
     out = []

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_real
 from .._prepare import Prepared
+from ..options import OptionSpec, seed_option
 from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (
     constrained_draws,
@@ -25,6 +25,12 @@ from ._sampling import (
     ranking,
     resolve_seed,
 )
+
+P = OptionSpec("p", "real", 0.9, "nucleus probability mass", low=0.0, high=1.0, low_open=True)
+TEMPERATURE = OptionSpec("temperature", "real", 0.1, "softmax temperature (0: greedy, inf: "
+                         "uniform)", low=0.0, allow_inf=True)
+SEED = seed_option(None)
+OPTIONS = (P, TEMPERATURE, SEED)
 
 
 def top_p(
@@ -46,9 +52,9 @@ def top_p(
     integer the generator was seeded with: pass it back to repeat a run). With a
     per-group cap, each draw is among the nucleus items whose group is not full.
     """
-    mass = check_real(p, "p", low=0.0, high=1.0, low_open=True)
-    temp = check_real(temperature, "temperature", low=0.0, allow_inf=True)
-    base = resolve_seed(seed)
+    mass = P.check(p)
+    temp = TEMPERATURE.check(temperature)
+    base = resolve_seed(SEED.check(seed))
     counts = pick_counts(prep, k)
     cons = start_constraints(prep)
     out = []

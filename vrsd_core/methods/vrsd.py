@@ -9,38 +9,32 @@ matrix-vector product C @ c_p for the pick p.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._checks import check_int
 from .._constraints import Constraints
-from .._kernels import (
-    TIE_RTOL,
-    TINY,
-    argmax_first,
-    argmax_first_1d,
-    argmax_first_rows,
-    cosine_from_parts,
-)
+from .._kernels import TINY, argmax_first, beats, cosine_from_parts, first_of_best
 from .._prepare import Prepared
-from ._common import (
-    Picked,
-    pick_counts,
-    single_count,
-    split_rows,
-    start_constraints,
-    step_active,
-    taken_counts,
-)
+from ..options import OptionSpec
+from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
-REFINE_CHOICES = (None, "swap")
+REFINE = OptionSpec("refine", "choice", None, "None (the paper's greedy) or 'swap' (then "
+                    "1-swap local search)", choices=(None, "swap"))
+MAX_SWAPS = OptionSpec("max_swaps", "integer", 1000, "most exchanges of the swap search",
+                       low=0)
+OPTIONS = (REFINE, MAX_SWAPS)
 
 
 def vrsd(
     prep: Prepared, k: int, *, refine: str | None = None, max_swaps: int = 1000
 ) -> list[Picked]:
     """Greedy VRSD; with ``refine="swap"``, then 1-swap local search.
+
+    With s the sum of the picks so far, adding candidate j gives
+
+        cos(s + c_j, q) = (s.q + c_j.q) / (|q| sqrt(|s|^2 + growth_j)),
+        growth_j = |c_j|^2 + 2 s.c_j,
+
+    and after pick p every growth_j rises by 2 c_p.c_j: one matrix-vector product.
 
     Args:
         refine: ``None`` (the paper's greedy) or ``"swap"``: repeatedly apply the
@@ -49,59 +43,53 @@ def vrsd(
         max_swaps: upper bound on exchanges per query (>= 0); the search stops
             there and ``info["swap_limit_reached"]`` says so.
     """
-    if refine not in REFINE_CHOICES:
-        raise ValueError(f"refine: expected None or 'swap', got {refine!r}")
-    check_int(max_swaps, "max_swaps", low=0)
-    if prep.single:
-        return [_vrsd_single(prep, single_count(prep, k), refine, max_swaps)]
+    refine = REFINE.check(refine)
+    max_swaps = MAX_SWAPS.check(max_swaps)
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
     rows = np.arange(B)
-    # The single-query loop's form, per row: D = |c|^2 + 2 s.c, picked and
-    # padding candidates carry s.q = -inf, the guard is checked on the winners.
     cons = start_constraints(prep)
-    num_base = np.where(prep.valid if cons is None else cons.open, prep.qsim, -np.inf)
-    D = prep.sq_norm.copy()
-    s_dot_q = np.zeros(B)
-    s_sq = np.zeros(B)
+    # c_j.q, -inf once j is picked or closed
+    query_dot = np.where(prep.valid if cons is None else cons.open, prep.qsim, -np.inf)
+    growth = prep.sq_norm.copy()  # |c_j|^2 + 2 s.c_j
+    sum_dot_query = np.zeros(B)  # s.q
+    sum_squared_length = np.zeros(B)  # |s|^2
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
-    products = np.zeros((K, B, n)) if refine else None
+    products = np.zeros((K, B, n)) if refine else None  # c_pick.c_j, for the swap search
     q_norm = prep.q_norm
-    min_len = float(np.sqrt(TINY)) * q_norm
+    shortest = float(np.sqrt(TINY)) * q_norm  # |s + c_j| |q| below this: no direction
     with np.errstate(invalid="ignore", divide="ignore"):
         for t in range(K):
-            score = num_base + s_dot_q[:, None]
-            den = D + s_sq[:, None]
-            np.sqrt(den, out=den)
-            if not prep.normalize:
-                den *= q_norm[:, None]
-            np.divide(score, den, out=score)
-            p, thr = argmax_first_rows(score, prep.tie_rtol)
+            numerator = query_dot + sum_dot_query[:, None]
+            denominator = np.sqrt(growth + sum_squared_length[:, None]) * q_norm[:, None]
+            score = numerator / denominator
+            pick, threshold = first_of_best(score, prep.tie_rtol)
             active = step_active(t, counts, cons)
-            # As in _vrsd_single: redo guarded where a (near) zero-length sum could win.
-            if (active & ~((thr > 0) & (den[rows, p] > min_len))).any():
-                score = cosine_from_parts(
-                    num_base + s_dot_q[:, None], D + s_sq[:, None], q_norm[:, None]
-                )
-                score[num_base == -np.inf] = -np.inf
-                p = argmax_first(score, prep.tie_rtol)
-            picks[:, t] = p
-            gains[:, t] = score[rows, p]
-            s_sq += np.where(active, D[rows, p], 0.0)
-            s_dot_q += np.where(active, prep.qsim[rows, p], 0.0)
-            num_base[rows, p] = -np.inf
-            if cons is not None and (blocked := cons.add(p, active)) is not None:
-                num_base[blocked] = -np.inf  # a full group's, or too long for the tokens left
+            # The fast scores are exact unless a sum of (near) zero length is in play:
+            # there the cosine is 0, here it is +-inf, NaN or noise. That can change the
+            # pick only if it won or if 0 would win or tie: then score guarded.
+            if (active & ~((threshold > 0) & (denominator[rows, pick] > shortest))).any():
+                score = cosine_from_parts(numerator, growth + sum_squared_length[:, None],
+                                          q_norm[:, None])
+                score[query_dot == -np.inf] = -np.inf
+                pick = argmax_first(score, prep.tie_rtol)
+            picks[:, t] = pick
+            gains[:, t] = score[rows, pick]
+            sum_squared_length += np.where(active, growth[rows, pick], 0.0)
+            sum_dot_query += np.where(active, prep.qsim[rows, pick], 0.0)
+            query_dot[rows, pick] = -np.inf
+            if cons is not None and (blocked := cons.add(pick, active)) is not None:
+                query_dot[blocked] = -np.inf  # a full group's, or too long for the tokens left
             if t < K - 1 or products is not None:
-                prod2 = prep.sims_to(p, factor=2.0)
-                D += prod2
+                twice_products = prep.candidates.to(pick, factor=2.0)
+                growth += twice_products
                 if products is not None:
-                    np.multiply(prod2, 0.5, out=products[t])
+                    np.multiply(twice_products, 0.5, out=products[t])
     result = split_rows(picks, gains, taken_counts(counts, cons))
     if products is None:
-        for picked in result:  # as in _vrsd_single: the last gain is the objective
+        for picked in result:  # the last gain is cos(sum of the picks, q): the objective
             if len(picked.gains):
                 picked.objective = float(picked.gains[-1])
         return result
@@ -109,89 +97,13 @@ def vrsd(
         m = len(picked.indices)
         if m == 0:
             continue
-        avail = prep.valid[b].copy()
-        avail[picked.indices] = False
+        open_ = prep.valid[b].copy()
+        open_[picked.indices] = False
         result[b] = _swap_refine(
-            prep, b, picked, products[:m, b], s_dot_q[b], s_sq[b],
-            products[:m, b].sum(axis=0), avail, max_swaps, cons,
+            prep, b, picked, products[:m, b], sum_dot_query[b], sum_squared_length[b],
+            products[:m, b].sum(axis=0), open_, max_swaps, cons,
         )
     return result
-
-
-def _vrsd_single(prep: Prepared, K: int, refine: str | None, max_swaps: int) -> Picked:
-    """The greedy for one query with every candidate real, on 1-D arrays.
-
-    The same arithmetic as the batched loop with fewer numpy calls per pick:
-    ``D_j = |c_j|^2 + 2 s.c_j`` is kept instead of s.c_j (the factor 2 rides in
-    the pick's d-vector, exact in binary), picked candidates get s.q = -inf so
-    no mask is applied, and the scores reuse preallocated buffers. The guard
-    for sums of (near) zero length is checked on the winner only: a garbage
-    score there is either not the maximum (harmless) or is, and then the step
-    is redone with the guarded formula.
-    """
-    n = prep.X.shape[1]
-    qsim = prep.qsim[0]
-    scale = prep.scale[0] if prep.normalize else None
-    q_norm = float(prep.q_norm[0])
-    num_base = qsim.copy()  # q.c_j, -inf once j is picked
-    D = prep.sq_norm[0].copy()
-    num, den, score, prod2 = np.empty((4, n))
-    picks = np.zeros(K, dtype=np.int64)
-    gains = np.zeros(K)
-    products = np.zeros((K, n)) if refine else None
-    s_dot_q = s_sq = 0.0
-    tie_rtol = prep.tie_rtol
-    guard = math.sqrt(TINY) * q_norm  # sqrt(|s + c|^2) * |q| at the zero-length limit
-    X0, last = prep.X[0], K - 1
-    cap = start_constraints(prep)  # a group cap only: a budget takes the batched path
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for t in range(K):
-            np.add(num_base, s_dot_q, out=num)
-            np.add(D, s_sq, out=den)
-            np.sqrt(den, out=den)
-            if q_norm != 1.0:
-                den *= q_norm
-            np.divide(num, den, out=score)
-            p = int(score.argmax())
-            best = float(score[p])
-            thr = best - tie_rtol * (best if best > 1.0 else -best if best < -1.0 else 1.0)
-            # argmax_first_1d inlined: an earlier score within the tie tolerance wins
-            if p and thr > 0 and score[int(score[:p].argmax())] >= thr:
-                p = int((score[:p] >= thr).argmax())
-            # The fast scores are exact unless a sum of (near) zero length is in play:
-            # there the guarded score is 0, here it is +-inf, NaN or noise. That can
-            # only change the pick if it won (den check, NaN-safe) or if 0 would win
-            # or tie (thr <= 0, which also catches -inf and NaN): then redo guarded.
-            if not (thr > 0 and den[p] > guard):
-                np.add(D, s_sq, out=den)
-                score = cosine_from_parts(num, den, q_norm)
-                score[num == -np.inf] = -np.inf  # the picks and any full group's candidates
-                p = argmax_first_1d(score, tie_rtol)
-            picks[t] = p
-            gains[t] = score[p]
-            s_sq += float(D[p])
-            s_dot_q += float(qsim[p])
-            num_base[p] = -np.inf
-            if cap is not None and (blocked := cap.add_one(0, p)) is not None:
-                num_base[blocked] = -np.inf  # a full group's candidates are out
-            if t < last or products is not None:
-                # prep.products_into(p, 2.0, prod2, scale), inlined: this is the hot loop
-                if scale is None:
-                    prod2[:] = X0 @ (X0[p] * 2.0)
-                else:
-                    np.multiply(X0 @ (X0[p] * (2.0 * float(scale[p]))), scale, out=prod2)
-                D += prod2
-                if products is not None:
-                    np.multiply(prod2, 0.5, out=products[t])
-    if products is None or K == 0:
-        # The last gain is cos(sum of the picks, q): the objective, already computed.
-        return Picked(picks, gains, objective=float(gains[-1]) if K else None)
-    avail = np.ones(n, dtype=bool)
-    avail[picks] = False
-    return _swap_refine(
-        prep, 0, Picked(picks, gains), products, s_dot_q, s_sq, products.sum(axis=0), avail,
-        max_swaps, cap,
-    )
 
 
 def _swap_refine(
@@ -251,13 +163,13 @@ def _swap_refine(
         best = float(score[a, j])
         # Only a strict improvement beyond rounding is taken: the objective never
         # goes down and the search cannot cycle.
-        if not best > current + TIE_RTOL[np.dtype(np.float64)] * max(1.0, abs(current)):
+        if not beats(best, current):
             break
         if swaps >= max_swaps:
             limit_hit = True
             break
         out = chosen[a]
-        new_prod = prep.sims_to_one(b, j)
+        new_prod = prep.candidates.to_one(b, j)
         s_dot_c += new_prod - prods[a]
         s_sq = float(den2[a, j])
         s_dot_q = float(num[a, j])

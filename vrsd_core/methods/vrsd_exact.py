@@ -14,14 +14,17 @@ import math
 
 import numpy as np
 
-from .._checks import check_int
-from .._kernels import TIE_RTOL, argmax_first, cosine_from_parts
+from .._kernels import argmax_first, beats, cosine_from_parts
 from .._prepare import Prepared
+from ..options import OptionSpec
 from ._common import Picked, pick_counts
 from ._sampling import occurrence_rank
 from .vrsd import greedy_order
 
 MAX_SUBSETS = 5_000_000
+MAX_SUBSETS_OPTION = OptionSpec("max_subsets", "integer", MAX_SUBSETS,
+                                "most subsets enumerated; a larger problem is refused", low=1)
+OPTIONS = (MAX_SUBSETS_OPTION,)
 _CHUNK_CELLS = 1 << 20  # prefix-rows x candidates scored at once
 
 
@@ -34,7 +37,7 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
     is the most picks, up to k, that any feasible subset has (``_most_picks``).
     ``info["subsets"]`` counts the feasible subsets of that size.
     """
-    check_int(max_subsets, "max_subsets", low=1)
+    MAX_SUBSETS_OPTION.check(max_subsets)
     counts = pick_counts(prep, k)
     out = []
     for b in range(prep.batch):
@@ -54,7 +57,7 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
         if kk == 0:
             out.append(Picked(np.zeros(0, np.int64), np.zeros(0), {"subsets": 0}))
             continue
-        gram = prep.gram(b, items)
+        gram = prep.candidates.gram(b, items)
         qsim = prep.qsim[b, items]
         q_norm = float(prep.q_norm[b])
         rules = _Feasible(codes, prep.cap, tokens, prep.budget)
@@ -123,7 +126,6 @@ def _best_subset(
     chunk = max(1, _CHUNK_CELLS // m)
     # k = 1: one empty prefix, so every candidate is scored alone
     prefixes = itertools.combinations(range(m - 1), k - 1) if k > 1 else iter([()])
-    tol = TIE_RTOL[np.dtype(np.float64)]
     while True:
         block = list(itertools.islice(prefixes, chunk))
         if not block:
@@ -148,7 +150,7 @@ def _best_subset(
         val = float(score[r, j])
         if val == -np.inf:  # no feasible subset in this block
             continue
-        if val > best_val + tol * max(1.0, abs(best_val)) or best_set is None:
+        if best_set is None or beats(val, best_val):
             best_val, best_set = val, np.append(P[r], j)
     if best_set is None:
         raise RuntimeError("the exact search found no subset in a feasible block")

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_core import DEFAULT_METHOD, methods_where, metrics, select
+from vrsd_core import DEFAULT_METHOD, method_info, methods_where, metrics, pool_units, select
 from vrsd_eval.evidence import (
     CHUNK_SIZE,
     EVIDENCE_KS,
@@ -139,8 +139,8 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                 if spec.words:
                     found_words = pool_relevance(question, [corpus.texts[i] for i in nearest],
                                                  q, vecs[nearest])
-                    words["relevance"] = found_words.signals
-                    if method == default_method:  # the default reads the profiles too
+                    words["relevance"] = pool_units(found_words.signals)
+                    if method_info(method).takes_profiles:  # the default reads them too
                         words["profiles"] = found_words.profiles
                 picks = select(q, vecs[nearest], k, method=method, **words,
                                **spec.options).indices

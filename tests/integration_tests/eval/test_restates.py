@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vrsd_core import DEFAULT_METHOD, select_batch
+from vrsd_core import DEFAULT_METHOD, pool_units, select_batch
 from vrsd_eval.evidence import load_evidence_corpora
 from vrsd_kit.explain import restated_by
 from vrsd_kit.lexical import pool_relevance
@@ -55,9 +55,9 @@ def test_what_the_default_holds_back_as_restating_is_a_piece_of_the_kept_passage
         unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
         rows = np.argsort(-(queries @ unit.T), axis=1, kind="stable")[:, :FETCH_K]
         pools = vectors[rows]
-        words = np.stack([
+        words = pool_units(np.stack([
             pool_relevance(q, [corpus.texts[r] for r in rw], qv, vs).signals
-            for q, rw, qv, vs in zip(corpus.questions, rows, queries, pools, strict=True)])
+            for q, rw, qv, vs in zip(corpus.questions, rows, queries, pools, strict=True)]))
         for k in (2, 4, 10):
             chosen = select_batch(queries, pools, k, method=DEFAULT_METHOD, relevance=words)
             for b, sel in enumerate(chosen):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, metrics, select, select_batch
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, metrics, pool_units, select, select_batch
 
 FLOOR = 1e-9  # the method's numerical zero for float64, relative to the largest quality
 
@@ -19,9 +19,17 @@ def unit(x):
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
+def fused(relevance):
+    """What the caller passes ``select``: one row as it is, several fused by pool_units."""
+    if relevance is None or np.ndim(relevance) == 1:
+        return relevance
+    return pool_units(relevance)
+
+
 def reference(q, C, k, relevance=None, groups=None, max_per_group=None, profiles=None):
     """The method written out: z-scores (several relevance signals: the z-scores of the
-    sum of each one's), the kernel L = diag(e^(z/2)) S diag(e^(z/2)), each step's determinant ratio
+    sum of each one's, as ``pool_units`` fuses them), the kernel
+    L = diag(e^(z/2)) S diag(e^(z/2)), each step's determinant ratio
     det(L[Y+j]) / det(L[Y]) computed outright, then the relevance fill. S is the cosines,
     or with ``profiles`` the mean of the cosines and the profiles' cosines. Returns
     (picks, held_back)."""
@@ -103,7 +111,7 @@ def test_matches_the_reference(outside, copies):
         relevance = rng.normal(size=(outside, len(C))) * 5 + 3 if outside else None
         if outside == 1:
             relevance = relevance[0]
-        sel = select(q, C, k, method="complement", relevance=relevance)
+        sel = select(q, C, k, method="complement", relevance=fused(relevance))
         picks, topk, held = reference(q, C, k, relevance)
         assert sel.indices.tolist() == picks
         assert sel.info["top_k"] == topk and sel.info["held_back"] == held
@@ -251,7 +259,7 @@ def test_matches_the_reference_with_profiles(copies):
         n = len(C)
         P = rng.random((n, int(rng.integers(1, 5)))) * (rng.random((n, 1)) > 0.1)  # some all 0
         relevance = rng.normal(size=(2, n)) if rng.random() < 0.5 else None
-        got = select(q, C, k, profiles=P, relevance=relevance)
+        got = select(q, C, k, profiles=P, relevance=fused(relevance))
         picks, topk, held = reference(q, C, k, relevance=relevance, profiles=P)
         assert got.indices.tolist() == picks
         assert got.info["top_k"] == topk and got.info["held_back"] == held

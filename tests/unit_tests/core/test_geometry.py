@@ -255,24 +255,6 @@ def test_similarity_near_ties_keep_the_store_order_where_a_sort_would_not():
                   ).indices.tolist() == [3, 4, 2]
 
 
-def test_similarity_sorts_as_its_greedy_rule_picks():
-    """The sort one query takes without near-ties equals the greedy rule it falls back
-    to (the same picks and gains), batched and one query at a time."""
-    from vrsd_core._prepare import prepare
-    from vrsd_core.methods._common import pick_counts
-    from vrsd_core.methods.similarity import _greedy, similarity
-
-    rng = np.random.default_rng(1)
-    for trial in range(40):
-        B, n, d = int(rng.integers(1, 5)), int(rng.integers(1, 30)), int(rng.integers(1, 9))
-        k = int(rng.integers(0, n + 2))
-        prep = prepare(rng.normal(size=(B, d)), rng.normal(size=(B, n, d)), batched=True)
-        for sorted_pick, greedy_pick in zip(similarity(prep, k),
-                                            _greedy(prep, pick_counts(prep, k)), strict=True):
-            assert sorted_pick.indices.tolist() == greedy_pick.indices.tolist(), trial
-            np.testing.assert_array_equal(sorted_pick.gains, greedy_pick.gains)
-
-
 @pytest.mark.parametrize("method", ["similarity", "complement", "mmr", "dpp"])
 def test_scores_at_the_bottom_of_the_float_range_still_give_distinct_picks(method):
     """Relevance of -1.8e308 everywhere: the tie threshold would overflow to -inf, the
