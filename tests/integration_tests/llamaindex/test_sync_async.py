@@ -56,7 +56,7 @@ async def test_errors_are_the_same_sync_and_async(spy):
 
 @pytest.mark.filterwarnings("ignore::vrsd_kit.stores.ReembeddingWarning")
 def test_a_call_reaches_the_selection_without_the_steps_machinery(index, spy, queries):
-    """The entry points call ``select_nodes`` themselves: the I/O steps
+    """The entry points call the kit's ``rerank`` themselves: the I/O steps
     (``vrsd_kit.steps``) have returned before the selection starts."""
     postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
     retriever = VRSDRetriever(index.as_retriever(embed_model=spy), top_n=TOP_N, fetch_k=FETCH_K)
@@ -64,11 +64,11 @@ def test_a_call_reaches_the_selection_without_the_steps_machinery(index, spy, qu
     bundle = QueryBundle(queries[0])
     for call, want in [
         (lambda: postprocessor.postprocess_nodes(nodes, query_bundle=bundle),
-         ["_postprocess_nodes", "select_nodes"]),
+         ["_postprocess_nodes", "rerank"]),
         (lambda: asyncio.run(postprocessor.apostprocess_nodes(nodes, query_bundle=bundle)),
-         ["_apostprocess_nodes", "select_nodes"]),
-        (lambda: retriever.retrieve(bundle), ["_retrieve", "_postprocess_nodes", "select_nodes"]),
+         ["_apostprocess_nodes", "rerank"]),
+        (lambda: retriever.retrieve(bundle), ["_retrieve", "_postprocess_nodes", "rerank"]),
         (lambda: asyncio.run(retriever.aretrieve(bundle)),
-         ["_aretrieve", "_apostprocess_nodes", "select_nodes"]),
+         ["_aretrieve", "_apostprocess_nodes", "rerank"]),
     ]:
         assert frames_to_select(call) == want
