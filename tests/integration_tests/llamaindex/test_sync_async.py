@@ -6,13 +6,10 @@ calls."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from llama_index.core.schema import QueryBundle
 
 from tests.helpers.approx import approx_scores
-from tests.helpers.frames import frames_to_select
 from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
 
 TOP_N, FETCH_K = 4, 16
@@ -52,23 +49,3 @@ async def test_errors_are_the_same_sync_and_async(spy):
     with pytest.raises(ValueError, match="query_bundle") as async_error:
         await postprocessor.apostprocess_nodes([], query_bundle=QueryBundle("  "))
     assert str(sync_error.value) == str(async_error.value)
-
-
-@pytest.mark.filterwarnings("ignore::vrsd_kit.stores.ReembeddingWarning")
-def test_a_call_reaches_the_selection_without_the_steps_machinery(index, spy, queries):
-    """The entry points call ``select_nodes`` themselves: the I/O steps
-    (``vrsd_kit.steps``) have returned before the selection starts."""
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
-    retriever = VRSDRetriever(index.as_retriever(embed_model=spy), top_n=TOP_N, fetch_k=FETCH_K)
-    nodes = index.as_retriever(similarity_top_k=FETCH_K).retrieve(queries[0])
-    bundle = QueryBundle(queries[0])
-    for call, want in [
-        (lambda: postprocessor.postprocess_nodes(nodes, query_bundle=bundle),
-         ["_postprocess_nodes", "select_nodes"]),
-        (lambda: asyncio.run(postprocessor.apostprocess_nodes(nodes, query_bundle=bundle)),
-         ["_apostprocess_nodes", "select_nodes"]),
-        (lambda: retriever.retrieve(bundle), ["_retrieve", "_postprocess_nodes", "select_nodes"]),
-        (lambda: asyncio.run(retriever.aretrieve(bundle)),
-         ["_aretrieve", "_apostprocess_nodes", "select_nodes"]),
-    ]:
-        assert frames_to_select(call) == want

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
 from vrsd_llamaindex import VRSDPostprocessor
 
@@ -201,3 +201,13 @@ async def test_vrsd_retriever_embeds_the_query_once(simple_index, spy, queries, 
     assert len(out) == TOP_N
     assert spy.calls["query"] + spy.calls["aquery"] == 1
     assert spy.texts == []  # candidate vectors read from the index's store
+
+
+def test_query_str_works(hf_embed, settings_embed_model):
+    """``postprocess_nodes(nodes, query_str=...)`` embeds the string (Settings' model)."""
+    settings_embed_model(hf_embed)
+    texts = ["The sun gives plants light.", "The sun gives plants light!", "Rain waters crops."]
+    nodes = [NodeWithScore(node=TextNode(text=t, id_=str(i)), score=0.5)
+             for i, t in enumerate(texts)]
+    out = VRSDPostprocessor(top_n=2).postprocess_nodes(nodes, query_str="What do plants need?")
+    assert len(out) == 2 and {"0", "1"} != {n.node.node_id for n in out}

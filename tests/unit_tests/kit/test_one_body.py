@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[3]
 SELECTION = {"select", "select_batch"}
 NOT_YET = pytest.mark.xfail(
     strict=True, reason="ported onto vrsd_kit.rerank on its own branch (see notes/kit_api.md)")
-PACKAGES = [pytest.param(a.package, marks=[] if a.package == "vrsd_langchain" else [NOT_YET])
+PORTED = {"vrsd_langchain", "vrsd_llamaindex"}
+PACKAGES = [pytest.param(a.package, marks=[] if a.package in PORTED else [NOT_YET])
             for a in ADAPTERS]
 
 

@@ -144,8 +144,7 @@ def cases(not_yet: set[str]) -> list[Any]:
             for build, name in BUILDERS]
 
 
-@pytest.mark.parametrize("case", cases({"llamaindex VRSDPostprocessor",
-                                        "llamaindex VRSDRetriever"}))
+@pytest.mark.parametrize("case", cases(set()))
 def test_a_bad_value_is_refused_at_the_assignment_and_nothing_changes(case):
     case = case()
     obj = case.make()
@@ -159,8 +158,7 @@ def test_a_bad_value_is_refused_at_the_assignment_and_nothing_changes(case):
         assert case.run(obj) == picked, field  # still works, as before
 
 
-@pytest.mark.parametrize("case", cases({"llamaindex VRSDPostprocessor",
-                                        "llamaindex VRSDRetriever", "haystack VRSDRanker"}))
+@pytest.mark.parametrize("case", cases({"haystack VRSDRanker"}))
 def test_settings_are_checked_by_the_kit(case):
     """The class keeps its settings with the kit's mechanism (no rollback, no re-run
     ``__init__``, no plan cache)."""

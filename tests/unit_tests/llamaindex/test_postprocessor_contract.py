@@ -135,16 +135,6 @@ async def test_no_query_is_a_value_error(mode):
                 await result
 
 
-def test_query_str_works(hf_embed, settings_embed_model):
-    """``postprocess_nodes(nodes, query_str=...)`` embeds the string (Settings' model)."""
-    settings_embed_model(hf_embed)
-    texts = ["The sun gives plants light.", "The sun gives plants light!", "Rain waters crops."]
-    nodes = [NodeWithScore(node=TextNode(text=t, id_=str(i)), score=0.5)
-             for i, t in enumerate(texts)]
-    out = VRSDPostprocessor(top_n=2).postprocess_nodes(nodes, query_str="What do plants need?")
-    assert len(out) == 2 and {"0", "1"} != {n.node.node_id for n in out}
-
-
 @pytest.mark.parametrize(
     "kwargs,named",
     [
@@ -291,36 +281,3 @@ async def test_rerank_events_and_span_fire(instrumented, mode):
                for name in span_names)
     assert [t for t, _ in legacy.starts] == [CBEventType.RERANKING]
     assert [t for t, _ in legacy.ends] == [CBEventType.RERANKING]
-
-
-@pytest.mark.parametrize("field, value, named", [
-    ("top_n", 0, "top_n"), ("method", "nope", "method"), ("max_tokens", 0, "max_tokens"),
-    ("lexical", "no", "lexical"), ("method_kwargs", {"lamda": 1}, "lamda"),
-])
-def test_a_setting_assigned_after_construction_is_checked(field, value, named):
-    pp = VRSDPostprocessor(top_n=2)
-    before = pp.model_dump()
-    with pytest.raises(ValueError, match=named):
-        setattr(pp, field, value)
-    assert pp.model_dump() == before  # a refused assignment changes nothing
-    assert len(pp.postprocess_nodes(make_nodes(), query_bundle=bundle())) == 2
-
-
-def test_a_good_assignment_takes_effect():
-    pp = VRSDPostprocessor(top_n=2)
-    pp.top_n = 3
-    pp.max_tokens = 10_000
-    assert len(pp.postprocess_nodes(make_nodes(), query_bundle=bundle())) == 3
-    assert pp.token_counter is not None  # the budget's counter, filled in as at construction
-
-
-def test_an_alias_assigned_is_stored_as_its_method_as_at_construction():
-    pp = VRSDPostprocessor(top_n=2)
-    with pytest.warns(DeprecationWarning, match="vrsd_swap") as caught:
-        pp.method = "vrsd_swap"
-    assert len(caught) == 1 and caught[0].filename == __file__  # once, at the user's line
-    built = VRSDPostprocessor(top_n=2, method="vrsd", method_kwargs={"refine": "swap"})
-    assert (pp.method, pp.method_kwargs) == (built.method, built.method_kwargs)
-    with pytest.raises(ValueError, match="refine"):  # the alias's option stays: mmr refuses it
-        pp.method = "mmr"
-    assert pp.method == "vrsd"  # a refused assignment leaves the setting as it was
