@@ -23,7 +23,7 @@ from tests.helpers.frames import frames_to_select
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
 from vrsd_haystack import METADATA_KEY, VRSDRanker
-from vrsd_kit.contract import selection_metadata_all, source_of
+from vrsd_kit.entries import entries, source_of
 
 from .conftest import snapshot
 
@@ -81,11 +81,11 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
         got = run(pipe, query)
         assert [d.id for d in got] == [cands[i].id for i in sel.indices]
         # the same picks; scores to the last digits the BLAS of this machine gives
-        want = selection_metadata_all(sel, [d.id for d in cands], texts=[d.content for d in cands],
+        want = entries(sel, [d.id for d in cands], texts=[d.content for d in cands],
                                       sources=[source_of(d.meta) for d in cands])
         assert [d.meta[METADATA_KEY] for d in got] == approx_scores(want)
         assert [d.score for d in got] == approx_scores(
-            [m["relevance"] for m in selection_metadata_all(sel)])
+            [m["relevance"] for m in entries(sel)])
 
 
 def test_default_differs_from_plain_similarity_somewhere(store, query_vectors):
@@ -247,15 +247,15 @@ async def test_run_async_equals_run(store, query_vectors):
 
 def test_a_run_reaches_the_selection_without_the_steps_machinery(in_memory_store,
                                                                  query_vectors):
-    """``run`` and ``run_async`` call ``_select`` themselves: the I/O steps
+    """``run`` and ``run_async`` call ``_rerank`` themselves: the I/O steps
     (``vrsd_kit.steps``) have returned before the selection starts."""
     ranker = VRSDRanker(top_k=K, lexical=False)  # no query text here
     cands = candidates(in_memory_store, query_vectors[0])
     assert frames_to_select(lambda: ranker.run(documents=cands,
                                                query_embedding=query_vectors[0])) \
-        == ["run", "_select"]
+        == ["run", "_rerank", "rerank"]
     assert frames_to_select(lambda: asyncio.run(ranker.run_async(
-        documents=cands, query_embedding=query_vectors[0]))) == ["run_async", "_select"]
+        documents=cands, query_embedding=query_vectors[0]))) == ["run_async", "_rerank", "rerank"]
 
 
 def test_a_deprecated_method_alias_is_resolved_once():

@@ -160,7 +160,7 @@ def test_a_bad_value_is_refused_at_the_assignment_and_nothing_changes(case):
 
 
 @pytest.mark.parametrize("case", cases({"llamaindex VRSDPostprocessor",
-                                        "llamaindex VRSDRetriever", "haystack VRSDRanker"}))
+                                        "llamaindex VRSDRetriever"}))
 def test_settings_are_checked_by_the_kit(case):
     """The class keeps its settings with the kit's mechanism (no rollback, no re-run
     ``__init__``, no plan cache)."""
