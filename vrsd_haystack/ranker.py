@@ -225,6 +225,7 @@ class VRSDRanker(SettingsFields):
         self._warned_no_query = False
         self._keep_settings()
         self._store_as_checked()
+        self._constructed = True  # from now on an assignment is stored as checked
 
     def _checked_settings(self, fields: Mapping[str, Any]) -> Settings:
         """The arguments mapped onto the kit's settings, checked; and the embedder's form
@@ -247,10 +248,13 @@ class VRSDRanker(SettingsFields):
         # a setting is checked first: refused, nothing changes (SettingsFields by name:
         # @component rebuilds the class, so super() without arguments would not find it)
         SettingsFields.__setattr__(self, name, value)
-        if name in _STORED_AS_CHECKED and vars(self).get("_warned_no_query") is not None:
-            self._store_as_checked()  # (once built: __init__ sets _warned_no_query last)
+        if name in _STORED_AS_CHECKED and vars(self).get("_constructed"):
+            self._store_as_checked()
 
     def _store_as_checked(self) -> None:
+        """``method``, ``method_kwargs`` and ``token_counter`` as the settings resolved them
+        (``_STORED_AS_CHECKED``); the kit sees the new ``method_kwargs`` dict as changed
+        and checks it once more at the next run, the alias gone."""
         settings = self.settings()
         vars(self).update(method=settings.method, method_kwargs=dict(settings.options),
                           token_counter=settings.token_counter)

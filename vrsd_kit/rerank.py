@@ -6,7 +6,7 @@ An adapter fetches the candidates and their vectors its own way, then calls
 1. each candidate's text as the words should read it (``view.text``);
 2. what the pool's words say, for a method that reads them (``inputs.pool_signals``);
 3. what is read from each candidate: a prior, an outside relevance, group labels, token
-   counts (``inputs.candidate_keywords``, through ``view.values``);
+   counts (``inputs.candidate_keywords``, through ``view.values`` and ``view.scorer``);
 4. the selection (``vrsd_core.select``, the only call of it outside the core);
 5. one entry per pick (``entries.entries``), put on a copy of each picked item
    (``view.annotated``), in selection order.
