@@ -61,10 +61,11 @@ from vrsd_kit.settings import (
     build_settings,
     check_item_spec,
     keywords_checked,
+    resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembedding
-from vrsd_kit.tokens import TokenCounter, approx_token_count
+from vrsd_kit.tokens import TokenCounter
 
 SCORE = "score"
 """``relevance="score"`` reads each document's ``score`` (what the retriever or an
@@ -76,9 +77,6 @@ _CALLABLE = "callable"  # to_dict's key for a callable's import path
 FIELD_NAMES = {"k": "top_k", "options": "method_kwargs"}
 """The kit's settings (``vrsd_kit.settings.SETTINGS``) the ranker's arguments name otherwise."""
 
-_STORED_AS_CHECKED = frozenset({"method", "method_kwargs", "token_counter"})
-"""Arguments kept as the settings hold them: a deprecated alias as its method and options,
-no counter as the default one (what ``to_dict`` saves and a reader sees)."""
 
 
 class DocumentView(ItemView[Document]):
@@ -185,8 +183,9 @@ class VRSDRanker(SettingsFields):
     Every argument is checked when the ranker is built, and again when one is assigned
     later (``ranker.top_k = 3``, ``vrsd_kit.settings.SettingsFields``): a bad value is a
     ValueError naming it (a misspelt option with the closest name), and the ranker keeps
-    its previous settings. A deprecated method alias is stored as its method and
-    options, no ``token_counter`` as the default counter.
+    its previous settings. A value is stored as given and the checked settings
+    (``settings()``) hold what it means; a deprecated method alias (``"vrsd_swap"``) is
+    stored as its method and options by the constructor, and saved so by ``to_dict``.
     """
 
     SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
@@ -210,9 +209,12 @@ class VRSDRanker(SettingsFields):
         lexical: bool = True,
         metadata_key: str = METADATA_KEY,
     ) -> None:
+        # "vrsd_swap" -> "vrsd" + refine="swap" (warns): one spelling per method
+        given = resolve_method_fields({"method": method, "method_kwargs": (
+            {} if method_kwargs is None else method_kwargs)})
         self.top_k = top_k
-        self.method = method
-        self.method_kwargs = dict(method_kwargs or {})
+        self.method = given["method"]
+        self.method_kwargs = given["method_kwargs"]
         self.relevance = relevance
         self.group_by = group_by
         self.max_per_group = max_per_group
@@ -224,8 +226,6 @@ class VRSDRanker(SettingsFields):
         self.metadata_key = metadata_key
         self._warned_no_query = False
         self._keep_settings()
-        self._store_as_checked()
-        self._constructed = True  # from now on an assignment is stored as checked
 
     def _checked_settings(self, fields: Mapping[str, Any]) -> Settings:
         """The arguments mapped onto the kit's settings, checked; and the embedder's form
@@ -244,21 +244,6 @@ class VRSDRanker(SettingsFields):
              "metadata_key": fields["metadata_key"]},
             names=FIELD_NAMES)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # a setting is checked first: refused, nothing changes (SettingsFields by name:
-        # @component rebuilds the class, so super() without arguments would not find it)
-        SettingsFields.__setattr__(self, name, value)
-        if name in _STORED_AS_CHECKED and vars(self).get("_constructed"):
-            self._store_as_checked()
-
-    def _store_as_checked(self) -> None:
-        """``method``, ``method_kwargs`` and ``token_counter`` as the settings resolved them
-        (``_STORED_AS_CHECKED``); the kit sees the new ``method_kwargs`` dict as changed
-        and checks it once more at the next run, the alias gone."""
-        settings = self.settings()
-        vars(self).update(method=settings.method, method_kwargs=dict(settings.options),
-                          token_counter=settings.token_counter)
-
     def warm_up(self) -> None:
         """Warm up the document embedder, if it has anything to load."""
         warm = getattr(self.document_embedder, "warm_up", None)
@@ -276,15 +261,15 @@ class VRSDRanker(SettingsFields):
                 return component_to_dict(value, "document_embedder")
             return {_CALLABLE: serialize_callable(value)}
 
-        options = dict(self.method_kwargs)
+        settings = self.settings()  # an alias assigned later is saved as its method
+        options = dict(settings.options)
         if callable(options.get("prior")):  # a (Document) -> float prior, by import path
             options["prior"] = ser(options["prior"])
-        counter = None if self.token_counter is approx_token_count else self.token_counter
         return default_to_dict(
-            self, top_k=self.top_k, method=self.method, method_kwargs=options,
+            self, top_k=self.top_k, method=settings.method, method_kwargs=options,
             relevance=ser(self.relevance), group_by=ser(self.group_by),
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-            token_counter=ser(counter), document_embedder=ser(self.document_embedder),
+            token_counter=ser(self.token_counter), document_embedder=ser(self.document_embedder),
             reembed=self.reembed, lexical=self.lexical, metadata_key=self.metadata_key,
         )
 

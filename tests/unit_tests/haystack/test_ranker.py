@@ -163,14 +163,17 @@ def test_a_setting_assigned_after_construction_is_checked(in_memory_store, query
     assert len(ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]) == K
 
 
-def test_a_good_assignment_is_stored_as_checked(in_memory_store, query_vectors):
+def test_a_good_assignment_is_checked_into_what_it_means(in_memory_store, query_vectors):
     ranker = VRSDRanker(top_k=K, lexical=False)
     ranker.top_k = K - 1
     ranker.max_tokens = 10_000
-    assert ranker.token_counter is not None  # the budget's counter, as at construction
+    assert ranker.settings().token_counter is not None  # the budget's counter
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
         ranker.method = "vrsd_swap"
-    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+    settings = ranker.settings()
+    assert (settings.method, settings.options) == ("vrsd", {"refine": "swap"})
+    saved = ranker.to_dict()["init_parameters"]  # saved as its method and options
+    assert (saved["method"], saved["method_kwargs"]) == ("vrsd", {"refine": "swap"})
     cands = candidates(in_memory_store, query_vectors[0])
     out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
     assert len(out) == K - 1

@@ -71,30 +71,33 @@ def test_group_by_alone_is_refused_until_both_are_given():
     assert capped.settings().max_per_group == 2
 
 
-def test_an_assigned_dict_is_the_rankers_own(in_memory_store, query_vectors):
-    options = {"lambda_mult": 0.3}
-    ranker = VRSDRanker(top_k=K, method="mmr")
-    ranker.method_kwargs = options
-    options["lambda_mult"] = 7  # the caller's dict, changed later: not the ranker's
-    assert ranker.method_kwargs == {"lambda_mult": 0.3}
-    assert ranker.settings().options == {"lambda_mult": 0.3}
+def test_a_dict_changed_in_place_is_checked_at_the_next_run(in_memory_store, query_vectors):
+    ranker = VRSDRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.3})
+    docs = candidates(in_memory_store, query_vectors[0])
+    ranker.method_kwargs["lambda_mult"] = 0.9  # cannot be intercepted: seen at the run
+    assert ranker.settings().options == {"lambda_mult": 0.9}
+    ranker.method_kwargs["lambda_mult"] = 7
+    with pytest.raises(ValueError, match="lambda_mult"):
+        picks(ranker, docs, query_vectors[0])
 
 
-def test_an_alias_and_the_default_counter_are_stored_as_the_settings_hold_them():
+def test_a_value_is_stored_as_given_and_the_settings_hold_what_it_means():
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        ranker = VRSDRanker(method="vrsd_swap")
+        ranker = VRSDRanker(method="vrsd_swap")  # the constructor: one spelling per method
     assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
-    assert ranker.token_counter is approx_token_count
+    assert ranker.token_counter is None and ranker.settings().token_counter is approx_token_count
     assert ranker.to_dict()["init_parameters"]["token_counter"] is None  # loads anywhere
     ranker.token_counter = len
     assert ranker.to_dict()["init_parameters"]["token_counter"] == {"callable": "builtins.len"}
-    ranker.token_counter = None
-    assert ranker.token_counter is approx_token_count
+    other = VRSDRanker(method="mmr")
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        other = VRSDRanker(method="mmr")
         other.method = "vrsd_swap"
-    assert (other.method, other.method_kwargs) == ("vrsd", {"refine": "swap"})
-    assert VRSDRanker.from_dict(other.to_dict()).to_dict() == other.to_dict()
+    assert other.method == "vrsd_swap"  # as given; what it means:
+    assert (other.settings().method, other.settings().options) == ("vrsd", {"refine": "swap"})
+    saved = other.to_dict()
+    assert (saved["init_parameters"]["method"], saved["init_parameters"]["method_kwargs"]) == (
+        "vrsd", {"refine": "swap"})
+    assert VRSDRanker.from_dict(saved).to_dict() == saved
 
 
 def test_a_runs_top_k_is_checked_and_is_that_runs_only(in_memory_store, query_vectors):
