@@ -155,9 +155,10 @@ class VRSDRanker(SettingsFields):
             the paper's greedy; ``"mmr"``, ``"dpp"``, ... work too.
         method_kwargs: the method's options, e.g. ``{"lambda_mult": 0.5}``.
         relevance: outside relevance for the methods that take one (not
-            ``vrsd``/``complement``): ``"score"`` (each document's ``score``, e.g.
+            ``vrsd``/``vrsd_exact``): ``"score"`` (each document's ``score``, e.g.
             from a cross-encoder ranker upstream), a numeric meta field, or a
-            callable ``(Document) -> float``. None: cosine to the query.
+            callable ``(Document) -> float`` (one document's score; no query text
+            needed). None: cosine to the query (and the words, for the default).
         group_by, max_per_group: at most ``max_per_group`` documents per source,
             the source being a meta field (e.g. ``"file_path"``) or ``(Document) -> label``.
         max_tokens, token_counter: fill an LLM's context up to ``max_tokens`` tokens
