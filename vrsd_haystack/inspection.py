@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_kit.contract import check_query_vector
+from vrsd_kit.inputs import check_query_vector
 from vrsd_kit.inspection import DEFAULT_SAMPLE, Inspection, Passage, Pool, SourceSpec
 from vrsd_kit.inspection.run import (
     DEFAULT_FETCH_K,

@@ -22,9 +22,14 @@ The ranker needs each candidate's vector and the query's. Candidate vectors are
 callable ``list[str] -> list[list[float]]``) under the ``reembed`` policy; without
 an embedder they are refused with a ValueError naming ``documents``.
 
+The ranker is a thin view over the kit's one rerank body (``vrsd_kit.rerank``):
+its ``__init__`` arguments are mapped onto the kit's settings (checked at construction
+and at every assignment, ``vrsd_kit.settings.SettingsFields``), ``DocumentView`` says
+how a ``Document`` is read, and the ranker itself only gets the vectors.
+
 Each output document is a copy, in selection order, with ``score`` = its
 relevance and ``meta["vrsd"] = {"rank", "relevance", "gain", "method"}`` (the
-payload every adapter shares, ``vrsd_kit.contract``). Input documents are never
+entry every adapter shares, ``vrsd_kit.entries``). Input documents are never
 modified.
 """
 
@@ -33,39 +38,33 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.core.serialization import component_to_dict
 from haystack.utils import deserialize_callable, serialize_callable
 from haystack.utils.deserialization import deserialize_component_inplace
+from numpy.typing import NDArray
 
-from vrsd_core import DEFAULT_METHOD, MethodName, check_count, resolve_method, select
+from vrsd_core import DEFAULT_METHOD, MethodName
 from vrsd_core.callers import user_stacklevel
-from vrsd_kit.contract import (
-    METADATA_KEY,
+from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.inputs import check_query_text, check_query_vector, reads_words
+from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.settings import (
     GroupKey,
     ItemScore,
-    check_budget_options,
-    check_flag,
-    check_group_options,
-    check_metadata_key,
-    check_method_options,
-    check_query_text,
-    check_relevance_spec,
-    item_values,
+    Settings,
+    SettingsFields,
+    build_settings,
+    check_item_spec,
     keywords_checked,
-    selection_inputs,
-    selection_metadata_all,
-    source_of,
-    with_entry,
-    words_relevance,
+    resolve_method_fields,
 )
-from vrsd_kit.inputs import PoolSignals
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
-from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
+from vrsd_kit.stores import Reembed, check_reembedding
 from vrsd_kit.tokens import TokenCounter
 
 SCORE = "score"
@@ -75,35 +74,49 @@ upstream ranker set), not a meta field."""
 _CALLABLE_INITS = ("relevance", "group_by", "token_counter")
 _CALLABLE = "callable"  # to_dict's key for a callable's import path
 
-
-def _meta(doc: Document) -> Mapping[str, Any]:
-    return doc.meta
-
-
-def _describe(doc: Document) -> str:
-    return doc.id
+FIELD_NAMES = {"k": "top_k", "options": "method_kwargs"}
+"""The kit's settings (``vrsd_kit.settings.SETTINGS``) the ranker's arguments name otherwise."""
 
 
-def document_values(spec: Any, documents: Sequence[Document], name: str) -> list[Any]:
-    """One value per document: ``doc.score`` for ``"score"``, a meta field, or ``spec(doc)``."""
-    if spec == SCORE:
-        missing = [d.id for d in documents if d.score is None]
-        if missing:
-            raise ValueError(f"{name}: document {missing[0]!r} has no score")
-        return [d.score for d in documents]
-    return item_values(spec, documents, name, metadata_of=_meta, describe=_describe)
+
+class DocumentView(ItemView[Document]):
+    """How the rerank body reads a Haystack ``Document``: the words and the token budget
+    read ``content``; ``"score"`` names the document's ``score``; an outside relevance
+    callable scores one document, ``(Document) -> float``; the copy is scored by its
+    relevance."""
+
+    def id(self, item: Document) -> Any:
+        return item.id
+
+    def text(self, item: Document) -> str:
+        return item.content or ""
+
+    def metadata(self, item: Document) -> Mapping[str, Any]:
+        return item.meta
+
+    def vector(self, item: Document) -> Sequence[float] | None:
+        return item.embedding
+
+    def annotated(self, item: Document, metadata: dict[str, Any],
+                  entry: dict[str, Any]) -> Document:
+        embedding = list(item.embedding) if item.embedding is not None else None
+        return dataclasses.replace(item, meta=metadata, score=entry["relevance"],
+                                   embedding=embedding)
+
+    def values(self, items: Sequence[Document], spec: Any, name: str) -> list[Any]:
+        if spec == SCORE:
+            missing = [d.id for d in items if d.score is None]
+            if missing:
+                raise ValueError(f"{name}: document {missing[0]!r} has no score")
+            return [d.score for d in items]
+        return super().values(items, spec, name)
+
+    def scorer(self, items: Sequence[Document], query: str | None
+               ) -> Callable[[Callable[..., Any]], Any]:
+        return lambda fn: [fn(d) for d in items]  # (Document) -> float: no query text needed
 
 
-def _query_vector(query_embedding: Any) -> np.ndarray:
-    try:
-        vec = np.asarray(query_embedding, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("query_embedding: expected a list of numbers") from None
-    if vec.ndim != 1 or vec.size == 0:
-        raise ValueError(f"query_embedding: expected one vector, got shape {vec.shape}")
-    if not np.all(np.isfinite(vec)) or not vec.any():
-        raise ValueError("query_embedding: has NaN, inf or only zeros (cosine is undefined)")
-    return vec
+DOCUMENTS = DocumentView()
 
 
 def _check_documents(documents: Any) -> list[Document]:
@@ -113,23 +126,24 @@ def _check_documents(documents: Any) -> list[Document]:
     return list(documents)
 
 
-def annotated_copy(doc: Document, entry: dict[str, Any],
-                   metadata_key: str = METADATA_KEY) -> Document:
-    """A copy of ``doc`` carrying ``entry`` under ``metadata_key`` (or beside the
-    document's own value there: ``with_entry``), scored by its relevance."""
-    meta, _ = with_entry(doc.meta, entry, metadata_key)
-    embedding = list(doc.embedding) if doc.embedding is not None else None
-    return dataclasses.replace(doc, meta=meta, score=entry["relevance"], embedding=embedding)
-
-
-# The constructor's arguments, kept as attributes of the same names.
-_SETTINGS = frozenset({"top_k", "method", "method_kwargs", "relevance", "group_by",
-                       "max_per_group", "max_tokens", "token_counter", "document_embedder",
-                       "reembed", "lexical", "metadata_key"})
+def _matrix(vectors: Sequence[Sequence[float]], query_vector: NDArray[np.float64]
+            ) -> NDArray[np.float64]:
+    """The documents' vectors as one (n, d) matrix, d the query vector's."""
+    try:
+        matrix = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("documents: embeddings of different lengths") from None
+    if matrix.ndim != 2:
+        raise ValueError("documents: embeddings of different lengths")
+    if matrix.shape[1] != query_vector.shape[0]:
+        raise ValueError(
+            f"query_embedding: a {query_vector.shape[0]}-d vector but the documents' "
+            f"embeddings are {matrix.shape[1]}-d; embed the query with the documents' model")
+    return matrix
 
 
 @component
-class VRSDRanker:
+class VRSDRanker(SettingsFields):
     """Keep ``top_k`` of the retrieved documents, relevant to the query *and* diverse.
 
     Args:
@@ -141,9 +155,10 @@ class VRSDRanker:
             the paper's greedy; ``"mmr"``, ``"dpp"``, ... work too.
         method_kwargs: the method's options, e.g. ``{"lambda_mult": 0.5}``.
         relevance: outside relevance for the methods that take one (not
-            ``vrsd``/``complement``): ``"score"`` (each document's ``score``, e.g.
+            ``vrsd``/``vrsd_exact``): ``"score"`` (each document's ``score``, e.g.
             from a cross-encoder ranker upstream), a numeric meta field, or a
-            callable ``(Document) -> float``. None: cosine to the query.
+            callable ``(Document) -> float`` (one document's score; no query text
+            needed). None: cosine to the query (and the words, for the default).
         group_by, max_per_group: at most ``max_per_group`` documents per source,
             the source being a meta field (e.g. ``"file_path"``) or ``(Document) -> label``.
         max_tokens, token_counter: fill an LLM's context up to ``max_tokens`` tokens
@@ -165,7 +180,19 @@ class VRSDRanker:
         metadata_key: the meta key of vrsd's entry (default ``"vrsd"``); a key the
             document's own meta holds is kept, and the entry goes under this key +
             ``"_"`` (warned once).
+
+    Every argument is checked when the ranker is built, and again when one is assigned
+    later (``ranker.top_k = 3``, ``vrsd_kit.settings.SettingsFields``): a bad value is a
+    ValueError naming it (a misspelt option with the closest name), and the ranker keeps
+    its previous settings. A value is stored as given and the checked settings
+    (``settings()``) hold what it means; a deprecated method alias (``"vrsd_swap"``) is
+    stored as its method and options by the constructor, and saved so by ``to_dict``.
     """
+
+    SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
+        "top_k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
+        "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
+        "metadata_key"})
 
     @keywords_checked  # VRSDRanker(topk=2): a ValueError naming top_k
     def __init__(
@@ -183,41 +210,40 @@ class VRSDRanker:
         lexical: bool = True,
         metadata_key: str = METADATA_KEY,
     ) -> None:
-        self.top_k = check_count(top_k, "top_k")
-        # "vrsd_swap" -> "vrsd" + refine="swap": one spelling per method, as in the others
-        self.method, self.method_kwargs = resolve_method(method, method_kwargs)
-        check_method_options(self.method, self.method_kwargs, "(Document) -> float")
-        check_relevance_spec(self.method, relevance, "(Document) -> float")
+        # "vrsd_swap" -> "vrsd" + refine="swap" (warns): one spelling per method
+        given = resolve_method_fields({"method": method, "method_kwargs": (
+            {} if method_kwargs is None else method_kwargs)})
+        self.top_k = top_k
+        self.method = given["method"]
+        self.method_kwargs = given["method_kwargs"]
         self.relevance = relevance
         self.group_by = group_by
-        self.max_per_group = check_group_options(group_by, max_per_group)
-        self._token_counter_given = token_counter
-        self.max_tokens, self.token_counter = check_budget_options(max_tokens, token_counter)
-        if document_embedder is not None and not (
-                callable(document_embedder) or hasattr(document_embedder, "run")):
+        self.max_per_group = max_per_group
+        self.max_tokens = max_tokens
+        self.token_counter = token_counter
+        self.document_embedder = document_embedder
+        self.reembed = reembed
+        self.lexical = lexical
+        self.metadata_key = metadata_key
+        self._warned_no_query = False
+        self._keep_settings()
+
+    def _checked_settings(self, fields: Mapping[str, Any]) -> Settings:
+        """The arguments mapped onto the kit's settings, checked; and the embedder's form
+        (the ranker's own)."""
+        embedder = fields["document_embedder"]
+        if embedder is not None and not (callable(embedder) or hasattr(embedder, "run")):
             raise ValueError("document_embedder: expected a Haystack document embedder "
                              "component or a callable list[str] -> list[list[float]]")
-        self.document_embedder = document_embedder
-        self.reembed = check_reembed(reembed)
-        self.lexical = check_flag(lexical, "lexical")
-        self.metadata_key = check_metadata_key(metadata_key)
-        self._warned_no_query = False
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # A setting assigned after construction (``ranker.top_k = 0``) is checked as the
-        # constructor checks it, with the others as they are: a ValueError naming it
-        # changes nothing; a good one is stored as checked (an alias as its method, a
-        # budget with its counter filled in).
-        if name not in _SETTINGS or not self.__dict__.keys() >= _SETTINGS:  # building
-            object.__setattr__(self, name, value)
-            return
-        given = {key: self.__dict__[key] for key in _SETTINGS}
-        given["token_counter"] = self._token_counter_given  # as the caller gave it
-        given[name] = value
-        checked = object.__new__(type(self))
-        type(self).__init__(checked, **given)
-        self.__dict__.update({key: checked.__dict__[key]
-                              for key in (*_SETTINGS, "_token_counter_given")})
+        check_item_spec(fields["relevance"], "relevance", "(Document) -> float")
+        return build_settings(
+            {"k": fields["top_k"], "fetch_k": None, "method": fields["method"],
+             "options": fields["method_kwargs"], "relevance": fields["relevance"],
+             "group_by": fields["group_by"], "max_per_group": fields["max_per_group"],
+             "max_tokens": fields["max_tokens"], "token_counter": fields["token_counter"],
+             "reembed": fields["reembed"], "lexical": fields["lexical"],
+             "metadata_key": fields["metadata_key"]},
+            names=FIELD_NAMES)
 
     def warm_up(self) -> None:
         """Warm up the document embedder, if it has anything to load."""
@@ -236,16 +262,16 @@ class VRSDRanker:
                 return component_to_dict(value, "document_embedder")
             return {_CALLABLE: serialize_callable(value)}
 
-        options = dict(self.method_kwargs)
+        settings = self.settings()  # an alias assigned later is saved as its method
+        options = dict(settings.options)
         if callable(options.get("prior")):  # a (Document) -> float prior, by import path
             options["prior"] = ser(options["prior"])
         return default_to_dict(
-            self, top_k=self.top_k, method=self.method, method_kwargs=options,
+            self, top_k=self.top_k, method=settings.method, method_kwargs=options,
             relevance=ser(self.relevance), group_by=ser(self.group_by),
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-            token_counter=ser(self._token_counter_given),
-            document_embedder=ser(self.document_embedder), reembed=self.reembed,
-            lexical=self.lexical, metadata_key=self.metadata_key,
+            token_counter=ser(self.token_counter), document_embedder=ser(self.document_embedder),
+            reembed=self.reembed, lexical=self.lexical, metadata_key=self.metadata_key,
         )
 
     @classmethod
@@ -266,7 +292,7 @@ class VRSDRanker:
 
     # -- running -------------------------------------------------------------------------
 
-    def _missing(self, documents: list[Document]) -> list[int]:
+    def _missing(self, documents: list[Document], reembed: Reembed) -> list[int]:
         """Positions without an embedding; ValueError when they cannot be embedded."""
         missing = [i for i, d in enumerate(documents) if d.embedding is None]
         if missing and self.document_embedder is None:
@@ -276,7 +302,7 @@ class VRSDRanker:
                 "(return_embedding=True) or give VRSDRanker a document_embedder"
             )
         if missing:
-            check_reembedding(self.reembed, "VRSDRanker", "documents came without embeddings",
+            check_reembedding(reembed, "VRSDRanker", "documents came without embeddings",
                               len(missing))
         return missing
 
@@ -307,69 +333,47 @@ class VRSDRanker:
         return list((yield call(embedder, lambda texts: asyncio.to_thread(embedder, texts),
                                 [d.content or "" for d in docs])))
 
-    def _words(self, query_text: str | None, documents: list[Document], texts: Any,
-               query: np.ndarray, matrix: np.ndarray) -> PoolSignals | None:
-        """The words' part of the relevance (``words_relevance``), warning once when the
-        default would use it but the run got no query text."""
-        if query_text is None and self.lexical and self.relevance is None \
-                and self.method == DEFAULT_METHOD and not self._warned_no_query:
-            self._warned_no_query = True
-            warnings.warn(
-                "VRSDRanker: no query text, so the relevance comes from the vectors only; "
-                "connect the query to the ranker's `query` input to use the documents' "
-                "words (or set lexical=False to silence this)", UserWarning,
-                stacklevel=user_stacklevel())
-        query_text = None if query_text is None else check_query_text(query_text)
-        return words_relevance(self.method, self.lexical, self.relevance, query_text, texts,
-                               query, matrix)
+    def _warn_without_query(self, settings: Settings) -> None:
+        """Warn once when the method would read the documents' words but the run got no
+        query text (its capability decides, ``vrsd_kit.inputs.reads_words``)."""
+        if self._warned_no_query or not reads_words(
+                settings.method, lexical=settings.lexical, relevance=settings.relevance,
+                query="a query text"):
+            return
+        self._warned_no_query = True
+        warnings.warn(
+            "VRSDRanker: no query text, so the relevance comes from the vectors only; "
+            "connect the query to the ranker's `query` input to use the documents' "
+            "words (or set lexical=False to silence this)", UserWarning,
+            stacklevel=user_stacklevel())
 
-    def _select(self, documents: list[Document], vectors: Sequence[Sequence[float]],
-                query: np.ndarray, top_k: int, query_text: str | None = None
-                ) -> dict[str, list[Document]]:
+    def _rerank(self, documents: list[Document], vectors: Sequence[Sequence[float]],
+                query_vector: NDArray[np.float64], settings: Settings,
+                query: str | None = None) -> dict[str, list[Document]]:
+        """The kit's one rerank body (``vrsd_kit.rerank``) on the run's documents."""
         if not documents:
             return {"documents": []}
-        try:
-            matrix = np.asarray(vectors, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("documents: embeddings of different lengths") from None
-        if matrix.ndim != 2:
-            raise ValueError("documents: embeddings of different lengths")
-        if matrix.shape[1] != query.shape[0]:
-            raise ValueError(
-                f"query_embedding: a {query.shape[0]}-d vector but the documents' embeddings "
-                f"are {matrix.shape[1]}-d; embed the query with the documents' model"
-            )
-        def texts() -> list[str]:
-            return [d.content or "" for d in documents]
-
-        words = self._words(query_text, documents, texts, query, matrix)
-        options = selection_inputs(
-            self.method_kwargs, len(documents),
-            lambda spec, name: document_values(spec, documents, name),
-            relevance=self.relevance, words=words, group_by=self.group_by,
-            max_per_group=self.max_per_group, max_tokens=self.max_tokens,
-            token_counter=self.token_counter, texts=texts,
-        )
-        sel = select(query, matrix, top_k, method=self.method, **options)
-        entries = selection_metadata_all(sel, [d.id for d in documents], words,
-                                         texts(),
-                                         [source_of(d.meta) for d in documents])
-        return {"documents": [
-            annotated_copy(documents[int(i)], entry, self.metadata_key)
-            for i, entry in zip(sel.indices, entries, strict=True)
-        ]}
+        matrix = _matrix(vectors, query_vector)
+        if query is None:
+            self._warn_without_query(settings)
+        else:
+            check_query_text(query)
+        return {"documents": rerank(DOCUMENTS, documents, query=query,
+                                    query_vector=query_vector, vectors=matrix,
+                                    settings=settings)}
 
     def _inputs_steps(self, documents: Any, query_embedding: Any, top_k: Any
-                      ) -> Steps[tuple[list[Document], list[Sequence[float]], np.ndarray, int]]:
+                      ) -> Steps[tuple[list[Document], list[Sequence[float]],
+                                       NDArray[np.float64], Settings]]:
         """The run's inputs checked and the missing embeddings made, as steps
-        (``vrsd_kit.steps``): (documents, their vectors, the query vector, top_k), for
-        ``_select``."""
+        (``vrsd_kit.steps``): (documents, their vectors, the query vector, the run's
+        settings: ``top_k`` checked as at construction), for ``_rerank``."""
         docs = _check_documents(documents)
-        vector = _query_vector(query_embedding)
-        k = self.top_k if top_k is None else check_count(top_k, "top_k")
-        missing = self._missing(docs)
+        vector = check_query_vector(query_embedding, "query_embedding", "is")
+        settings = self.settings().with_counts(k=top_k)
+        missing = self._missing(docs, settings.reembed)
         fresh = (yield from self._embed_steps([docs[i] for i in missing])) if missing else []
-        return docs, self._embedded(docs, missing, fresh), vector, k
+        return docs, self._embedded(docs, missing, fresh), vector, settings
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document], query_embedding: list[float],
@@ -380,15 +384,15 @@ class VRSDRanker:
         Raises:
             ValueError: naming ``documents``, ``query_embedding``, ``top_k`` or ``query``.
         """
-        docs, vectors, vector, k = run_steps(
+        docs, vectors, vector, settings = run_steps(
             self._inputs_steps(documents, query_embedding, top_k))
-        return self._select(docs, vectors, vector, k, query)
+        return self._rerank(docs, vectors, vector, settings, query)
 
     @component.output_types(documents=list[Document])
     async def run_async(self, documents: list[Document], query_embedding: list[float],
                         top_k: int | None = None, query: str | None = None
                         ) -> dict[str, list[Document]]:
         """Async ``run`` (the embedder's ``run_async`` when it has one)."""
-        docs, vectors, vector, k = await arun_steps(
+        docs, vectors, vector, settings = await arun_steps(
             self._inputs_steps(documents, query_embedding, top_k))
-        return self._select(docs, vectors, vector, k, query)
+        return self._rerank(docs, vectors, vector, settings, query)

@@ -6,7 +6,7 @@ An adapter fetches the candidates and their vectors its own way, then calls
 1. each candidate's text as the words should read it (``view.text``);
 2. what the pool's words say, for a method that reads them (``inputs.pool_signals``);
 3. what is read from each candidate: a prior, an outside relevance, group labels, token
-   counts (``inputs.candidate_keywords``, through ``view.values``);
+   counts (``inputs.candidate_keywords``, through ``view.values`` and ``view.scorer``);
 4. the selection (``vrsd_core.select``, the only call of it outside the core);
 5. one entry per pick (``entries.entries``), put on a copy of each picked item
    (``view.annotated``), in selection order.
@@ -62,6 +62,16 @@ class ItemView(Generic[Item]):
         ``entry`` under the settings' key); the original is not changed."""
         raise NotImplementedError
 
+    def scorer(self, items: Sequence[Item], query: str | None
+               ) -> Callable[[Callable[..., Any]], Any] | None:
+        """How an outside relevance callable ``fn`` is asked for ``items``' scores:
+        ``fn(query, subjects)``; None without a query text (the callable is then refused,
+        naming the setting). A framework whose callable scores one item overrides it."""
+        if not query:
+            return None
+        subjects = [self.subject(item) for item in items]
+        return lambda fn: fn(query, subjects)
+
     def values(self, items: Sequence[Item], spec: Any, name: str) -> list[Any]:
         """One value per item: its metadata field ``spec``, or ``spec(subject(item))``."""
         return item_values(spec, items, name, metadata_of=self.metadata,
@@ -93,13 +103,8 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     signals = pool_signals(query or "", query_array, matrix, texts) if reads_words(
         settings.method, lexical=settings.lexical, relevance=settings.relevance,
         query=query) else None
-    subjects = [view.subject(item) for item in items]
-
-    def score(fn: Callable[..., Any]) -> Any:  # an outside relevance (query, items) -> scores
-        return fn(query, subjects)
-
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
-                                  len(items), score if query else None, texts)
+                                  len(items), view.scorer(items, query), texts)
     if signals is not None:
         keywords.update(signals.select_keywords())
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)

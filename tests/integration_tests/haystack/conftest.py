@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import numpy as np
 import pytest
 from haystack import Document
 
@@ -72,9 +71,3 @@ def chroma_store(hs_documents, tmp_path_factory):
     store.write_documents([Document(id=d.id, content=d.content, embedding=list(d.embedding),
                                     meta=dict(d.meta)) for d in hs_documents])
     return store
-
-
-def snapshot(store) -> list[tuple]:
-    """Every stored document (id, content, meta, embedding), in id order."""
-    docs = sorted(store.filter_documents(), key=lambda d: d.id)
-    return [(d.id, d.content, d.meta, np.asarray(d.embedding).round(6).tolist()) for d in docs]

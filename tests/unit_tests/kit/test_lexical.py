@@ -154,7 +154,7 @@ def test_each_text_is_tokenised_once():
 
 
 def test_the_core_fuses_the_signals_in_pool_units():
-    from vrsd_core import select
+    from vrsd_core import pool_units, select
 
     def z(x):
         return (x - x.mean()) / x.std()
@@ -162,17 +162,17 @@ def test_the_core_fuses_the_signals_in_pool_units():
     cos = np.array([0.9, 0.8, 0.7, 0.2])
     lex = np.array([0.0, 5.0, 0.0, 1.0])
     vectors = np.eye(4)
-    sel = select(np.ones(4), vectors, 4, method="similarity", relevance=np.stack([cos, lex]))
+    sel = select(np.ones(4), vectors, 4, method="similarity", relevance=pool_units([cos, lex]))
     fused = z(z(cos) + z(lex))
     np.testing.assert_allclose(sel.relevance, fused[sel.indices])
     assert sel.indices.tolist() == np.argsort(-fused, kind="stable").tolist()
     # scale and shift of either signal change nothing: no weight to choose
     again = select(np.ones(4), vectors, 4, method="similarity",
-                   relevance=np.stack([3 * cos - 1, 10 * lex]))
+                   relevance=pool_units([3 * cos - 1, 10 * lex]))
     np.testing.assert_allclose(again.relevance, sel.relevance)
     # a signal that does not vary adds nothing (no query word in any candidate)
     flat = select(np.ones(4), vectors, 4, method="similarity",
-                  relevance=np.stack([cos, np.zeros(4)]))
+                  relevance=pool_units([cos, np.zeros(4)]))
     np.testing.assert_allclose(flat.relevance, z(cos)[flat.indices])
     with pytest.raises(ValueError, match="relevance: expected shape"):
         select(np.ones(4), vectors, 2, relevance=np.ones((2, 3)))

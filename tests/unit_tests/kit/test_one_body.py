@@ -13,11 +13,7 @@ from vrsd_kit.adapters import ADAPTERS
 
 ROOT = Path(__file__).resolve().parents[3]
 SELECTION = {"select", "select_batch"}
-NOT_YET = pytest.mark.xfail(
-    strict=True, reason="ported onto vrsd_kit.rerank on its own branch (see notes/kit_api.md)")
-PORTED = {"vrsd_langchain", "vrsd_llamaindex"}
-PACKAGES = [pytest.param(a.package, marks=[] if a.package in PORTED else [NOT_YET])
-            for a in ADAPTERS]
+PACKAGES = [a.package for a in ADAPTERS]
 
 
 def findings(package: str) -> list[str]:

@@ -129,8 +129,6 @@ def haystack_ranker() -> Case:
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
-NOT_YET = pytest.mark.xfail(
-    strict=True, reason="ported onto vrsd_kit.settings on its own branch (see notes/kit_api.md)")
 BUILDERS = [(langchain_retriever, "langchain VRSDRetriever"),
             (langchain_search_type, "langchain DiverseVectorStoreRetriever"),
             (langchain_compressor, "langchain VRSDCompressor"),
@@ -139,12 +137,11 @@ BUILDERS = [(langchain_retriever, "langchain VRSDRetriever"),
             (haystack_ranker, "haystack VRSDRanker")]
 
 
-def cases(not_yet: set[str]) -> list[Any]:
-    return [pytest.param(build, id=name, marks=[NOT_YET] if name in not_yet else [])
-            for build, name in BUILDERS]
+def cases() -> list[Any]:
+    return [pytest.param(build, id=name) for build, name in BUILDERS]
 
 
-@pytest.mark.parametrize("case", cases(set()))
+@pytest.mark.parametrize("case", cases())
 def test_a_bad_value_is_refused_at_the_assignment_and_nothing_changes(case):
     case = case()
     obj = case.make()
@@ -158,7 +155,7 @@ def test_a_bad_value_is_refused_at_the_assignment_and_nothing_changes(case):
         assert case.run(obj) == picked, field  # still works, as before
 
 
-@pytest.mark.parametrize("case", cases({"haystack VRSDRanker"}))
+@pytest.mark.parametrize("case", cases())
 def test_settings_are_checked_by_the_kit(case):
     """The class keeps its settings with the kit's mechanism (no rollback, no re-run
     ``__init__``, no plan cache)."""

@@ -1,11 +1,8 @@
-"""``VRSDRanker`` in real Haystack pipelines: retriever (``return_embedding=True``) ->
-ranker, on Haystack's InMemoryDocumentStore and on Qdrant in local mode.
-
-The expected picks are computed on their own: the retriever alone gives the
-candidates with their vectors, ``vrsd_core.select`` picks from them. The ranker
-must agree for every registered method, leave the store and its inputs unchanged,
-survive a YAML round trip, and refuse bad input with a ValueError naming it.
-"""
+"""``VRSDRanker`` on in-memory documents (Haystack's InMemoryDocumentStore, fixed random
+vectors): per-candidate inputs, saving and loading, the settings checked at construction,
+at every assignment and per run, bad run inputs, the embedder for documents without a
+vector, and the walk from a run to the selection. Real stores:
+``tests/integration_tests/haystack``."""
 
 from __future__ import annotations
 
@@ -20,94 +17,13 @@ from haystack.core.errors import DeserializationError
 
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.frames import frames_to_select
-from tests.helpers.store_cases import cases_in
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
+from tests.helpers.haystack_pipeline import FETCH_K, candidates, pipeline, run
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_haystack import METADATA_KEY, VRSDRanker
-from vrsd_kit.contract import selection_metadata_all, source_of
 
-from .conftest import snapshot
+from .conftest import DIM
 
-K, FETCH_K = 5, 20
-
-
-def retriever_for(store, top_k: int = FETCH_K):
-    kind = type(store).__name__
-    if kind == "InMemoryDocumentStore":
-        from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
-
-        return InMemoryEmbeddingRetriever(store, top_k=top_k, return_embedding=True)
-    if kind == "ChromaDocumentStore":  # returns the embeddings with every query
-        from haystack_integrations.components.retrievers.chroma import ChromaEmbeddingRetriever
-
-        return ChromaEmbeddingRetriever(store, top_k=top_k)
-    from haystack_integrations.components.retrievers.qdrant import QdrantEmbeddingRetriever
-
-    return QdrantEmbeddingRetriever(store, top_k=top_k, return_embedding=True)
-
-
-def pipeline(store, ranker: VRSDRanker) -> Pipeline:
-    pipe = Pipeline()
-    pipe.add_component("retriever", retriever_for(store))
-    pipe.add_component("ranker", ranker)
-    pipe.connect("retriever.documents", "ranker.documents")
-    return pipe
-
-
-def run(pipe: Pipeline, query: list[float], **ranker: object) -> list[Document]:
-    out = pipe.run({"retriever": {"query_embedding": query},
-                    "ranker": {"query_embedding": query, **ranker}})
-    return out["ranker"]["documents"]
-
-
-def candidates(store, query: list[float]) -> list[Document]:
-    return retriever_for(store).run(query_embedding=query)["documents"]
-
-
-@pytest.fixture(params=cases_in("haystack", "haystack"))
-def store(request):
-    return request.getfixturevalue(f"{request.param}_store")
-
-
-@pytest.mark.parametrize("method", list(METHOD_INFO))
-def test_equals_core_select_on_the_same_candidates_for_every_method(store, query_vectors,
-                                                                    method):
-    # the sampling methods draw at random: the same seed on both sides
-    options = {"seed": 7} if "seed" in method_defaults(method) else {}
-    pipe = pipeline(store, VRSDRanker(top_k=K, method=method, method_kwargs=options))
-    for query in query_vectors[:2]:
-        cands = candidates(store, query)
-        assert len(cands) == FETCH_K and all(d.embedding is not None for d in cands)
-        sel = select(query, [d.embedding for d in cands], K, method=method, **options)
-        got = run(pipe, query)
-        assert [d.id for d in got] == [cands[i].id for i in sel.indices]
-        # the same picks; scores to the last digits the BLAS of this machine gives
-        want = selection_metadata_all(sel, [d.id for d in cands], texts=[d.content for d in cands],
-                                      sources=[source_of(d.meta) for d in cands])
-        assert [d.meta[METADATA_KEY] for d in got] == approx_scores(want)
-        assert [d.score for d in got] == approx_scores(
-            [m["relevance"] for m in selection_metadata_all(sel)])
-
-
-def test_default_differs_from_plain_similarity_somewhere(store, query_vectors):
-    """Guard against a test that cannot fail: the default reorders or replaces picks."""
-    pipe = pipeline(store, VRSDRanker(top_k=K))
-    assert VRSDRanker(top_k=K).method == DEFAULT_METHOD
-    assert any([d.id for d in run(pipe, q)] != [d.id for d in candidates(store, q)[:K]]
-               for q in query_vectors)
-
-
-def test_store_and_inputs_are_not_changed(store, query_vectors):
-    before = snapshot(store)
-    cands = candidates(store, query_vectors[0])
-    kept = copy.deepcopy(cands)
-    ranker = VRSDRanker(top_k=K, group_by="source", max_per_group=1)
-    out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
-    assert cands == kept  # the documents, their meta, scores and embeddings
-    out[0].meta["row"] = -1
-    out[0].embedding[0] = 99.0
-    assert cands == kept  # the outputs are copies, not views
-    run(pipeline(store, VRSDRanker(top_k=K)), query_vectors[1])
-    assert snapshot(store) == before
+K = 5
 
 
 def test_group_cap_budget_and_per_run_top_k(in_memory_store, query_vectors):
@@ -148,7 +64,7 @@ def test_yaml_round_trip_gives_the_same_picks(hs_documents, query_vectors):
 
     # A named index: the loaded pipeline's store (same name) shares the stored documents.
     store = InMemoryDocumentStore(embedding_similarity_function="cosine", index="vrsd-yaml")
-    store.write_documents(copy.deepcopy(hs_documents[:80]))
+    store.write_documents(copy.deepcopy(hs_documents))
     ranker = VRSDRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.4},
                         group_by="source", max_per_group=2, relevance="score",
                         max_tokens=400, token_counter=len, reembed="allow")
@@ -193,69 +109,17 @@ def meta_quality(doc: Document) -> float:
     return doc.meta["quality"]
 
 
-def test_documents_without_embeddings_use_the_embedder(in_memory_store, hs_documents,
-                                                       query_vectors, model_path):
-    from haystack_integrations.components.embedders.sentence_transformers import (
-        SentenceTransformersDocumentEmbedder,
-    )
-
-    query = query_vectors[2]
-    cands = candidates(in_memory_store, query)
-    bare = [Document(id=d.id, content=d.content, meta=dict(d.meta), score=d.score)
-            for d in cands]
-    with pytest.raises(ValueError, match="documents: 20 of 20 have no embedding"):
-        VRSDRanker(top_k=K).run(documents=bare, query_embedding=query)
-    embedder = SentenceTransformersDocumentEmbedder(model=model_path, progress_bar=False)
-    embedded: list[str] = []
-    original_run = embedder.run
-
-    def spy_run(documents):
-        embedded.extend(d.content for d in documents)
-        return original_run(documents=documents)
-
-    embedder.run = spy_run
-    ranker = VRSDRanker(top_k=K, document_embedder=embedder, reembed="allow")
-    ranker.warm_up()
-    half = [bare[i] if i % 2 else cands[i] for i in range(len(cands))]
-    got = ranker.run(documents=half, query_embedding=query)["documents"]
-    assert embedded == [bare[i].content for i in range(1, len(cands), 2)]  # only the bare
-    sel = select(query, [d.embedding for d in cands], K, method=DEFAULT_METHOD)
-    assert [d.id for d in got] == [cands[i].id for i in sel.indices]
-    assert all(d.embedding is None for d in bare)  # inputs untouched
-    strict = VRSDRanker(top_k=K, document_embedder=embedder, reembed="refuse")
-    embedded.clear()
-    with pytest.raises(ValueError, match="reembed: VRSDRanker: documents came without"):
-        strict.run(documents=half, query_embedding=query)
-    assert embedded == []
-
-
-async def test_run_async_equals_run(store, query_vectors):
-    pipe = pipeline(store, VRSDRanker(top_k=K))
-    ranker = VRSDRanker(top_k=K, method="dpp")
-    for query in query_vectors[:2]:
-        cands = candidates(store, query)
-        sync = ranker.run(documents=cands, query_embedding=query)
-        got = await ranker.run_async(documents=cands, query_embedding=query)
-        assert results(got) == approx_scores(results(sync))
-    # embedded Qdrant and Chroma have no async client: the async pipeline on InMemory only
-    if type(store).__name__ == "InMemoryDocumentStore":
-        out = await pipe.run_async({"retriever": {"query_embedding": query_vectors[0]},
-                                    "ranker": {"query_embedding": query_vectors[0]}})
-        assert results(out["ranker"]["documents"]) == approx_scores(
-            results(run(pipe, query_vectors[0])))
-
-
 def test_a_run_reaches_the_selection_without_the_steps_machinery(in_memory_store,
                                                                  query_vectors):
-    """``run`` and ``run_async`` call ``_select`` themselves: the I/O steps
+    """``run`` and ``run_async`` call ``_rerank`` themselves: the I/O steps
     (``vrsd_kit.steps``) have returned before the selection starts."""
     ranker = VRSDRanker(top_k=K, lexical=False)  # no query text here
     cands = candidates(in_memory_store, query_vectors[0])
     assert frames_to_select(lambda: ranker.run(documents=cands,
                                                query_embedding=query_vectors[0])) \
-        == ["run", "_select"]
+        == ["run", "_rerank", "rerank"]
     assert frames_to_select(lambda: asyncio.run(ranker.run_async(
-        documents=cands, query_embedding=query_vectors[0]))) == ["run_async", "_select"]
+        documents=cands, query_embedding=query_vectors[0]))) == ["run_async", "_rerank", "rerank"]
 
 
 def test_a_deprecated_method_alias_is_resolved_once():
@@ -299,14 +163,17 @@ def test_a_setting_assigned_after_construction_is_checked(in_memory_store, query
     assert len(ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]) == K
 
 
-def test_a_good_assignment_is_stored_as_checked(in_memory_store, query_vectors):
+def test_a_good_assignment_is_checked_into_what_it_means(in_memory_store, query_vectors):
     ranker = VRSDRanker(top_k=K, lexical=False)
     ranker.top_k = K - 1
     ranker.max_tokens = 10_000
-    assert ranker.token_counter is not None  # the budget's counter, as at construction
+    assert ranker.settings().token_counter is not None  # the budget's counter
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
         ranker.method = "vrsd_swap"
-    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+    settings = ranker.settings()
+    assert (settings.method, settings.options) == ("vrsd", {"refine": "swap"})
+    saved = ranker.to_dict()["init_parameters"]  # saved as its method and options
+    assert (saved["method"], saved["method_kwargs"]) == ("vrsd", {"refine": "swap"})
     cands = candidates(in_memory_store, query_vectors[0])
     out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
     assert len(out) == K - 1
@@ -317,7 +184,7 @@ def test_bad_run_inputs_name_the_argument(in_memory_store, query_vectors):
     query = query_vectors[0]
     cands = candidates(in_memory_store, query)
     ranker = VRSDRanker(top_k=K)
-    for bad in ([0.0] * 384, [float("nan")] * 384, [[1.0] * 384], query[:10], "text"):
+    for bad in ([0.0] * DIM, [float("nan")] * DIM, [[1.0] * DIM], query[:10], "text"):
         with pytest.raises(ValueError, match="query_embedding"):
             ranker.run(documents=cands, query_embedding=bad)
     for bad_docs in ("doc", [{"content": "x"}]):
