@@ -391,12 +391,19 @@ class SettingsFields:
             raise RuntimeError(f"{owner}: its settings were never checked (built without its "
                                f"validators, e.g. by pydantic's model_construct); build it "
                                f"with {owner}(...)")
-        for name, seen in kept.dicts:
-            if getattr(self, name) != seen:  # a dict field changed in place
-                kept = self._keep(self._field_values())
-                vars(self)[_KEPT] = kept
-                break
+        if any(_changed(getattr(self, name), seen) for name, seen in kept.dicts):
+            kept = self._keep(self._field_values())  # a dict field changed in place
+            vars(self)[_KEPT] = kept
         return kept.settings
+
+
+def _changed(value: Any, seen: dict[str, Any]) -> bool:
+    """``value`` differs from ``seen``; a value that cannot say (an array in a filter)
+    counts as changed, and is checked again."""
+    try:
+        return bool(value != seen)
+    except (TypeError, ValueError):
+        return True
 
 
 class SettingsModel(SettingsFields):
