@@ -210,3 +210,15 @@ def test_a_dict_holding_an_array_is_checked_again_rather_than_compared():
 
     holder = WithArray()
     assert holder.settings().search["ids"].tolist() == [0, 1, 2]  # no "truth value" error
+
+
+def test_settings_pickle_and_copy():
+    import copy
+    import pickle
+
+    built = kit.build_settings({"method": "mmr", "options": {"lambda_mult": 0.4},
+                                "search": {"filter": {"a": 1}}}, names={"k": "top_n"})
+    for again in (pickle.loads(pickle.dumps(built)), copy.deepcopy(built), copy.copy(built)):
+        assert again == built and again.names == {"k": "top_n"}
+        with pytest.raises(TypeError, match="frozen"):
+            again.options["lambda_mult"] = 0.5  # type: ignore[index]
