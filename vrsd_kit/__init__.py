@@ -2,8 +2,13 @@
 framework imports).
 
 * ``adapters``: the one table of the framework adapters.
-* ``contract``: the metadata payload every returned item carries, and the checks
-  every adapter applies to its arguments.
+* ``rerank``: the one rerank body every entry point calls, and the ``ItemView`` through
+  which it reads a framework's candidates.
+* ``settings``: the settings, declared as data and checked once into a frozen object, at
+  construction and at every assignment.
+* ``inputs``: one query's inputs: the query, what the pool's words say, per-candidate values.
+* ``entries``: the entry every returned item carries under ``metadata["vrsd"]``.
+* ``contract``: the former names, for the adapters not yet on ``rerank`` (to be removed).
 * ``stores``: the shape of a store record, the private members an adapter reads,
   and the re-embedding policy.
 * ``steps``: one body behind a sync entry point and its async twin.

@@ -10,7 +10,6 @@ build their settings with ``vrsd_kit.settings.build_settings``: new code imports
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from .inputs import (
     reads_words,
 )
 from .settings import (
+    FrozenDict,
     GroupKey,
     ItemScore,
     RelevanceFn,
@@ -109,9 +109,9 @@ def selection_inputs(options: Mapping[str, Any], count: int,
                      texts: Callable[[], Sequence[str]] | None = None) -> dict[str, Any]:
     """``inputs.candidate_keywords`` (and the signals' keywords) for settings already
     checked by the adapter."""
-    settings = Settings(1, None, DEFAULT_METHOD, MappingProxyType(dict(options)), relevance,
+    settings = Settings(1, None, DEFAULT_METHOD, FrozenDict(options), relevance,
                         group_by, max_per_group, max_tokens, check_token_counter(token_counter),
-                        True, METADATA_KEY, "warn", MappingProxyType({}))
+                        True, METADATA_KEY, "warn", FrozenDict())
     out = candidate_keywords(settings, values, count, score,
                              texts() if max_tokens is not None and texts else [])
     if words is not None:

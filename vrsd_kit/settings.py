@@ -19,7 +19,6 @@ import functools
 import inspect
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 from vrsd_core import (
@@ -93,10 +92,24 @@ def _method(value: Any, name: str) -> str:
                      f"{did_you_mean(str(value), [*METHOD_INFO, *METHOD_ALIASES])}")
 
 
+class FrozenDict(dict[str, Any]):
+    """A copy of keyword arguments that cannot be changed (the settings' options and
+    search arguments); it pickles and copies as a dict does."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("settings are frozen: build new ones (vrsd_kit.settings.build_settings)")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (dict(self),))
+
+
 def _mapping(value: Any, name: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         raise ValueError(f"{name}: expected a dict of keyword arguments, got {value!r}")
-    return MappingProxyType(dict(value))  # a copy the caller cannot change
+    return FrozenDict(value)  # a copy the caller cannot change
 
 
 def _counter(value: Any, name: str) -> TokenCounter:
@@ -125,7 +138,7 @@ SETTINGS: tuple[Setting, ...] = (
             "whose candidates are given"),
     Setting("method", DEFAULT_METHOD, _method,
             "a vrsd_core.METHOD_INFO name (a deprecated alias becomes its method)"),
-    Setting("options", MappingProxyType({}), _mapping,
+    Setting("options", FrozenDict(), _mapping,
             "the method's options (vrsd_core.method_defaults); prior may name a metadata "
             "field or be a callable (item) -> float"),
     Setting("relevance", None,
@@ -146,12 +159,12 @@ SETTINGS: tuple[Setting, ...] = (
             "the metadata key of the entry on each result"),
     Setting("reembed", "warn", _reembed,
             "when the store's vectors cannot be read: 'warn', 'allow' or 'refuse'"),
-    Setting("search", MappingProxyType({}), _mapping,
+    Setting("search", FrozenDict(), _mapping,
             "the store's own search arguments (e.g. a filter), passed through"),
 )
 """Every setting, in one table: the adapters, ``build_settings`` and the tests read it."""
 
-DEFAULTS: Mapping[str, Any] = MappingProxyType({s.name: s.default for s in SETTINGS})
+DEFAULTS: Mapping[str, Any] = FrozenDict({s.name: s.default for s in SETTINGS})
 
 
 @dataclass(frozen=True)
@@ -208,7 +221,7 @@ def build_settings(values: Mapping[str, Any], *, names: Mapping[str, str] | None
         ValueError: naming the setting (by the adapter's name) at fault; for a name that
             is not a setting, the closest that is.
     """
-    renamed = MappingProxyType(dict(names or {}))
+    renamed = FrozenDict(names or {})
 
     def name(setting: str) -> str:
         return renamed.get(setting, setting)
@@ -218,7 +231,7 @@ def build_settings(values: Mapping[str, Any], *, names: Mapping[str, str] | None
     method, options = checked["method"], checked["options"]
     if method in METHOD_ALIASES:  # "vrsd_swap" -> "vrsd" + refine="swap" (warns)
         method, merged = resolve_method(method, options)
-        options = MappingProxyType(dict(merged))
+        options = FrozenDict(merged)
     check_method_options(method, options, name("options"))
     if checked["relevance"] is not None and not METHOD_INFO[method].takes_relevance:
         raise ValueError(
@@ -391,12 +404,19 @@ class SettingsFields:
             raise RuntimeError(f"{owner}: its settings were never checked (built without its "
                                f"validators, e.g. by pydantic's model_construct); build it "
                                f"with {owner}(...)")
-        for name, seen in kept.dicts:
-            if getattr(self, name) != seen:  # a dict field changed in place
-                kept = self._keep(self._field_values())
-                vars(self)[_KEPT] = kept
-                break
+        if any(_changed(getattr(self, name), seen) for name, seen in kept.dicts):
+            kept = self._keep(self._field_values())  # a dict field changed in place
+            vars(self)[_KEPT] = kept
         return kept.settings
+
+
+def _changed(value: Any, seen: dict[str, Any]) -> bool:
+    """``value`` differs from ``seen``; a value that cannot say (an array in a filter)
+    counts as changed, and is checked again."""
+    try:
+        return bool(value != seen)
+    except (TypeError, ValueError):
+        return True
 
 
 class SettingsModel(SettingsFields):

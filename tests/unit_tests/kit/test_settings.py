@@ -190,3 +190,35 @@ def test_the_kit_imports_no_framework():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_dict_holding_an_array_is_checked_again_rather_than_compared():
+    ranker = Plain(method_kwargs={"prior": "q"})
+    ranker.method_kwargs["prior"] = "score"
+    assert ranker.settings().options == {"prior": "score"}
+
+    class WithArray(Plain):
+        SETTING_FIELDS = frozenset({"top_k", "method_kwargs", "search"})
+
+        def __init__(self):
+            self.search = {"ids": np.arange(3)}
+            super().__init__()
+
+        def _checked_settings(self, fields):
+            return kit.build_settings({"k": fields["top_k"], "fetch_k": None,
+                                       "search": fields["search"]})
+
+    holder = WithArray()
+    assert holder.settings().search["ids"].tolist() == [0, 1, 2]  # no "truth value" error
+
+
+def test_settings_pickle_and_copy():
+    import copy
+    import pickle
+
+    built = kit.build_settings({"method": "mmr", "options": {"lambda_mult": 0.4},
+                                "search": {"filter": {"a": 1}}}, names={"k": "top_n"})
+    for again in (pickle.loads(pickle.dumps(built)), copy.deepcopy(built), copy.copy(built)):
+        assert again == built and again.names == {"k": "top_n"}
+        with pytest.raises(TypeError, match="frozen"):
+            again.options["lambda_mult"] = 0.5  # type: ignore[index]
