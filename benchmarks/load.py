@@ -7,9 +7,9 @@ same queries are sent through LangChain retrievers:
 
 - ``similarity``: the store's own ``as_retriever(search_type="similarity")``,
   top-k straight from the store: the baseline every ratio is relative to;
-- ``similarity+vectors``: ``VRSDRetriever(method="similarity")``: fetch_k
+- ``similarity+vectors``: ``DiverseRetriever(method="similarity")``: fetch_k
   candidates *with their vectors*, top-k by cosine (the fetch overhead alone);
-- ``vrsd``, ``mmr``, ``dpp``: ``VRSDRetriever`` over the same fetch_k candidates;
+- ``vrsd``, ``mmr``, ``dpp``: ``DiverseRetriever`` over the same fetch_k candidates;
 - ``store mmr``: the store's own ``search_type="mmr"`` (LangChain's MMR), for reference.
 
 ``postgres``: a real Postgres + pgvector (the PyPI package ``pgserver``, started in a
@@ -72,16 +72,16 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def build_retrievers(store, k: int, fetch_k: int) -> dict[str, object]:
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     return {
         "similarity": store.as_retriever(search_type="similarity", search_kwargs={"k": k}),
-        "similarity+vectors": VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch_k,
+        "similarity+vectors": DiverseRetriever(vectorstore=store, k=k, fetch_k=fetch_k,
                                             method="similarity"),
-        "vrsd": VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch_k, method="vrsd"),
-        "mmr": VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch_k, method="mmr",
+        "vrsd": DiverseRetriever(vectorstore=store, k=k, fetch_k=fetch_k, method="vrsd"),
+        "mmr": DiverseRetriever(vectorstore=store, k=k, fetch_k=fetch_k, method="mmr",
                              method_kwargs={"lambda_mult": 0.5}),
-        "dpp": VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch_k, method="dpp",
+        "dpp": DiverseRetriever(vectorstore=store, k=k, fetch_k=fetch_k, method="dpp",
                              method_kwargs={"theta": 0.5}),
         "store mmr": store.as_retriever(search_type="mmr",
                                         search_kwargs={"k": k, "fetch_k": fetch_k,

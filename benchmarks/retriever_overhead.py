@@ -1,6 +1,6 @@
-"""What ``VRSDRetriever`` adds above the store's own search, per query, where a user feels it.
+"""What ``DiverseRetriever`` adds above the store's own search, per query, where a user feels it.
 
-A LangChain ``VRSDRetriever`` (the default method, the words read) over a FAISS store of
+A LangChain ``DiverseRetriever`` (the default method, the words read) over a FAISS store of
 2,000 real passages (the vendored HotpotQA paragraphs, ``vrsd_eval.evidence``), k = 10
 of fetch_k = 50, the bundled all-MiniLM-L6-v2's vectors (computed once through
 ``vrsd_eval.disk_embeddings``' on-disk cache, then served from memory, so that
@@ -100,9 +100,9 @@ def timed(fn: Callable[[], Any], clock: Callable[[], float], first_seen: bool) -
 
 def overhead(store: Any, embeddings: Any, asked: list[str], rounds: int,
              clock: Callable[[], float], first_seen: bool) -> dict[str, float]:
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     inner: list[float] = []
     outer: list[float] = []
     gc.disable()
@@ -122,9 +122,9 @@ def overhead(store: Any, embeddings: Any, asked: list[str], rounds: int,
 
 def files_passed(store: Any, question: str) -> dict[str, int]:
     """The project's files a warm ``invoke`` enters, with how many calls each."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     retriever.invoke(question)
     packages = tuple(str(path) + os.sep for path in ROOT.glob("vrsd_*") if path.is_dir())
     seen: dict[str, int] = {}
@@ -158,7 +158,7 @@ def main() -> None:
     store, embeddings, asked = build(args.passages, args.questions)
     if args.files:
         found = files_passed(store, asked[0])
-        print(f"a warm VRSDRetriever.invoke passes through {len(found)} of the project's files")
+        print(f"a warm DiverseRetriever.invoke passes through {len(found)} of the project's files")
         for name, calls in found.items():
             print(f"  {name}  ({calls} calls)")
         return

@@ -9,7 +9,7 @@ Install (from a checkout; torch first, as the README's Install says):
 The demo corpus in an ``InMemoryDocumentStore``, embedded by
 sentence-transformers-haystack's embedders on the bundled all-MiniLM-L6-v2
 (offline). The pipeline: text embedder -> ``InMemoryEmbeddingRetriever`` (20
-candidates, with their embeddings) -> ``VRSDRanker`` (keeps 4, the recommended
+candidates, with their embeddings) -> ``DiverseRanker`` (keeps 4, the recommended
 default method; nothing is embedded again) -> ``PromptBuilder``. It prints the
 picks and the prompt an LLM would get, then saves the pipeline as YAML, loads
 it back and checks the loaded one picks the same.
@@ -37,7 +37,7 @@ from haystack_integrations.components.embedders.sentence_transformers import (
 )
 
 from vrsd_cli.demo import load_corpus
-from vrsd_haystack import VRSDRanker
+from vrsd_haystack import DiverseRanker
 from vrsd_kit.bundled_model import bundled_model_path
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
@@ -63,7 +63,7 @@ def rag_pipeline(store: InMemoryDocumentStore, model: str) -> Pipeline:
                                                                     progress_bar=False))
     pipe.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=20,
                                                                return_embedding=True))
-    pipe.add_component("ranker", VRSDRanker(top_k=4))
+    pipe.add_component("ranker", DiverseRanker(top_k=4))
     pipe.add_component("prompt", PromptBuilder(template=TEMPLATE))
     pipe.connect("embedder.embedding", "retriever.query_embedding")
     pipe.connect("embedder.embedding", "ranker.query_embedding")
@@ -84,7 +84,7 @@ def main() -> None:
     pipe = rag_pipeline(indexed_store(model), model)
     out = ask(pipe, question)
     picks = out["ranker"]["documents"]
-    print(f"Question: {question}\n\nVRSDRanker picked {len(picks)} of 20:")
+    print(f"Question: {question}\n\nDiverseRanker picked {len(picks)} of 20:")
     for doc in picks:
         info = doc.meta["vrsd"]
         print(f"  rank {info['rank']}  relevance {doc.score:+.3f} (cosine {info['cosine']:.3f}, "

@@ -36,7 +36,7 @@ from langchain_core.runnables import RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from vrsd_cli.demo import load_corpus
-from vrsd_langchain import VRSDRetriever, default_embeddings
+from vrsd_langchain import DiverseRetriever, default_embeddings
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
 
@@ -63,7 +63,7 @@ def main() -> None:
     passages = load_corpus()
     store = InMemoryVectorStore(default_embeddings())
     store.add_texts([p.text for p in passages], metadatas=[{"id": p.id} for p in passages])
-    retriever = VRSDRetriever(vectorstore=store, k=4, fetch_k=20)  # the default method
+    retriever = DiverseRetriever(vectorstore=store, k=4, fetch_k=20)  # the default method
     prompt = ChatPromptTemplate.from_messages([
         ("system", "Answer the question using only the context. Cite passage ids in brackets."),
         ("human", "Context:\n{context}\n\nQuestion: {question}"),

@@ -7,7 +7,7 @@ Install (from a checkout; torch first, as the README's Install says):
     pip install ".[llamaindex-embeddings]"
 
 ``VectorStoreIndex`` over the built-in demo corpus; the query engine retrieves
-20 nodes by similarity and ``VRSDPostprocessor`` keeps 4 with the recommended
+20 nodes by similarity and ``DiversePostprocessor`` keeps 4 with the recommended
 default method (``vrsd_core.DEFAULT_METHOD``). The sources are printed with their
 relevance and selection rank.
 
@@ -33,7 +33,7 @@ from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.llms import LLM, MockLLM
 
 from vrsd_cli.demo import load_corpus
-from vrsd_llamaindex import VRSDPostprocessor, default_embed_model
+from vrsd_llamaindex import DiversePostprocessor, default_embed_model
 
 QUESTION = "Will an afternoon coffee keep me awake at night?"
 
@@ -57,11 +57,11 @@ def main() -> None:
         llm=configured_llm(),
         similarity_top_k=20,
         # vector_store: the candidates' stored vectors are read, not their text embedded again
-        node_postprocessors=[VRSDPostprocessor(top_n=4, embed_model=embed_model,
+        node_postprocessors=[DiversePostprocessor(top_n=4, embed_model=embed_model,
                                                vector_store=index.vector_store)],
     )
     response = engine.query(question)
-    print(f"Question: {question}\n\nSources (VRSDPostprocessor kept 4 of 20):")
+    print(f"Question: {question}\n\nSources (DiversePostprocessor kept 4 of 20):")
     for hit in response.source_nodes:
         info = hit.node.metadata["vrsd"]
         print(f"  rank {info['rank']}  relevance {hit.score:+.3f} (cosine {info['cosine']:.3f}, "

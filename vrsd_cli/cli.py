@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         "eval", help="evaluate the methods: the paper's protocol, or evidence coverage",
         description="--protocol paper (default): the VRSD paper's quality protocol on ARC-DA "
         "and OpenBookQA: for each query over-fetch --fetch-k items by cosine, select k with "
-        "each method (a VRSDRetriever per method over a LangChain store), report mean Sim. "
+        "each method (a DiverseRetriever per method over a LangChain store), report mean Sim. "
         "(cos of the sum vector with the query: VRSD's own objective), mean Div. and VRSD's "
         "win rates; writes eval.md, eval.json and eval_<dataset>.png. --protocol evidence: "
         "HotpotQA multi-hop questions on a plain and a redundant corpus; evidence recall and "
@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "passages; writes budget.md, budget.json, budget.png")
     ev.add_argument("--haystack", action="store_true",
                     help="Haystack's rankers (SentenceTransformersDiversityRanker, both "
-                    "strategies; PyversityRanker; VRSDRanker) beside similarity and the "
+                    "strategies; PyversityRanker; DiverseRanker) beside similarity and the "
                     "default, on the same candidates (--protocol evidence); writes haystack.md, "
                     "haystack.json")
     ev.add_argument("--corpus", default=None, metavar="JSONL",

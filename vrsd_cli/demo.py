@@ -7,10 +7,10 @@ letter (``coffee-02a``, ``coffee-02b``, ``coffee-02c``) state the same fact.
 Plain similarity fills its top-k with those; the demo shows what each method
 returns instead, with each set's Sim. and Div., how many distinct facts it
 covers and how many paraphrase pairs it repeats. The first row is what
-``VRSDRetriever()`` does with its defaults (``vrsd_core.DEFAULT_METHOD``).
+``DiverseRetriever()`` does with its defaults (``vrsd_core.DEFAULT_METHOD``).
 
 Everything is offline: the bundled all-MiniLM-L6-v2, an ``InMemoryVectorStore``,
-and one ``VRSDRetriever`` per method. Embeddings are cached on disk
+and one ``DiverseRetriever`` per method. Embeddings are cached on disk
 (``disk_embeddings``), so a second run skips encoding.
 """
 
@@ -207,7 +207,7 @@ def run_demo(
 
     from vrsd_core import DEFAULT_METHOD, MethodName, check_count, check_options, metrics
     from vrsd_eval.disk_embeddings import cached_embeddings, model_label
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     asked = query
     query = DEFAULT_QUERY if query is None else query
@@ -231,7 +231,7 @@ def run_demo(
     query_vec = np.asarray(emb.embed_query(query))
     fetch = fetch_k
     methods: list[tuple[str, MethodName, dict[str, Any], str]] = [
-        (f"default: {DEFAULT_METHOD}", DEFAULT_METHOD, {}, "VRSDRetriever() as it comes"),
+        (f"default: {DEFAULT_METHOD}", DEFAULT_METHOD, {}, "DiverseRetriever() as it comes"),
         ("similarity", "similarity", {}, "plain top-k by cosine"),
         ("vrsd", "vrsd", {}, "the paper's greedy sum-vector search"),
         ("mmr", "mmr", {"lambda_mult": lambda_mult}, f"lambda_mult={lambda_mult}"),
@@ -241,7 +241,7 @@ def run_demo(
     builtin = corpus_path is None
     label = model_label(model) if embeddings is None else type(emb).__name__
     retrievers = [
-        (name, about, VRSDRetriever(vectorstore=store, k=k, fetch_k=fetch, method=method,
+        (name, about, DiverseRetriever(vectorstore=store, k=k, fetch_k=fetch, method=method,
                                     method_kwargs=options))
         for name, method, options, about in methods
     ]

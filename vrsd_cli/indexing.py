@@ -303,10 +303,10 @@ def search_index(
     lexical: bool = True,
 ) -> list[Document]:
     """Over-fetch ``fetch_k`` chunks by similarity, select ``k`` with ``method``
-    (``lexical``: the default reads the chunks' words too, see ``VRSDRetriever``).
+    (``lexical``: the default reads the chunks' words too, see ``DiverseRetriever``).
 
     ``fetch_k`` None means ``max(DEFAULT_SEARCH_FETCH_K, k)``; a given ``fetch_k``
-    below ``k`` is refused (as ``VRSDRetriever`` refuses it).
+    below ``k`` is refused (as ``DiverseRetriever`` refuses it).
 
     ``method`` is a ``--methods`` token of ``vrsd eval`` (``mmr`` alone means
     MMR at its default lambda). Returned Documents carry ``metadata["vrsd"]``.
@@ -316,7 +316,7 @@ def search_index(
             method or option, an empty query, ``fetch_k`` below ``k``.
     """
     from vrsd_eval.methods import parse_method
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     if not query.strip():
         raise ValueError("query: empty")
@@ -324,7 +324,7 @@ def search_index(
     store = open_index(index_dir, cache_dir)
     if not store.get(limit=1)["ids"]:
         raise ValueError(f"index_dir: the index at {index_dir or default_index_dir()} is empty")
-    retriever = VRSDRetriever(
+    retriever = DiverseRetriever(
         vectorstore=store, k=k,
         fetch_k=search_fetch_k(k, fetch_k),
         method=spec.method or DEFAULT_METHOD,  # (parse_method always names one)

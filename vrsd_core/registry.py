@@ -135,8 +135,8 @@ METHOD_INFO: Mapping[str, MethodInfo] = MappingProxyType({m.name: m for m in _TA
 """name -> ``MethodInfo`` for every selection method (read only)."""
 
 DEFAULT_METHOD: Final[MethodName] = "complement"
-"""The project's recommendation: what the adapters (``VRSDRetriever()``,
-``VRSDPostprocessor()``, ``as_retriever(search_type="complement")``) and the command line
+"""The project's recommendation: what the adapters (``DiverseRetriever()``,
+``DiversePostprocessor()``, ``as_retriever(search_type="complement")``) and the command line
 run when no method is named, chosen by evidence coverage on multi-hop questions
 (docs/evaluation.md). ``"vrsd"`` is the paper's algorithm, everywhere."""
 

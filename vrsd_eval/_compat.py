@@ -1,7 +1,7 @@
 """Where ``vrsd_eval`` reaches past a framework's public API: the evaluation's Haystack peer
 rows override one private method of ``SentenceTransformersDiversityRanker``. Each such
 member is used in this module only and is an entry of ``PRIVATE_MEMBERS``
-(``vrsd_kit.stores.PrivateMember``; tests/integration_tests/test_store_registry.py checks
+(``vrsd_kit.stores.PrivateMember``; tests/integration_tests/adapters/test_store_registry.py checks
 the installed version, that the member exists, and that nothing else touches it)."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ paragraphs reach the LLM.
   ``vrsd_kit.tokens.approx_token_count``). Default budgets: 2, 4 and 8 typical
   passages (the plain corpus' median count times 2, 4, 8).
 * Rows, all on the store's top ``fetch_k`` candidates, all at the same budget:
-  - every method, as ``VRSDRetriever(max_tokens=B, k=fetch_k)`` runs it
+  - every method, as ``DiverseRetriever(max_tokens=B, k=fetch_k)`` runs it
     (``select_batch`` with the budget and each candidate's token count; the
     budget, not k, binds): picks that do not fit are skipped for the next best
     that fits;
@@ -24,7 +24,7 @@ paragraphs reach the LLM.
   - the evidence protocol's peers (LangChain's redundant filter and MMR,
     pyversity) ranking all ``fetch_k`` candidates, cut at the budget from the tail.
   - the hybrid search (``hybrid``): its fused list filled while items fit, and the
-    default over it as ``VRSDCompressor(max_tokens=B)`` runs it.
+    default over it as ``DiverseCompressor(max_tokens=B)`` runs it.
 * Cells: evidence recall / all-evidence rate, and the mean tokens used.
 """
 

@@ -24,8 +24,8 @@ from two different articles (``data/datasets/hotpotqa_dev500``).
 * ``--half even|odd``: only the questions at even (odd) positions are scored, the
   corpus unchanged, so a constant chosen on one half is reported on the other.
 
-Rows: the project's methods (``default`` is ``VRSDRetriever()`` as it comes), each
-run by ``vrsd_core.select_batch`` on the candidates a ``VRSDRetriever`` over the same
+Rows: the project's methods (``default`` is ``DiverseRetriever()`` as it comes), each
+run by ``vrsd_core.select_batch`` on the candidates a ``DiverseRetriever`` over the same
 store gets (the tests hold the two paths equal), and the peers a user would pick
 instead, on the *same* candidates: LangChain's ``EmbeddingsRedundantFilter`` at its
 default threshold over the ranked list, LangChain's ``maximal_marginal_relevance`` at
@@ -72,7 +72,7 @@ ROW_SETTINGS = {
     "mmr": tuple(f"mmr:lambda_mult={lam}" for lam in PEER_MMR_LAMBDAS),
 }
 # Rows by the words (vrsd_kit.lexical), by their --methods token: "default" is
-# VRSDRetriever() as it comes (the recommendation users get: words and vectors);
+# DiverseRetriever() as it comes (the recommendation users get: words and vectors);
 # "default-vectors" the same with lexical=False; "top-k-words" ranks by the fused
 # relevance, no diversity.
 WORDS_ROWS = {

@@ -15,7 +15,7 @@ Each row is a picker ``(query vector, candidate vectors, k, candidate texts, que
 * pyversity-haystack's ``PyversityRanker`` with its defaults (DPP, diversity 0.5),
   on the candidates' vectors with their cosine to the query as the documents'
   scores (what a retriever sets).
-* ``vrsd_haystack.VRSDRanker`` with its defaults, on the candidates' vectors: it
+* ``vrsd_haystack.DiverseRanker`` with its defaults, on the candidates' vectors: it
   must match the project's ``default`` row.
 
 Both greedy strategies pick in an order that does not depend on ``top_k``, so
@@ -112,9 +112,9 @@ def _pyversity_ranker(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[
 
 def _vrsd_ranker(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[str],
                  query: str) -> list[int]:
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
-    out = VRSDRanker(top_k=k).run(documents=_documents(cands, texts), query_embedding=q.tolist(),
+    out = DiverseRanker(top_k=k).run(documents=_documents(cands, texts), query_embedding=q.tolist(),
                                   query=query)
     return [int(d.id) for d in out["documents"]]
 
@@ -133,5 +133,5 @@ def haystack_peer_rows(model_path: str | None = None, max_k: int | None = None,
         "haystack diversity greedy_diversity_order": _diversity_picker(orders, "greedy"),
         f"haystack diversity mmr({ST_MMR_LAMBDA})": _diversity_picker(orders, "mmr"),
         "haystack PyversityRanker (dpp, 0.5)": _pyversity_ranker,
-        "haystack VRSDRanker (default)": _vrsd_ranker,
+        "haystack DiverseRanker (default)": _vrsd_ranker,
     }

@@ -10,7 +10,7 @@ peer rows of the evidence protocol (``evidence`` at fixed k, ``budget`` at token
   is asked for ``fetch_k // 2`` and the fused list is filled while items fit (as the
   ranked list is, ``budget.fill_to_budget``).
 * ``default over hybrid``: ``ContextualCompressionRetriever(base_compressor=
-  VRSDCompressor(embeddings=..., k=k), base_retriever=EnsembleRetriever(...))``, each
+  DiverseCompressor(embeddings=..., k=k), base_retriever=EnsembleRetriever(...))``, each
   sub-retriever fetching ``fetch_k // 2`` (at most ``fetch_k`` candidates, like the
   pools): the path for users who already run a hybrid search. The BM25 side's documents
   carry no vectors, so the compressor embeds the candidates' texts with the protocol's
@@ -81,13 +81,13 @@ class HybridSearch:
 
     def compressor(self, k: int, max_tokens: int | None = None,
                    token_counter: TokenCounter = approx_token_count) -> Any:
-        """The default as a ``VRSDCompressor`` keeping ``k`` (or filling ``max_tokens``),
+        """The default as a ``DiverseCompressor`` keeping ``k`` (or filling ``max_tokens``),
         embedding through the corpus' cache."""
         key = (k, max_tokens, token_counter)
         if key not in self._compressors:
-            from vrsd_langchain import VRSDCompressor
+            from vrsd_langchain import DiverseCompressor
 
-            self._compressors[key] = VRSDCompressor(
+            self._compressors[key] = DiverseCompressor(
                 embeddings=self.embeddings, k=k, cache=self.cache, max_tokens=max_tokens,
                 token_counter=token_counter)
         return self._compressors[key]

@@ -14,7 +14,7 @@ strictly higher; the same for Div., where lower wins).
 
 Nothing here re-implements retrieval: the corpus goes into a LangChain vector
 store (FAISS flat inner product on L2-normalised vectors, i.e. exact cosine, or
-``InMemoryVectorStore``) and every method is a ``vrsd_langchain.VRSDRetriever``
+``InMemoryVectorStore``) and every method is a ``vrsd_langchain.DiverseRetriever``
 called once per query and k. Embeddings come from ``disk_embeddings`` (on disk,
 documents and queries), so each text is encoded once, ever.
 """
@@ -186,7 +186,7 @@ def evaluate_dataset(
     store: str = "faiss",
     progress: bool = True,
 ) -> DatasetResult:
-    """Run every spec at every k for every query through ``VRSDRetriever``.
+    """Run every spec at every k for every query through ``DiverseRetriever``.
 
     Args:
         embeddings: a LangChain ``Embeddings`` (``disk_embeddings.cached_embeddings``
@@ -194,7 +194,7 @@ def evaluate_dataset(
         specs: the methods (``parse_methods``).
         store: ``"faiss"`` or ``"memory"`` (see ``build_store``).
     """
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     from .disk_embeddings import count_uncached
     from .geometries import embed_questions
@@ -219,7 +219,7 @@ def evaluate_dataset(
     vs = build_store(store, corpus, vectors, embeddings)
     query_vecs = embed_questions(embeddings, queries)
     retrievers = {
-        (k, s.label): VRSDRetriever(
+        (k, s.label): DiverseRetriever(
             vectorstore=vs, k=k, fetch_k=fetch_k, method=s.method or DEFAULT_METHOD,
             method_kwargs=dict(s.options),
         )

@@ -2,9 +2,9 @@
 
 For each question, the adapters' own fetch (``vrsd_langchain.fetch_candidates``)
 asks the corpus' LangChain FAISS store for its top ``fetch_k`` with their stored
-vectors: exactly what a ``VRSDRetriever`` over that store hands its method. The
+vectors: exactly what a ``DiverseRetriever`` over that store hands its method. The
 project's rows then run as one ``vrsd_core.select_batch`` call per row and k over all
-the pools (the evidence tests hold that equal to ``VRSDRetriever`` per question);
+the pools (the evidence tests hold that equal to ``DiverseRetriever`` per question);
 the peers run per question on the same arrays.
 """
 

@@ -1,4 +1,4 @@
-"""vrsd for Haystack: ``VRSDRanker``, a diversity ranker on the retriever's own embeddings.
+"""vrsd for Haystack: ``DiverseRanker``, a diversity ranker on the retriever's own embeddings.
 
 Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for the usage;
 ``inspect_store(store, embedder=...)`` says how crowded a store's top-k is.
@@ -6,10 +6,12 @@ Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for th
 
 from vrsd_kit.adapters import register
 from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.renamed import renamed
 
 from .inspection import inspect_store
-from .ranker import VRSDRanker
+from .ranker import DiverseRanker
 
 register(__name__)
+__getattr__ = renamed(__name__, {"VRSDRanker": "DiverseRanker"})
 
-__all__ = ["METADATA_KEY", "VRSDRanker", "inspect_store"]
+__all__ = ["METADATA_KEY", "DiverseRanker", "inspect_store"]

@@ -1,6 +1,6 @@
 """``inspect_store``: will the default change anything on this Haystack store?
 
-What ``VRSDRanker`` takes: an embedding retriever's documents with their embeddings,
+What ``DiverseRanker`` takes: an embedding retriever's documents with their embeddings,
 the question embedded by the pipeline's text embedder. A sample of the store's own
 documents, for questions taken from it when none are given, is listed with
 ``filter_documents``. The figures, the verdict and the reports:
@@ -42,7 +42,7 @@ def is_haystack_store(target: Any) -> bool:
 
 class HaystackSource:
     """A Haystack embedding retriever's documents with their embeddings, the question
-    embedded by the pipeline's text embedder: what ``VRSDRanker`` takes."""
+    embedded by the pipeline's text embedder: what ``DiverseRanker`` takes."""
 
     def __init__(self, target: Any, embedder: Any, k: int | None, fetch_k: int | None,
                  source: SourceSpec) -> None:
@@ -96,7 +96,7 @@ class HaystackSource:
             raise ValueError(
                 f"store: {type(self.retriever).__name__} returned documents without their "
                 f"embeddings (e.g. {missing[0]!r}); ask for them (return_embedding=True), "
-                "as VRSDRanker does")
+                "as DiverseRanker does")
         vectors = np.asarray([d.embedding for d in docs], dtype=np.float64)
         return Pool(query, [self._passage(d) for d in docs],
                     vectors.reshape(len(docs), -1) if docs else np.zeros((0, query.size)))

@@ -1,16 +1,16 @@
-"""``VRSDRanker``: a Haystack ranker that keeps the documents that are relevant *and*
+"""``DiverseRanker``: a Haystack ranker that keeps the documents that are relevant *and*
 diverse, from the embeddings the retriever already returned.
 
 Usage::
 
     from haystack import Pipeline
     from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
     pipe = Pipeline()
     pipe.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=20,
                                                                return_embedding=True))
-    pipe.add_component("ranker", VRSDRanker(top_k=5))
+    pipe.add_component("ranker", DiverseRanker(top_k=5))
     pipe.connect("retriever.documents", "ranker.documents")
     out = pipe.run({"retriever": {"query_embedding": q},
                     "ranker": {"query_embedding": q, "query": text}})
@@ -143,7 +143,7 @@ def _matrix(vectors: Sequence[Sequence[float]], query_vector: NDArray[np.float64
 
 
 @component
-class VRSDRanker(SettingsFields):
+class DiverseRanker(SettingsFields):
     """Keep ``top_k`` of the retrieved documents, relevant to the query *and* diverse.
 
     Args:
@@ -194,7 +194,7 @@ class VRSDRanker(SettingsFields):
         "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
         "metadata_key"})
 
-    @keywords_checked  # VRSDRanker(topk=2): a ValueError naming top_k
+    @keywords_checked  # DiverseRanker(topk=2): a ValueError naming top_k
     def __init__(
         self,
         top_k: int = 4,
@@ -275,8 +275,13 @@ class VRSDRanker(SettingsFields):
         )
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> VRSDRanker:
-        """The ranker ``to_dict`` described."""
+    def from_dict(cls, data: dict[str, Any]) -> DiverseRanker:
+        """The ranker ``to_dict`` described (also under its former name, with a warning)."""
+        if data.get("type") == _FORMER_TYPE:
+            warnings.warn(f"{_FORMER_TYPE} is now vrsd_haystack.ranker.DiverseRanker (the same "
+                          "component); the former name goes in the next release",
+                          DeprecationWarning, stacklevel=2)
+            data = {**data, "type": f"{cls.__module__}.{cls.__qualname__}"}
         params = data.get("init_parameters", {})
         for name in (*_CALLABLE_INITS, "document_embedder"):
             value = params.get(name)
@@ -299,10 +304,10 @@ class VRSDRanker(SettingsFields):
             raise ValueError(
                 f"documents: {len(missing)} of {len(documents)} have no embedding (e.g. "
                 f"{documents[missing[0]].id!r}); ask the retriever for them "
-                "(return_embedding=True) or give VRSDRanker a document_embedder"
+                "(return_embedding=True) or give DiverseRanker a document_embedder"
             )
         if missing:
-            check_reembedding(reembed, "VRSDRanker", "documents came without embeddings",
+            check_reembedding(reembed, "DiverseRanker", "documents came without embeddings",
                               len(missing))
         return missing
 
@@ -329,7 +334,7 @@ class VRSDRanker(SettingsFields):
                              documents=[dataclasses.replace(d) for d in docs])
             return [d.embedding for d in out["documents"]]
         if embedder is None:  # _missing refuses documents to embed without one
-            raise RuntimeError("VRSDRanker: documents to embed and no document_embedder")
+            raise RuntimeError("DiverseRanker: documents to embed and no document_embedder")
         return list((yield call(embedder, lambda texts: asyncio.to_thread(embedder, texts),
                                 [d.content or "" for d in docs])))
 
@@ -342,7 +347,7 @@ class VRSDRanker(SettingsFields):
             return
         self._warned_no_query = True
         warnings.warn(
-            "VRSDRanker: no query text, so the relevance comes from the vectors only; "
+            "DiverseRanker: no query text, so the relevance comes from the vectors only; "
             "connect the query to the ranker's `query` input to use the documents' "
             "words (or set lexical=False to silence this)", UserWarning,
             stacklevel=user_stacklevel())
@@ -396,3 +401,9 @@ class VRSDRanker(SettingsFields):
         docs, vectors, vector, settings = await arun_steps(
             self._inputs_steps(documents, query_embedding, top_k))
         return self._rerank(docs, vectors, vector, settings, query)
+
+
+# A pipeline saved before the rename names the ranker by its former path: load it as this
+# class (vrsd_kit.renamed; saved again, it is written under the new path).
+_FORMER_TYPE = "vrsd_haystack.ranker.VRSDRanker"
+component.registry.setdefault(_FORMER_TYPE, DiverseRanker)

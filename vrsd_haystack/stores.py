@@ -1,4 +1,4 @@
-"""The Haystack retrievers whose documents ``VRSDRanker`` was tested on, as store records
+"""The Haystack retrievers whose documents ``DiverseRanker`` was tested on, as store records
 (``vrsd_kit.stores.StoreRecord``, the shape both other adapters use).
 
 The ranker reads nothing from a store: it takes the embeddings the retriever returns

@@ -8,7 +8,7 @@ framework imports).
   construction and at every assignment.
 * ``inputs``: one query's inputs: the query, what the pool's words say, per-candidate values.
 * ``entries``: the entry every returned item carries under ``metadata["vrsd"]``.
-* ``contract``: the former names, for the adapters not yet on ``rerank`` (to be removed).
+* ``renamed``: the adapters' former class names, answered with a warning for one release.
 * ``stores``: the shape of a store record, the private members an adapter reads,
   and the re-embedding policy.
 * ``steps``: one body behind a sync entry point and its async twin.

@@ -61,7 +61,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         name="haystack", package="vrsd_haystack", framework="Haystack",
         frames=("haystack",), records="vrsd_haystack.stores:RETRIEVERS",
         fallback="any retriever that returns embeddings; documents without one need "
-                 "`VRSDRanker(document_embedder=...)`",
+                 "`DiverseRanker(document_embedder=...)`",
     ),
 )
 

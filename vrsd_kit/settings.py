@@ -314,7 +314,7 @@ def keywords_checked(init: _Init) -> _Init:
     params = inspect.signature(init).parameters.values()
     names = [p.name for p in params if p.name != "self" and p.kind in (
         inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
-    qualname = init.__qualname__.split(".")  # [..., "VRSDRanker", "__init__"]
+    qualname = init.__qualname__.split(".")  # [..., "DiverseRanker", "__init__"]
     owner = qualname[-2] if len(qualname) > 1 else qualname[0]
 
     @functools.wraps(init)

@@ -1,11 +1,11 @@
 """vrsd_langchain: relevant and diverse retrieval as LangChain retrievers.
 
-* ``VRSDRetriever(vectorstore=store, k=4, fetch_k=20)``: any vector store; the default
+* ``DiverseRetriever(vectorstore=store, k=4, fetch_k=20)``: any vector store; the default
   method is the recommended ``"complement"``, ``method="vrsd"`` the paper's greedy.
 * ``DiverseVectorStore(store).as_retriever(search_type="complement", search_kwargs={...})``:
   the usual ``as_retriever`` call, with every core method as a search type:
   ``"complement"`` (the recommendation), ``"vrsd"`` (the paper's), ``"mmr"``, ``"dpp"``, ...
-* ``VRSDCompressor(embeddings=...)``: rerank any retriever's output
+* ``DiverseCompressor(embeddings=...)``: rerank any retriever's output
   (for ``ContextualCompressionRetriever``).
 * ``default_embeddings()``: the bundled all-MiniLM-L6-v2 (loaded on first call).
 * ``fetch_candidates(store, query, query_vector, n, search_kwargs, embeddings, cache)``:
@@ -20,16 +20,19 @@ Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 
 from vrsd_kit.adapters import register
 from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.renamed import renamed
 
 from .cache import EmbeddingCache
 from .candidates import Candidates, fetch_candidates
-from .compressor import VRSDCompressor
+from .compressor import DiverseCompressor
 from .embeddings import default_embeddings
 from .inspection import inspect_store
-from .retriever import VRSDRetriever
+from .retriever import DiverseRetriever
 from .vectorstore import DiverseVectorStore, DiverseVectorStoreRetriever
 
 register(__name__)
+__getattr__ = renamed(__name__, {"VRSDRetriever": "DiverseRetriever",
+                                 "VRSDCompressor": "DiverseCompressor"})
 
 __all__ = [
     "METADATA_KEY",
@@ -37,8 +40,8 @@ __all__ = [
     "DiverseVectorStore",
     "DiverseVectorStoreRetriever",
     "EmbeddingCache",
-    "VRSDCompressor",
-    "VRSDRetriever",
+    "DiverseCompressor",
+    "DiverseRetriever",
     "default_embeddings",
     "fetch_candidates",
     "inspect_store",

@@ -2,7 +2,7 @@
 
 Used wherever candidate vectors have to be computed from text: the generic
 fallback for stores that do not hand out their stored vectors, and
-``VRSDCompressor``. Repeated queries over the same documents (the common case
+``DiverseCompressor``. Repeated queries over the same documents (the common case
 in a RAG loop) then embed each text once.
 """
 

@@ -1,4 +1,4 @@
-"""``VRSDCompressor``: choose k of any retriever's documents (BM25, ensembles, ...)."""
+"""``DiverseCompressor``: choose k of any retriever's documents (BM25, ensembles, ...)."""
 
 from __future__ import annotations
 
@@ -36,13 +36,13 @@ from .candidates import Candidates, choose, query_vector_steps
 from .settings import FIELD_NAMES, PER_CANDIDATE, retriever_values
 
 
-class VRSDCompressor(SettingsModel, BaseDocumentCompressor):
+class DiverseCompressor(SettingsModel, BaseDocumentCompressor):
     """Rerank a retriever's output: embed query and documents, keep ``k`` chosen by ``method``.
 
     For ``langchain_classic.retrievers.ContextualCompressionRetriever``: the base
     retriever over-fetches, this picks k relevant *and* diverse documents. The
     documents' text is embedded with ``embeddings`` through a bounded cache
-    keyed by content (shareable with a ``VRSDRetriever``), the query once per
+    keyed by content (shareable with a ``DiverseRetriever``), the query once per
     call. Output: copies in selection order with ``metadata["vrsd"]``
     (``vrsd_langchain.METADATA_KEY``); the input documents are not changed.
 
@@ -53,7 +53,7 @@ class VRSDCompressor(SettingsModel, BaseDocumentCompressor):
             from langchain_community.retrievers import BM25Retriever
 
             retriever = ContextualCompressionRetriever(
-                base_compressor=VRSDCompressor(embeddings=default_embeddings(), k=4),
+                base_compressor=DiverseCompressor(embeddings=default_embeddings(), k=4),
                 base_retriever=BM25Retriever.from_texts(texts, k=20),
             )
     """
@@ -68,7 +68,7 @@ class VRSDCompressor(SettingsModel, BaseDocumentCompressor):
     method_kwargs: SkipValidation[dict[str, Any]] = Field(default_factory=dict)
     """The method's options (``prior`` may name a numeric metadata field)."""
     relevance: SkipValidation[str | RelevanceFn[Document] | None] = None
-    """Outside relevance (as in ``VRSDRetriever``): a numeric metadata field or a
+    """Outside relevance (as in ``DiverseRetriever``): a numeric metadata field or a
     callable ``(query, documents) -> scores``, e.g. a hybrid or cross-encoder score."""
     group_by: SkipValidation[str | GroupKey[Document] | None] = None
     """Each document's source, for ``max_per_group`` (a metadata field or a callable)."""
@@ -76,12 +76,12 @@ class VRSDCompressor(SettingsModel, BaseDocumentCompressor):
     """At most this many documents per ``group_by`` label."""
     max_tokens: SkipValidation[int | None] = None
     """A token budget: the kept documents' ``page_content`` token counts sum to at most
-    this (as in ``VRSDRetriever``). None: no budget."""
+    this (as in ``DiverseRetriever``). None: no budget."""
     token_counter: SkipValidation[TokenCounter | None] = None
     """text -> int for ``max_tokens`` (the LLM's tokenizer); None: ``approx_token_count``."""
     lexical: SkipValidation[bool] = True
     """The default method's relevance reads the documents' words as well as their vectors
-    (as in ``VRSDRetriever``); False: the vectors only."""
+    (as in ``DiverseRetriever``); False: the vectors only."""
     metadata_key: SkipValidation[str] = METADATA_KEY
     """The metadata key of vrsd's entry; a key the document's own metadata holds is kept
     and the entry goes under this key + ``"_"`` (warned once)."""
@@ -101,7 +101,7 @@ class VRSDCompressor(SettingsModel, BaseDocumentCompressor):
         return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
-    def _check(self) -> VRSDCompressor:
+    def _check(self) -> DiverseCompressor:
         self._keep_settings()
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)

@@ -1,6 +1,6 @@
 """``inspect_store``: will the default change anything on this LangChain store?
 
-The store is read as ``VRSDRetriever`` reads it: the query embedded and the store's
+The store is read as ``DiverseRetriever`` reads it: the query embedded and the store's
 top ``fetch_k`` with their vectors (``pipeline.query_vector_steps``,
 ``fetch_candidates``: the stores' fast paths, else re-embedding under the retriever's
 ``reembed`` policy). A sample of the store's own passages, for questions taken from the
@@ -27,7 +27,7 @@ from vrsd_kit.inspection.run import (
 
 
 class LangChainSource:
-    """A LangChain store, read as ``VRSDRetriever`` reads it."""
+    """A LangChain store, read as ``DiverseRetriever`` reads it."""
 
     def __init__(self, retriever: Any, k: int, fetch_k: int, source: SourceSpec,
                  name: str | None = None) -> None:
@@ -104,21 +104,21 @@ class LangChainSource:
 
 def langchain_source(target: Any, embedder: Any, k: int | None, fetch_k: int | None,
                      source: SourceSpec, name: str | None = None) -> LangChainSource:
-    """A ``VRSDRetriever`` as it is (its k, fetch_k, search arguments, embeddings), or
+    """A ``DiverseRetriever`` as it is (its k, fetch_k, search arguments, embeddings), or
     one built around a ``VectorStore`` with ``embedder`` (default: the store's)."""
     from langchain_core.vectorstores import VectorStore
 
-    from .retriever import VRSDRetriever
+    from .retriever import DiverseRetriever
 
-    if isinstance(target, VRSDRetriever):
+    if isinstance(target, DiverseRetriever):
         if embedder is not None:
             raise ValueError("embedder: the retriever has its embeddings already; give "
-                             "VRSDRetriever(..., embeddings=...) instead")
+                             "DiverseRetriever(..., embeddings=...) instead")
         k, fetch_k = default_counts(target.k if k is None else k,
                                     target.fetch_k if fetch_k is None else fetch_k)
         return LangChainSource(target, k, fetch_k, source, name)
     if not isinstance(target, VectorStore):
-        raise ValueError(f"store: expected a LangChain VectorStore or a VRSDRetriever, got "
+        raise ValueError(f"store: expected a LangChain VectorStore or a DiverseRetriever, got "
                          f"{type(target).__name__}")
     if embedder is None and target.embeddings is None:
         raise ValueError(
@@ -127,7 +127,7 @@ def langchain_source(target: Any, embedder: Any, k: int | None, fetch_k: int | N
             "inspect_store(store, embedder=...)")
     k, fetch_k = default_counts(k, fetch_k)
     try:
-        retriever = VRSDRetriever(vectorstore=target, embeddings=embedder, k=k, fetch_k=fetch_k)
+        retriever = DiverseRetriever(vectorstore=target, embeddings=embedder, k=k, fetch_k=fetch_k)
     except ValueError as exc:
         raise as_embedder(exc) from None
     return LangChainSource(retriever, k, fetch_k, source, name)
@@ -149,7 +149,7 @@ def inspect_store(
     candidates for every question: how crowded top-k is and what the default changes.
 
     Args:
-        store: a LangChain ``VectorStore``, or a ``VRSDRetriever`` (its k, fetch_k,
+        store: a LangChain ``VectorStore``, or a ``DiverseRetriever`` (its k, fetch_k,
             search arguments and embeddings are used).
         questions: a file (one question a line, or JSON lines with a ``"question"``
             field) or a list of strings. None: ``sample`` of the store's own passages,

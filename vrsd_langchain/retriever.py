@@ -1,4 +1,4 @@
-"""``VRSDRetriever``: relevant *and* diverse retrieval over any LangChain vector store."""
+"""``DiverseRetriever``: relevant *and* diverse retrieval over any LangChain vector store."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ from .settings import (
 )
 
 
-class VRSDRetriever(SettingsModel, BaseRetriever):
+class DiverseRetriever(SettingsModel, BaseRetriever):
     """Over-fetch ``fetch_k`` candidates from a vector store, return ``k`` chosen by ``method``.
 
     The default, ``method="complement"`` (``vrsd_core.DEFAULT_METHOD``), is the
@@ -92,10 +92,10 @@ class VRSDRetriever(SettingsModel, BaseRetriever):
         .. code-block:: python
 
             from langchain_core.vectorstores import InMemoryVectorStore
-            from vrsd_langchain import VRSDRetriever, default_embeddings
+            from vrsd_langchain import DiverseRetriever, default_embeddings
 
             store = InMemoryVectorStore.from_texts(texts, default_embeddings())
-            retriever = VRSDRetriever(vectorstore=store, k=4, fetch_k=20)
+            retriever = DiverseRetriever(vectorstore=store, k=4, fetch_k=20)
             docs = retriever.invoke("Why do leaves change colour?")
     """
 
@@ -150,7 +150,7 @@ class VRSDRetriever(SettingsModel, BaseRetriever):
     the model the store's vectors were made with. Default: ``vectorstore.embeddings``."""
     cache: EmbeddingCache | None = None
     """Re-embedding cache, used only by stores without a fast path (may be shared with
-    other retrievers or a ``VRSDCompressor``). Default: a new one of ``cache_size``
+    other retrievers or a ``DiverseCompressor``). Default: a new one of ``cache_size``
     entries; its ``hits``/``misses`` show what the fallback embedded."""
     cache_size: int = DEFAULT_CACHE_SIZE
     """Entries of the default cache."""
@@ -175,7 +175,7 @@ class VRSDRetriever(SettingsModel, BaseRetriever):
         return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
-    def _check(self) -> VRSDRetriever:
+    def _check(self) -> DiverseRetriever:
         self._keep_settings()
         if self.cache is None:
             self.cache = EmbeddingCache(self.cache_size)

@@ -1,6 +1,6 @@
 """The LangChain classes' fields mapped onto the kit's settings.
 
-``VRSDRetriever``, ``DiverseVectorStoreRetriever`` and ``VRSDCompressor`` differ only in
+``DiverseRetriever``, ``DiverseVectorStoreRetriever`` and ``DiverseCompressor`` differ only in
 where their settings come from: fields, ``search_kwargs``, a call's keywords. Each is
 checked into one frozen ``vrsd_kit.settings.Settings`` when the model is built and at
 every assignment (``vrsd_kit.settings.SettingsModel``), with what only the store can say
@@ -106,6 +106,6 @@ def call_settings(store: VectorStore, settings: Settings, kwargs: Mapping[str, A
 
 
 def retriever_values(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """A model's fields (``VRSDRetriever``'s names) as the kit's setting values."""
+    """A model's fields (``DiverseRetriever``'s names) as the kit's setting values."""
     return {name: fields[FIELD_NAMES.get(name, name)] for name in DEFAULTS
             if FIELD_NAMES.get(name, name) in fields}

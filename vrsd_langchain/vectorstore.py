@@ -13,10 +13,7 @@ a ``VectorStoreRetriever`` whose search types are
   to the store's search as in LangChain;
 * ``"complement"``: this library's recommended selection (``vrsd_core.DEFAULT_METHOD``);
 * ``"vrsd"``: the paper's greedy VRSD, as ``method="vrsd"`` everywhere
-  (``search_kwargs={"refine": "swap"}`` adds its 1-swap refinement). In vrsd 0.1.0
-  it ran ``"complement"``: building one warns once (``FutureWarning``) that the
-  meaning changed, unless ``search_kwargs`` name a ``"method"`` (still honoured
-  for ``"vrsd"``, for code written against the old meaning);
+  (``search_kwargs={"refine": "swap"}`` adds its 1-swap refinement);
 * ``"mmr"``, ``"dpp"`` and every other ``vrsd_core`` method by its own name
   (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``, ``"cluster"``), and
   the deprecated alias ``"vrsd_swap"`` (``"vrsd"`` with ``refine="swap"``);
@@ -38,14 +35,13 @@ native MMR. The store's own MMR stays reachable as
 (default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
 ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
 ``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
-``VRSDRetriever``), and the store's search arguments (e.g. ``filter``). A name that is
+``DiverseRetriever``), and the store's search arguments (e.g. ``filter``). A name that is
 none of these (for a store without a fast path: a near-miss of vrsd's own, ``fetchk``)
 is a ValueError naming the closest valid one, as is a misspelt ``as_retriever`` keyword.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, cast
 
@@ -59,7 +55,6 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, Vector
 from pydantic import ConfigDict, model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
-from vrsd_core.callers import user_stacklevel
 from vrsd_kit.settings import Settings, SettingsModel, check_model_keywords, did_you_mean
 from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed, check_reembed
@@ -83,12 +78,6 @@ CORE_SEARCH_TYPES = (
 )
 """Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
 method but ``"similarity"``, and the deprecated aliases."""
-_VRSD_MEANING_CHANGED = (
-    'search_type="vrsd" now runs the paper\'s VRSD (method="vrsd", as everywhere in '
-    'vrsd); until this release it ran the recommended "complement". For the '
-    'recommendation use search_type="complement"; to keep the paper\'s algorithm '
-    "and silence this, pass search_kwargs={\"method\": \"vrsd\"}."
-)
 DEFAULT_K = 4
 DEFAULT_FETCH_K = 20
 STOCK_KEYWORDS = ("k", "filter", "score_threshold", "fetch_k", "lambda_mult", *OWN_KEYWORDS)
@@ -147,7 +136,7 @@ class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
     ``DiverseVectorStore``'s, else a new one."""
     reembed: Reembed | None = None
     """For stores whose vectors cannot be read: ``"warn"``, ``"allow"`` or ``"refuse"``
-    (see ``VRSDRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
+    (see ``DiverseRetriever.reembed``); default: the ``DiverseVectorStore``'s."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
@@ -166,9 +155,6 @@ class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
             self.search_type, self.search_kwargs = resolve_method(
                 self.search_type, self.search_kwargs
             )
-        elif self.search_type == "vrsd" and "method" not in self.search_kwargs:
-            # a FutureWarning (shown by default, unlike DeprecationWarning): results change
-            warnings.warn(_VRSD_MEANING_CHANGED, FutureWarning, stacklevel=user_stacklevel())
         if self.cache is None:
             shared = getattr(self.vectorstore, "cache", None)
             self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
@@ -197,13 +183,10 @@ class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
                   "fetch_k": merged.pop("fetch_k", DEFAULT_FETCH_K),
                   "reembed": fields["reembed"] or "warn"}
         values.update({name: merged.pop(name) for name in PER_CANDIDATE if name in merged})
-        # "vrsd" (the paper's) unless search_kwargs name a method, as they could when
-        # "vrsd" meant the recommendation
-        if search_type == "vrsd" and "method" in merged:
-            method, implied = resolve_method(merged.pop("method"))
-            merged = {**implied, **merged}
-        else:  # one of CORE_SEARCH_TYPES, an alias resolved by the validator: a method
-            method = cast(MethodName, search_type)
+        if "method" in merged:
+            raise ValueError(f"search_kwargs: 'method' is not a search argument; the search "
+                             f"type names the method (search_type={search_type!r})")
+        method = cast(MethodName, search_type)  # a core method (an alias resolved already)
         options, search = split_options(method, merged)
         return store_settings(store, {**values, "method": method, "options": options,
                                       "search": search},
@@ -253,7 +236,7 @@ class DiverseVectorStore(VectorStore):
         cache: re-embedding cache shared by the retrievers made here
             (default: a new ``EmbeddingCache(cache_size)``).
         reembed: ``"warn"``, ``"allow"`` or ``"refuse"``: what its retrievers do when
-            the wrapped store's vectors cannot be read (see ``VRSDRetriever.reembed``).
+            the wrapped store's vectors cannot be read (see ``DiverseRetriever.reembed``).
 
     Example:
         .. code-block:: python

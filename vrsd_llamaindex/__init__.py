@@ -1,8 +1,8 @@
 """vrsd for LlamaIndex: a diversity-aware node postprocessor and reranking retriever.
 
-``index.as_query_engine(similarity_top_k=20, node_postprocessors=[VRSDPostprocessor(top_n=5)])``
-keeps the 5 of 20 retrieved nodes whose sum is best aligned with the query;
-``VRSDRetriever(index.as_retriever(), top_n=5, fetch_k=20)`` does the same as a
+``index.as_query_engine(similarity_top_k=20, node_postprocessors=[DiversePostprocessor(top_n=5)])``
+keeps 5 of the 20 retrieved nodes, relevant and unlike one another;
+``DiverseRerankRetriever(index.as_retriever(), top_n=5, fetch_k=20)`` does the same as a
 retriever. Both need the embedding model the index was built with (``embed_model=``
 or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
 
@@ -10,14 +10,17 @@ or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
 """
 
 from vrsd_kit.adapters import register
+from vrsd_kit.renamed import renamed
 
-from .base import METADATA_KEY, VRSDPostprocessor
+from .base import METADATA_KEY, DiversePostprocessor
 from .embeddings import default_embed_model
 from .inspection import inspect_index
-from .retriever import VRSDRetriever
+from .retriever import DiverseRerankRetriever
 from .stores import STORE_PATHS
 
 register(__name__)
+__getattr__ = renamed(__name__, {"VRSDPostprocessor": "DiversePostprocessor",
+                                 "VRSDRetriever": "DiverseRerankRetriever"})
 
-__all__ = ["METADATA_KEY", "STORE_PATHS", "VRSDPostprocessor", "VRSDRetriever",
+__all__ = ["METADATA_KEY", "STORE_PATHS", "DiversePostprocessor", "DiverseRerankRetriever",
            "default_embed_model", "inspect_index"]

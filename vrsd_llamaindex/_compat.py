@@ -16,7 +16,7 @@ PRIVATE_MEMBERS = private_members("llama-index-core", "==0.14.25", {
     "resolves an unset one to OpenAI (a network call, not the index's model); missing: "
     "taken as unset",
     "VectorIndexRetriever._embed_model": "the index's own model, the default embed_model of "
-    "vrsd_llamaindex.VRSDRetriever; missing: Settings.embed_model",
+    "vrsd_llamaindex.DiverseRerankRetriever; missing: Settings.embed_model",
     "VectorIndexRetriever._vector_store": "the index's store, to read candidate vectors from "
     "and to query through a view that returns them; missing: the nodes are embedded again "
     "(reembed policy)",

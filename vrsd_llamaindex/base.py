@@ -1,12 +1,12 @@
-"""``VRSDPostprocessor``: relevant *and* diverse node selection for query engines.
+"""``DiversePostprocessor``: relevant *and* diverse node selection for query engines.
 
 Usage::
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     query_engine = index.as_query_engine(
         similarity_top_k=20,                      # over-fetch n candidates ...
-        node_postprocessors=[VRSDPostprocessor(top_n=5, embed_model=embed_model)],
+        node_postprocessors=[DiversePostprocessor(top_n=5, embed_model=embed_model)],
     )                                             # ... keep the k that VRSD picks
 
 The postprocessor needs one vector per candidate node and one for the query.
@@ -90,7 +90,7 @@ FIELD_NAMES = {"k": "top_n", "options": "method_kwargs"}
 NODE_SETTING_FIELDS = frozenset({
     "top_n", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
     "max_tokens", "token_counter", "lexical", "metadata_key", "reembed"})
-"""The fields of ``VRSDPostprocessor`` (and ``VRSDRetriever``) that are settings."""
+"""The fields of ``DiversePostprocessor`` (and ``DiverseRerankRetriever``) that are settings."""
 
 
 def node_settings(fields: Mapping[str, Any], fetch_k: int | None = None) -> Settings:
@@ -148,7 +148,7 @@ NODES = NodeView()
 def _require_query(query_bundle: QueryBundle | None) -> QueryBundle:
     if query_bundle is None:
         raise ValueError(
-            "query_bundle: VRSDPostprocessor needs the query; pass query_bundle= or query_str="
+            "query_bundle: DiversePostprocessor needs the query; pass query_bundle= or query_str="
         )
     if not any(text.strip() for text in [query_bundle.query_str, *query_bundle.embedding_strs]):
         # as the LangChain adapter and the CLI: the store returned arbitrary nodes
@@ -172,7 +172,7 @@ field below (pydantic neither coerces nor refuses it first, so the errors are th
 adapters' own); in a JSON schema any value (a callable has no JSON form)."""
 
 
-class VRSDPostprocessor(SettingsModel, BaseNodePostprocessor):
+class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
     """Keep the ``top_n`` nodes that are relevant to the query *and* diverse.
 
     See the module docstring for where vectors come from and what the output
@@ -278,7 +278,7 @@ class VRSDPostprocessor(SettingsModel, BaseNodePostprocessor):
         return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
 
     @model_validator(mode="after")
-    def _check(self) -> VRSDPostprocessor:
+    def _check(self) -> DiversePostprocessor:
         self._keep_settings()
         return self
 
@@ -289,7 +289,7 @@ class VRSDPostprocessor(SettingsModel, BaseNodePostprocessor):
 
     @classmethod
     def class_name(cls) -> str:
-        return "VRSDPostprocessor"
+        return "DiversePostprocessor"
 
     # -- the query and candidate vectors ---------------------------------------------
 
@@ -408,11 +408,11 @@ class VRSDPostprocessor(SettingsModel, BaseNodePostprocessor):
                 return
             self._warned_few = True
         warnings.warn(
-            f"VRSDPostprocessor(top_n={top_n}) received {count} candidate node(s): "
+            f"DiversePostprocessor(top_n={top_n}) received {count} candidate node(s): "
             "nothing to choose from, so they come back as retrieved (plain top-k). Fetch "
             "more candidates than top_n: similarity_top_k on the index's retriever or query "
             f"engine (LlamaIndex's default is 2), e.g. similarity_top_k={4 * top_n}; "
-            "for vrsd_llamaindex.VRSDRetriever, its fetch_k. (Warned once per postprocessor.)",
+            "for vrsd_llamaindex.DiverseRerankRetriever, its fetch_k. (Warned once per postprocessor.)",
             UserWarning,
             stacklevel=user_stacklevel(),
         )

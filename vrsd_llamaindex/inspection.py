@@ -1,7 +1,7 @@
 """``inspect_index``: will the default change anything on this LlamaIndex index?
 
 The index's retriever is asked for ``fetch_k`` nodes; their vectors and the query's
-come from ``vrsd_llamaindex.VRSDRetriever``'s postprocessor (``node.embedding``, the
+come from ``vrsd_llamaindex.DiverseRerankRetriever``'s postprocessor (``node.embedding``, the
 vector store, else the embed model). A sample of the index's own nodes, for questions
 taken from it when none are given, is listed from its docstore (or a vector store
 that keeps the text). The figures, the verdict and the reports: ``vrsd_kit.inspection``.
@@ -27,19 +27,19 @@ from vrsd_kit.inspection.run import (
 
 
 class LlamaIndexSource:
-    """A LlamaIndex index, read as ``vrsd_llamaindex.VRSDRetriever`` reads it."""
+    """A LlamaIndex index, read as ``vrsd_llamaindex.DiverseRerankRetriever`` reads it."""
 
     def __init__(self, index: Any, embedder: Any, k: int | None, fetch_k: int | None,
                  source: SourceSpec) -> None:
         from llama_index.core.indices.base import BaseIndex
 
-        from .retriever import VRSDRetriever
+        from .retriever import DiverseRerankRetriever
 
         if not isinstance(index, BaseIndex):
             raise ValueError(f"index: expected a LlamaIndex index, got {type(index).__name__}")
         k, fetch_k = default_counts(k, fetch_k)
         try:
-            retriever = VRSDRetriever(index.as_retriever(), top_n=k, fetch_k=fetch_k,
+            retriever = DiverseRerankRetriever(index.as_retriever(), top_n=k, fetch_k=fetch_k,
                                       embed_model=embedder)
             retriever.postprocessor.resolved_embed_model()
         except ValueError as exc:

@@ -1,15 +1,15 @@
-"""``VRSDRetriever``: any LlamaIndex retriever, over-fetched and reranked by VRSD.
+"""``DiverseRerankRetriever``: any LlamaIndex retriever, over-fetched and reranked by VRSD.
 
 Usage::
 
     from llama_index.core.query_engine import RetrieverQueryEngine
-    from vrsd_llamaindex import VRSDRetriever
+    from vrsd_llamaindex import DiverseRerankRetriever
 
-    retriever = VRSDRetriever(index.as_retriever(), top_n=5, fetch_k=20)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=5, fetch_k=20)
     nodes = retriever.retrieve("What do plants need to grow?")
     engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
 
-The reranking is ``VRSDPostprocessor``'s, run on the wrapped retriever's
+The reranking is ``DiversePostprocessor``'s, run on the wrapped retriever's
 ``fetch_k`` candidates: the two share one implementation (the retriever holds
 a postprocessor, available as ``.postprocessor``).
 """
@@ -43,7 +43,7 @@ from vrsd_kit.stores import Reembed
 from vrsd_kit.tokens import TokenCounter
 
 from ._compat import index_embed_model, index_vector_store, replace_index_vector_store
-from .base import NODE_SETTING_FIELDS, VRSDPostprocessor, node_settings
+from .base import NODE_SETTING_FIELDS, DiversePostprocessor, node_settings
 from .stores import with_vectors
 
 dispatcher = get_dispatcher(__name__)
@@ -53,7 +53,7 @@ Value = TypeVar("Value")
 
 class _PostprocessorField(Generic[Value]):
     """A setting the retriever keeps on its postprocessor: read from it, and assigned to
-    it once the retriever has checked the value (``VRSDRetriever._checked_settings``)."""
+    it once the retriever has checked the value (``DiverseRerankRetriever._checked_settings``)."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -61,15 +61,15 @@ class _PostprocessorField(Generic[Value]):
     @overload
     def __get__(self, obj: None, owner: type) -> _PostprocessorField[Value]: ...
     @overload
-    def __get__(self, obj: VRSDRetriever, owner: type) -> Value: ...
-    def __get__(self, obj: VRSDRetriever | None, owner: type) -> Any:
+    def __get__(self, obj: DiverseRerankRetriever, owner: type) -> Value: ...
+    def __get__(self, obj: DiverseRerankRetriever | None, owner: type) -> Any:
         return self if obj is None else getattr(obj.postprocessor, self.name)
 
-    def __set__(self, obj: VRSDRetriever, value: Value) -> None:
+    def __set__(self, obj: DiverseRerankRetriever, value: Value) -> None:
         setattr(obj.postprocessor, self.name, value)
 
 
-class VRSDRetriever(SettingsFields, BaseRetriever):
+class DiverseRerankRetriever(SettingsFields, BaseRetriever):
     """Wrap ``retriever``: fetch ``fetch_k`` candidates, keep ``top_n`` picked by ``method``.
 
     Args:
@@ -82,23 +82,23 @@ class VRSDRetriever(SettingsFields, BaseRetriever):
         top_n: how many nodes to return.
         fetch_k: how many candidates to fetch from a vector index retriever (>= top_n).
         method, method_kwargs, relevance, group_by, max_per_group, max_tokens,
-            token_counter: as for ``VRSDPostprocessor``.
+            token_counter: as for ``DiversePostprocessor``.
         embed_model: embeds the query and candidates without vectors. Default:
             the vector index retriever's own model (the one the index used),
-            else ``Settings.embed_model`` (see ``VRSDPostprocessor``).
+            else ``Settings.embed_model`` (see ``DiversePostprocessor``).
         vector_store: where candidate vectors can be read back. Default: the
             vector index retriever's store.
         reembed: ``"warn"``, ``"allow"`` or ``"refuse"``, for nodes whose vectors cannot
-            be read (see ``VRSDPostprocessor``).
+            be read (see ``DiversePostprocessor``).
         lexical: the default's relevance reads the nodes' words too (see
-            ``VRSDPostprocessor``); False: the vectors only.
-        metadata_key: the metadata key of vrsd's entry (see ``VRSDPostprocessor``).
+            ``DiversePostprocessor``); False: the vectors only.
+        metadata_key: the metadata key of vrsd's entry (see ``DiversePostprocessor``).
 
     The settings are checked when the retriever is built and at every assignment
     (``vrsd_kit.settings.SettingsFields``): ``retriever.fetch_k = 0`` or
     ``retriever.top_n = 50`` (above ``fetch_k``) is a ValueError naming the field there,
     and the retriever keeps its previous settings. The settings it shares with
-    ``VRSDPostprocessor`` (``top_n``, ``method``, ...) live on its ``.postprocessor``,
+    ``DiversePostprocessor`` (``top_n``, ``method``, ...) live on its ``.postprocessor``,
     which reranks the candidates; assign them through the retriever, which checks them
     with ``fetch_k``.
     """
@@ -117,7 +117,7 @@ class VRSDRetriever(SettingsFields, BaseRetriever):
     metadata_key: _PostprocessorField[str] = _PostprocessorField()
     reembed: _PostprocessorField[Reembed] = _PostprocessorField()
 
-    @keywords_checked  # VRSDRetriever(r, topn=2): a ValueError naming top_n
+    @keywords_checked  # DiverseRerankRetriever(r, topn=2): a ValueError naming top_n
     def __init__(
         self,
         retriever: BaseRetriever,
@@ -152,7 +152,7 @@ class VRSDRetriever(SettingsFields, BaseRetriever):
         self._checked_settings({**fields, "fetch_k": fetch_k})
         self.retriever = retriever
         self.fetch_k = fetch_k
-        self.postprocessor = VRSDPostprocessor(
+        self.postprocessor = DiversePostprocessor(
             **fields,
             embed_model=embed_model or index_embed_model(retriever),
             vector_store=index_vector_store(retriever) if vector_store is None else vector_store,

@@ -1,4 +1,4 @@
-"""A Haystack pipeline around ``VRSDRanker``: an embedding retriever that returns the
+"""A Haystack pipeline around ``DiverseRanker``: an embedding retriever that returns the
 documents' embeddings (``return_embedding=True``; Chroma's always does) -> the ranker.
 Shared by the unit tests (InMemoryDocumentStore) and the real-store tests."""
 

@@ -2,7 +2,7 @@
 
 ``CASES`` has one map per adapter of ``vrsd_kit.adapters.ADAPTERS`` (by its name):
 record name -> directory. The store tests' parametrisation reads them
-(``cases_in``), and ``tests/integration_tests/test_store_registry.py`` checks the
+(``cases_in``), and ``tests/integration_tests/adapters/test_store_registry.py`` checks the
 adapters and their keys are exactly the table's and the registries' names: a new
 store record, or a new adapter, without a real-store test fails there. A new store
 adds its record, its fixture in the directory named here, and its line.

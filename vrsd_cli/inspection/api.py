@@ -35,7 +35,7 @@ def source_for(store: Any, embedder: Any, k: int | None, fetch_k: int | None,
 
         return langchain_source(open_index(store, cache_dir), None, k, fetch_k, source,
                                 name=f"the index at {store} (Chroma)")
-    if (_is(store, "vrsd_langchain.retriever", "VRSDRetriever")
+    if (_is(store, "vrsd_langchain.retriever", "DiverseRetriever")
             or _is(store, "langchain_core.vectorstores.base", "VectorStore")):
         from vrsd_langchain.inspection import langchain_source
 
@@ -50,7 +50,7 @@ def source_for(store: Any, embedder: Any, k: int | None, fetch_k: int | None,
         if is_haystack_store(store):
             return HaystackSource(store, embedder, k, fetch_k, source)
     raise ValueError(
-        f"store: expected a vrsd index folder, a LangChain VectorStore or VRSDRetriever, a "
+        f"store: expected a vrsd index folder, a LangChain VectorStore or DiverseRetriever, a "
         f"LlamaIndex index, or a Haystack InMemoryDocumentStore or embedding retriever; got "
         f"{type(store).__name__}")
 
@@ -73,7 +73,7 @@ def inspect_store(
 
     Args:
         store: a folder built by ``vrsd index`` (a path); a LangChain ``VectorStore``
-            or ``vrsd_langchain.VRSDRetriever``; a LlamaIndex index; a Haystack
+            or ``vrsd_langchain.DiverseRetriever``; a LlamaIndex index; a Haystack
             ``InMemoryDocumentStore`` or the embedding retriever of a pipeline (what
             each adapter's own inspection takes).
         questions, k, fetch_k, sample, seed, source, embedder, progress: as the

@@ -3,7 +3,7 @@
 Each adapter reads its framework's stores as its retriever does and hands the
 candidates here::
 
-    from vrsd_langchain import inspect_store          # a VectorStore or VRSDRetriever
+    from vrsd_langchain import inspect_store          # a VectorStore or DiverseRetriever
     from vrsd_llamaindex import inspect_index         # a LlamaIndex index
     from vrsd_haystack import inspect_store           # a document store or retriever
     from vrsd_kit.inspection import format_table, write_html

@@ -44,7 +44,7 @@ class StorePath(StoreRecord):
     Attributes (beside ``StoreRecord``'s):
         lookup: ``(store, node ids) -> {node id: vector}``; None: the store's ``get_nodes``.
         query, aquery: the store's query, returning the nodes with their vectors
-            (``VRSDRetriever`` queries through them); None: the store's own query.
+            (``DiverseRerankRetriever`` queries through them); None: the store's own query.
         query_applies: the instance has what ``query`` reads.
     """
 

@@ -1,5 +1,5 @@
 """QdrantVectorStore (llama-index-vector-stores-qdrant): ``query_points`` with the
-vectors, through ``VRSDRetriever``; else ``get_nodes`` by id."""
+vectors, through ``DiverseRerankRetriever``; else ``get_nodes`` by id."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ STORE_PATH = StorePath(
     name="qdrant", family="Qdrant",
     module="llama_index.vector_stores.qdrant.base", class_name="QdrantVectorStore",
     client="llama-index-vector-stores-qdrant", tested="==0.10.4",
-    vectors="`query_points(with_vectors=...)` through `vrsd_llamaindex.VRSDRetriever`; "
+    vectors="`query_points(with_vectors=...)` through `vrsd_llamaindex.DiverseRerankRetriever`; "
             "else `get_nodes` by id",
     limits="hybrid mode",
     private=("QdrantVectorStore._client", "QdrantVectorStore._build_query_filter",

@@ -49,7 +49,7 @@ def named_methods(path: Path) -> list[str]:
 def test_the_examples_run_the_recommended_default(tmp_path):
     """Only compare_methods.py, which is about comparing methods, may name one."""
     before = tmp_path / "before.py"  # what langchain_rag.py did: the check sees it
-    before.write_text('VRSDRetriever(vectorstore=store, k=4, fetch_k=20, method="vrsd")\n'
+    before.write_text('DiverseRetriever(vectorstore=store, k=4, fetch_k=20, method="vrsd")\n'
                       'parser.add_argument("--method", default="vrsd")\n')
     assert named_methods(before) == ["vrsd", "vrsd"]
     for path in sorted(EXAMPLES.glob("*.py")):

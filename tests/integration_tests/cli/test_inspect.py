@@ -305,9 +305,9 @@ def test_a_llamaindex_index_gives_the_same_report(demo, li_embed_model, demo_fou
 
 
 def test_a_vrsd_retriever_brings_its_k_and_fetch_k(demo_store):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=demo_store, k=3, fetch_k=9)
+    retriever = DiverseRetriever(vectorstore=demo_store, k=3, fetch_k=9)
     found = inspect_store(retriever, ["Why is Mars red?"])
     assert (found.k, found.fetch_k) == (3, 9)
     assert inspect_store(retriever, ["Why is Mars red?"], k=5, fetch_k=15).k == 5

@@ -120,9 +120,9 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
 def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
     """{(label, k): mean evidence recall} without LangChain's store: exact cosine top
     ``fetch_k`` of the corpus vectors, then select (or the peer) on them."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    default_method = VRSDRetriever.model_fields["method"].default
+    default_method = DiverseRetriever.model_fields["method"].default
     specs = {s.label: s for s in evidence_specs(rows)}
     peers = peer_rows()
     vecs = np.asarray(embeddings.embed_documents(corpus.texts))
@@ -277,14 +277,14 @@ ADAPTER_LIMIT = 6
 
 def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
     """The protocol runs the project's rows with one select_batch call per row and k on
-    the store's candidates; a VRSDRetriever over the same FAISS store, question by
+    the store's candidates; a DiverseRetriever over the same FAISS store, question by
     question, must pick the same passages, at every k and at token budgets (LSA: no
     model to load)."""
     pytest.importorskip("sklearn")
     from vrsd_eval.geometries import geometry
     from vrsd_eval.pools import build_pools, select_rows
     from vrsd_kit.tokens import approx_token_count, count_tokens
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     for corpus in load_evidence_corpora(data_dir, limit=ADAPTER_LIMIT):
         embeddings = geometry("lsa").fit(corpus.texts)
@@ -295,7 +295,7 @@ def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
                 continue  # top-k by the words: select's relevance=, recomputed above
             method = ({} if spec.label == "default" else {"lexical": False}) if not spec.method \
                 else {"method": spec.method, "method_kwargs": dict(spec.options)}
-            retriever = VRSDRetriever(vectorstore=pools.store, k=FETCH, fetch_k=FETCH, **method)
+            retriever = DiverseRetriever(vectorstore=pools.store, k=FETCH, fetch_k=FETCH, **method)
             for k in EVIDENCE_KS:
                 batched = select_rows(pools, spec, k)
                 for qi, question in enumerate(corpus.questions):

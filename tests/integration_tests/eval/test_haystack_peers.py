@@ -1,5 +1,5 @@
 """The Haystack peer rows of the evidence protocol pick what the Haystack components
-pick when run directly on the same candidates (and ``VRSDRanker``'s row what the core
+pick when run directly on the same candidates (and ``DiverseRanker``'s row what the core
 picks): the memoised, prefix-sharing pickers change nothing."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _direct(model_path, strategy, texts, query, k):
 def test_rows(rows):
     assert list(rows) == ["haystack diversity greedy_diversity_order",
                           f"haystack diversity mmr({ST_MMR_LAMBDA})",
-                          "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"]
+                          "haystack PyversityRanker (dpp, 0.5)", "haystack DiverseRanker (default)"]
 
 
 @pytest.mark.parametrize(("label", "strategy"), [
@@ -82,7 +82,7 @@ def test_pyversity_and_vrsd_rows_equal_their_references(rows, problem):
             words = pool_relevance(query, texts, q, cands)  # the ranker reads them
             want = select(q, cands, k, method=DEFAULT_METHOD, relevance=pool_units(words.signals),
                           profiles=words.profiles).indices.tolist()
-            assert rows["haystack VRSDRanker (default)"](q, cands, k, texts, query) == want
+            assert rows["haystack DiverseRanker (default)"](q, cands, k, texts, query) == want
 
 
 def test_given_vectors_embed_nothing(problem, model_path, monkeypatch):
@@ -115,10 +115,10 @@ def test_eval_haystack_writes_the_table_and_vrsd_ranker_matches_the_default(
     assert run.out.strip() == table.strip()
     for label in ("similarity", "default", "haystack diversity greedy_diversity_order",
                   f"haystack diversity mmr({ST_MMR_LAMBDA})",
-                  "haystack PyversityRanker (dpp, 0.5)", "haystack VRSDRanker (default)"):
+                  "haystack PyversityRanker (dpp, 0.5)", "haystack DiverseRanker (default)"):
         assert f"| {label} |" in table
     report = json.loads((tmp_path / "haystack.json").read_text())["minilm"]
     assert set(report) == set(VARIANTS)  # every corpus variant of the evidence protocol
     for variant in report.values():  # the Haystack component picks what the core picks
         for cells in variant["k"].values():
-            assert cells["haystack VRSDRanker (default)"] == cells["default"]
+            assert cells["haystack DiverseRanker (default)"] == cells["default"]

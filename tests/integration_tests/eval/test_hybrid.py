@@ -51,10 +51,10 @@ def _user_ensemble(corpus, pools, each):
 def _user_compression(corpus, pools, k, **budget):
     from langchain_classic.retrievers import ContextualCompressionRetriever
 
-    from vrsd_langchain import VRSDCompressor
+    from vrsd_langchain import DiverseCompressor
 
     return ContextualCompressionRetriever(
-        base_compressor=VRSDCompressor(embeddings=pools.embeddings, k=k, **budget),
+        base_compressor=DiverseCompressor(embeddings=pools.embeddings, k=k, **budget),
         base_retriever=_user_ensemble(corpus, pools, FETCH // 2))
 
 

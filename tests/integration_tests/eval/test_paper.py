@@ -44,7 +44,7 @@ def test_eval_writes_table_json_and_plot(eval_run):
 
 
 def test_eval_numbers_match_the_core_on_the_same_vectors(eval_run, arc_da, embeddings):
-    """The LangChain path (FAISS + VRSDRetriever) gives what select() gives on the
+    """The LangChain path (FAISS + DiverseRetriever) gives what select() gives on the
     same fetch_k nearest vectors: an independent recomputation of every mean."""
     out, _, _ = eval_run
     report = json.loads((out / "eval.json").read_text())["arc_da"]

@@ -1,4 +1,4 @@
-"""``VRSDRanker`` in real Haystack pipelines over real stores: retriever
+"""``DiverseRanker`` in real Haystack pipelines over real stores: retriever
 (``return_embedding=True``) -> ranker, on Haystack's InMemoryDocumentStore, Qdrant in
 local mode and an embedded Chroma, with the bundled model's vectors of ARC-DA texts.
 
@@ -20,7 +20,7 @@ from tests.helpers.approx import approx_scores, results
 from tests.helpers.haystack_pipeline import FETCH_K, candidates, pipeline, run, snapshot
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
-from vrsd_haystack import METADATA_KEY, VRSDRanker
+from vrsd_haystack import METADATA_KEY, DiverseRanker
 from vrsd_kit.entries import entries, source_of
 
 K = 5
@@ -36,7 +36,7 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
                                                                     method):
     # the sampling methods draw at random: the same seed on both sides
     options = {"seed": 7} if "seed" in method_defaults(method) else {}
-    pipe = pipeline(store, VRSDRanker(top_k=K, method=method, method_kwargs=options))
+    pipe = pipeline(store, DiverseRanker(top_k=K, method=method, method_kwargs=options))
     for query in query_vectors[:2]:
         cands = candidates(store, query)
         assert len(cands) == FETCH_K and all(d.embedding is not None for d in cands)
@@ -53,8 +53,8 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
 
 def test_default_differs_from_plain_similarity_somewhere(store, query_vectors):
     """Guard against a test that cannot fail: the default reorders or replaces picks."""
-    pipe = pipeline(store, VRSDRanker(top_k=K))
-    assert VRSDRanker(top_k=K).method == DEFAULT_METHOD
+    pipe = pipeline(store, DiverseRanker(top_k=K))
+    assert DiverseRanker(top_k=K).method == DEFAULT_METHOD
     assert any([d.id for d in run(pipe, q)] != [d.id for d in candidates(store, q)[:K]]
                for q in query_vectors)
 
@@ -63,13 +63,13 @@ def test_store_and_inputs_are_not_changed(store, query_vectors):
     before = snapshot(store)
     cands = candidates(store, query_vectors[0])
     kept = copy.deepcopy(cands)
-    ranker = VRSDRanker(top_k=K, group_by="source", max_per_group=1)
+    ranker = DiverseRanker(top_k=K, group_by="source", max_per_group=1)
     out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
     assert cands == kept  # the documents, their meta, scores and embeddings
     out[0].meta["row"] = -1
     out[0].embedding[0] = 99.0
     assert cands == kept  # the outputs are copies, not views
-    run(pipeline(store, VRSDRanker(top_k=K)), query_vectors[1])
+    run(pipeline(store, DiverseRanker(top_k=K)), query_vectors[1])
     assert snapshot(store) == before
 
 
@@ -84,7 +84,7 @@ def test_documents_without_embeddings_use_the_embedder(in_memory_store, hs_docum
     bare = [Document(id=d.id, content=d.content, meta=dict(d.meta), score=d.score)
             for d in cands]
     with pytest.raises(ValueError, match="documents: 20 of 20 have no embedding"):
-        VRSDRanker(top_k=K).run(documents=bare, query_embedding=query)
+        DiverseRanker(top_k=K).run(documents=bare, query_embedding=query)
     embedder = SentenceTransformersDocumentEmbedder(model=model_path, progress_bar=False)
     embedded: list[str] = []
     original_run = embedder.run
@@ -94,7 +94,7 @@ def test_documents_without_embeddings_use_the_embedder(in_memory_store, hs_docum
         return original_run(documents=documents)
 
     embedder.run = spy_run
-    ranker = VRSDRanker(top_k=K, document_embedder=embedder, reembed="allow")
+    ranker = DiverseRanker(top_k=K, document_embedder=embedder, reembed="allow")
     ranker.warm_up()
     half = [bare[i] if i % 2 else cands[i] for i in range(len(cands))]
     got = ranker.run(documents=half, query_embedding=query)["documents"]
@@ -102,16 +102,16 @@ def test_documents_without_embeddings_use_the_embedder(in_memory_store, hs_docum
     sel = select(query, [d.embedding for d in cands], K, method=DEFAULT_METHOD)
     assert [d.id for d in got] == [cands[i].id for i in sel.indices]
     assert all(d.embedding is None for d in bare)  # inputs untouched
-    strict = VRSDRanker(top_k=K, document_embedder=embedder, reembed="refuse")
+    strict = DiverseRanker(top_k=K, document_embedder=embedder, reembed="refuse")
     embedded.clear()
-    with pytest.raises(ValueError, match="reembed: VRSDRanker: documents came without"):
+    with pytest.raises(ValueError, match="reembed: DiverseRanker: documents came without"):
         strict.run(documents=half, query_embedding=query)
     assert embedded == []
 
 
 async def test_run_async_equals_run(store, query_vectors):
-    pipe = pipeline(store, VRSDRanker(top_k=K))
-    ranker = VRSDRanker(top_k=K, method="dpp")
+    pipe = pipeline(store, DiverseRanker(top_k=K))
+    ranker = DiverseRanker(top_k=K, method="dpp")
     for query in query_vectors[:2]:
         cands = candidates(store, query)
         sync = ranker.run(documents=cands, query_embedding=query)

@@ -1,5 +1,5 @@
 """The token budget in the LangChain adapter: ``max_tokens`` + ``token_counter`` on
-``VRSDRetriever``, ``as_retriever`` search_kwargs and ``VRSDCompressor``.
+``DiverseRetriever``, ``as_retriever`` search_kwargs and ``DiverseCompressor``.
 
 Each result equals ``select`` on the same candidates with the counts the counter
 gives for their ``page_content``; bad settings name the argument.
@@ -14,7 +14,7 @@ import pytest
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_kit.tokens import approx_token_count
-from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
 
 from . import test_per_candidate as per_candidate
 from .conftest import row_of
@@ -45,19 +45,19 @@ def expected(store, embeddings, counter, method="complement", k=8, budget=BUDGET
 
 @pytest.mark.parametrize("method", ["complement", "similarity", "mmr", "vrsd"])
 def test_retriever_fills_the_budget_with_the_default_counter(scored_store, embeddings, method):
-    got = VRSDRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K, method=method,
+    got = DiverseRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K, method=method,
                         max_tokens=BUDGET).invoke(QUERY)
     want, _, _ = expected(scored_store, embeddings, approx_token_count, method)
     assert [row_of(d) for d in got] == want
     assert sum(approx_token_count(d.page_content) for d in got) <= BUDGET
     # the budget binds here: without it, k documents come back
-    plain = VRSDRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K,
+    plain = DiverseRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K,
                           method=method).invoke(QUERY)
     assert len(got) < len(plain) == 8
 
 
 def test_a_real_tokenizer_as_the_counter(scored_store, embeddings, wordpiece):
-    got = VRSDRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K, max_tokens=BUDGET,
+    got = DiverseRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K, max_tokens=BUDGET,
                         token_counter=wordpiece).invoke(QUERY)
     want, _, _ = expected(scored_store, embeddings, wordpiece)
     assert [row_of(d) for d in got] == want
@@ -69,7 +69,7 @@ def test_as_retriever_search_kwargs_and_per_call_override(scored_store, embeddin
         search_type="mmr", search_kwargs={"k": 8, "fetch_k": FETCH_K, "max_tokens": BUDGET})
     want, _, _ = expected(scored_store, embeddings, approx_token_count, "mmr")
     assert [row_of(d) for d in retriever.invoke(QUERY)] == want
-    plain = VRSDRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K)
+    plain = DiverseRetriever(vectorstore=scored_store, k=8, fetch_k=FETCH_K)
     again = plain.invoke(QUERY, max_tokens=BUDGET)
     want, _, _ = expected(scored_store, embeddings, approx_token_count)
     assert [row_of(d) for d in again] == want
@@ -78,7 +78,7 @@ def test_as_retriever_search_kwargs_and_per_call_override(scored_store, embeddin
 
 def test_compressor_budget(scored_store, embeddings, wordpiece):
     _, docs, _ = candidates(scored_store, embeddings)
-    compressor = VRSDCompressor(embeddings=embeddings, k=8, max_tokens=BUDGET,
+    compressor = DiverseCompressor(embeddings=embeddings, k=8, max_tokens=BUDGET,
                                 token_counter=wordpiece)
     got = compressor.compress_documents(docs, QUERY)
     qvec = np.asarray(embeddings.embed_query(QUERY))
@@ -96,14 +96,14 @@ def test_compressor_budget(scored_store, embeddings, wordpiece):
 ])
 def test_bad_budget_settings_fail_at_construction(scored_store, embeddings, settings, message):
     with pytest.raises(ValueError, match=message):
-        VRSDRetriever(vectorstore=scored_store, **settings)
+        DiverseRetriever(vectorstore=scored_store, **settings)
     with pytest.raises(ValueError, match=message):
-        VRSDCompressor(embeddings=embeddings, **settings)
+        DiverseCompressor(embeddings=embeddings, **settings)
 
 
 @pytest.mark.parametrize("counter", [lambda t: -1, lambda t: 2.5, lambda t: None])
 def test_a_bad_count_names_the_counter_at_query_time(scored_store, counter):
-    retriever = VRSDRetriever(vectorstore=scored_store, k=4, fetch_k=FETCH_K, max_tokens=50,
+    retriever = DiverseRetriever(vectorstore=scored_store, k=4, fetch_k=FETCH_K, max_tokens=50,
                               token_counter=counter)
     with pytest.raises(ValueError, match="^token_counter: returned .* for candidate 0"):
         retriever.invoke(QUERY)

@@ -1,4 +1,4 @@
-"""VRSDCompressor behind ContextualCompressionRetriever over a BM25 retriever."""
+"""DiverseCompressor behind ContextualCompressionRetriever over a BM25 retriever."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from langchain_community.retrievers import BM25Retriever
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import METADATA_KEY, EmbeddingCache, VRSDCompressor, VRSDRetriever
+from vrsd_langchain import METADATA_KEY, EmbeddingCache, DiverseCompressor, DiverseRetriever
 
 K, FETCH = 4, 20
 QUERY = "What causes the seasons on Earth?"
@@ -34,7 +34,7 @@ def spy(make_spy):
 
 def test_reranks_bm25_output_like_the_core(bm25, spy, embeddings):
     retriever = ContextualCompressionRetriever(
-        base_compressor=VRSDCompressor(embeddings=spy, k=K), base_retriever=bm25
+        base_compressor=DiverseCompressor(embeddings=spy, k=K), base_retriever=bm25
     )
     got = retriever.invoke(QUERY)
     base = bm25.invoke(QUERY)
@@ -53,7 +53,7 @@ def test_reranks_bm25_output_like_the_core(bm25, spy, embeddings):
 
 async def test_async_compression_matches_sync(bm25, spy):
     retriever = ContextualCompressionRetriever(
-        base_compressor=VRSDCompressor(embeddings=spy, k=K, method="mmr",
+        base_compressor=DiverseCompressor(embeddings=spy, k=K, method="mmr",
                                        method_kwargs={"lambda_mult": 0.4}),
         base_retriever=bm25,
     )
@@ -65,14 +65,14 @@ async def test_async_compression_matches_sync(bm25, spy):
 def test_input_documents_are_untouched_and_edge_cases(bm25, spy):
     docs = bm25.invoke(QUERY)
     snapshot = copy.deepcopy(docs)
-    compressor = VRSDCompressor(embeddings=spy, k=3)
+    compressor = DiverseCompressor(embeddings=spy, k=3)
     out = compressor.compress_documents(docs, QUERY)
     assert len(out) == 3 and docs == snapshot
     assert all(METADATA_KEY not in d.metadata for d in docs)
     assert compressor.compress_documents([], QUERY) == []
     with pytest.raises(ValueError, match=r"k: expected an integer >= 1, got 0"):
-        VRSDCompressor(embeddings=spy, k=0)
-    assert len(VRSDCompressor(embeddings=spy, k=50).compress_documents(docs, QUERY)) == FETCH
+        DiverseCompressor(embeddings=spy, k=0)
+    assert len(DiverseCompressor(embeddings=spy, k=50).compress_documents(docs, QUERY)) == FETCH
 
 
 def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
@@ -80,11 +80,11 @@ def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
     store.add_texts([d.page_content for d in corpus_docs[:50]],
                     [dict(d.metadata) for d in corpus_docs[:50]])
     cache = EmbeddingCache()
-    retriever = VRSDRetriever(vectorstore=store, k=10, fetch_k=10, method="similarity",
+    retriever = DiverseRetriever(vectorstore=store, k=10, fetch_k=10, method="similarity",
                               cache=cache)
     docs = retriever.invoke(QUERY)
     spy.reset()
-    VRSDCompressor(embeddings=spy, k=3, cache=cache).compress_documents(docs, QUERY)
+    DiverseCompressor(embeddings=spy, k=3, cache=cache).compress_documents(docs, QUERY)
     assert spy.document_calls == 0
 
 
@@ -101,7 +101,7 @@ def test_shares_a_cache_with_a_retriever(hidden_store_cls, spy, corpus_docs):
 )
 def test_bad_settings_fail_at_construction(spy, settings, message):
     with pytest.raises(ValueError, match=message):
-        VRSDCompressor(embeddings=spy, **settings)
+        DiverseCompressor(embeddings=spy, **settings)
 
 
 async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
@@ -120,7 +120,7 @@ async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
         search_kwargs={"k": 10})
     hybrid = EnsembleRetriever(retrievers=[bm25, dense])
     retriever = ContextualCompressionRetriever(
-        base_compressor=VRSDCompressor(embeddings=spy, k=K), base_retriever=hybrid)
+        base_compressor=DiverseCompressor(embeddings=spy, k=K), base_retriever=hybrid)
     got = retriever.invoke(QUERY)
     fused = hybrid.invoke(QUERY)
     assert len(fused) > 10  # the two sides differ

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
 from vrsd_core import select
-from vrsd_langchain import DiverseVectorStore, EmbeddingCache, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, EmbeddingCache, DiverseRetriever
 from vrsd_langchain.candidates import fast_path_for
 
 K, FETCH_K = 4, 20
@@ -43,7 +43,7 @@ def test_no_fast_path_for_a_plain_store(hidden):
 @pytest.mark.parametrize("method", ["vrsd", "mmr", "dpp"])
 def test_result_equals_core_select_on_re_embedded_candidates(hidden, embeddings, queries, method):
     store, _ = hidden
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method=method)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method=method)
     for query in queries[:2]:
         qvec = np.asarray(embeddings.embed_query(query))
         cands = store.similarity_search_by_vector(list(qvec), k=FETCH_K)
@@ -58,7 +58,7 @@ def test_result_equals_core_select_on_re_embedded_candidates(hidden, embeddings,
 
 def test_cache_prevents_a_second_re_embedding(hidden, queries):
     store, spy = hidden
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     spy.reset()
     first = retriever.invoke(queries[0])
     assert (spy.query_calls, spy.document_calls, spy.documents_embedded) == (1, 1, FETCH_K)
@@ -77,7 +77,7 @@ def test_cache_prevents_a_second_re_embedding(hidden, queries):
 
 async def test_async_fallback_uses_the_same_cache(hidden, queries):
     store, spy = hidden
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     spy.reset()
     got = await retriever.ainvoke(queries[2])
     assert (spy.query_calls, spy.document_calls) == (1, 1)
@@ -96,18 +96,18 @@ def test_store_without_search_by_vector_uses_similarity_search(
     by_vec.add_texts([d.page_content for d in corpus_docs[:60]],
                      [dict(d.metadata) for d in corpus_docs[:60]])
     spy.reset()
-    a = VRSDRetriever(vectorstore=by_text, k=K).invoke(queries[0])
+    a = DiverseRetriever(vectorstore=by_text, k=K).invoke(queries[0])
     # The only path that embeds the query twice: once here, once inside the store's search.
     assert spy.query_calls == 2
-    b = VRSDRetriever(vectorstore=by_vec, k=K).invoke(queries[0])
+    b = DiverseRetriever(vectorstore=by_vec, k=K).invoke(queries[0])
     assert rows(a) == rows(b)
 
 
 def test_concurrent_batch_is_consistent(hidden, queries):
     store, _ = hidden
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     together = retriever.batch(queries, config={"max_concurrency": 4})
-    fresh = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    fresh = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     assert results(together) == approx_scores(results([fresh.invoke(q) for q in queries]))
     distinct = {d.page_content for q in queries for d in store.similarity_search(q, k=FETCH_K)}
     assert len(retriever.cache) == len(distinct)
@@ -189,7 +189,7 @@ def test_faiss_index_that_cannot_reconstruct_re_embeds(make_spy, corpus_docs, em
     cands = store.similarity_search_by_vector(list(qvec), k=FETCH_K)
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cands]))
     sel = default_selection(queries[0], [d.page_content for d in cands], qvec, vecs, K)
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     spy.reset()
     assert rows(retriever.invoke(queries[0])) == [rows(cands)[i] for i in sel.indices]
     assert (spy.query_calls, spy.documents_embedded) == (1, FETCH_K)

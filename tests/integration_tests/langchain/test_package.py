@@ -12,8 +12,8 @@ from vrsd_langchain import candidates
 
 def test_exports():
     assert set(vrsd_langchain.__all__) >= {
-        "VRSDRetriever", "DiverseVectorStore", "DiverseVectorStoreRetriever",
-        "VRSDCompressor", "default_embeddings", "METADATA_KEY", "EmbeddingCache",
+        "DiverseRetriever", "DiverseVectorStore", "DiverseVectorStoreRetriever",
+        "DiverseCompressor", "default_embeddings", "METADATA_KEY", "EmbeddingCache",
     }
     assert vrsd_langchain.METADATA_KEY == "vrsd"
     for name in vrsd_langchain.__all__:

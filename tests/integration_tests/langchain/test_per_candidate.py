@@ -16,7 +16,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from tests.helpers.approx import approx_scores, results
 from vrsd_core import select
-from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
 
 from .conftest import row_of
 
@@ -46,7 +46,7 @@ def candidates(store, embeddings, n=FETCH_K):
 
 def test_relevance_from_a_metadata_field(scored_store, embeddings):
     qvec, docs, vecs = candidates(scored_store, embeddings)
-    got = VRSDRetriever(vectorstore=scored_store, k=K, fetch_k=FETCH_K, method="mmr",
+    got = DiverseRetriever(vectorstore=scored_store, k=K, fetch_k=FETCH_K, method="mmr",
                         method_kwargs={"lambda_mult": 0.7}, relevance="score").invoke(QUERY)
     scores = [d.metadata["score"] for d in docs]
     sel = select(qvec, vecs, K, method="mmr", lambda_mult=0.7, relevance=scores)
@@ -55,7 +55,7 @@ def test_relevance_from_a_metadata_field(scored_store, embeddings):
     assert [d.metadata["vrsd"]["relevance"] for d in got] == pytest.approx(
         [scores[i] for i in sel.indices])
     # it changes the result (the store's order is not the scores' order)
-    plain = VRSDRetriever(vectorstore=scored_store, k=K, fetch_k=FETCH_K, method="mmr",
+    plain = DiverseRetriever(vectorstore=scored_store, k=K, fetch_k=FETCH_K, method="mmr",
                           method_kwargs={"lambda_mult": 0.7}).invoke(QUERY)
     assert [row_of(d) for d in plain] != [row_of(d) for d in got]
 
@@ -90,7 +90,7 @@ def test_relevance_from_a_callable_on_query_and_documents(scored_store, embeddin
 )
 def test_bad_per_candidate_settings_fail_at_construction(scored_store, settings, message):
     with pytest.raises(ValueError, match=message):
-        VRSDRetriever(vectorstore=scored_store, **settings)
+        DiverseRetriever(vectorstore=scored_store, **settings)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_bad_per_candidate_settings_fail_at_construction(scored_store, settings,
     ],
 )
 def test_bad_relevance_values_are_named_at_query_time(scored_store, relevance, message):
-    retriever = VRSDRetriever(vectorstore=scored_store, k=K, fetch_k=FETCH_K,
+    retriever = DiverseRetriever(vectorstore=scored_store, k=K, fetch_k=FETCH_K,
                               method="mmr", relevance=relevance)
     with pytest.raises(ValueError, match=message):
         retriever.invoke(QUERY)
@@ -113,7 +113,7 @@ def test_bad_relevance_values_are_named_at_query_time(scored_store, relevance, m
 def test_group_cap_on_every_method(scored_store, embeddings, method):
     qvec, docs, vecs = candidates(scored_store, embeddings)
     options = {"seed": 0} if method == "top_m" else {}
-    got = VRSDRetriever(vectorstore=scored_store, k=6, fetch_k=FETCH_K, method=method,
+    got = DiverseRetriever(vectorstore=scored_store, k=6, fetch_k=FETCH_K, method=method,
                         method_kwargs=options, group_by="source", max_per_group=1,
                         ).invoke(QUERY)
     sources = [d.metadata["source"] for d in got]
@@ -124,7 +124,7 @@ def test_group_cap_on_every_method(scored_store, embeddings, method):
 
 
 def test_group_by_callable_and_per_call_override(scored_store):
-    retriever = VRSDRetriever(vectorstore=scored_store, k=6, fetch_k=FETCH_K,
+    retriever = DiverseRetriever(vectorstore=scored_store, k=6, fetch_k=FETCH_K,
                               method="similarity")
     by_callable = retriever.invoke(QUERY, group_by=lambda d: d.metadata["source"],
                                    max_per_group=1)
@@ -140,7 +140,7 @@ def test_cap_that_leaves_fewer_than_k_returns_fewer(embeddings):
         Document(page_content=f"Photosynthesis fact number {i}.", metadata={"source": s})
         for i, s in enumerate("AAABBB")
     ])
-    got = VRSDRetriever(vectorstore=store, k=5, fetch_k=6, group_by="source",
+    got = DiverseRetriever(vectorstore=store, k=5, fetch_k=6, group_by="source",
                         max_per_group=1).invoke(QUERY)
     assert sorted(d.metadata["source"] for d in got) == ["A", "B"]
 
@@ -148,7 +148,7 @@ def test_cap_that_leaves_fewer_than_k_returns_fewer(embeddings):
 def test_ensemble_bm25_and_dense_feeding_the_compressor_with_hybrid_relevance(
     scored_store, corpus_docs, embeddings
 ):
-    """A LangChain EnsembleRetriever (BM25 + dense) feeds VRSDCompressor, whose MMR
+    """A LangChain EnsembleRetriever (BM25 + dense) feeds DiverseCompressor, whose MMR
     weighs a hybrid relevance (cosine blended with normalised BM25) instead of cosine."""
     from langchain_classic.retrievers import ContextualCompressionRetriever, EnsembleRetriever
     from langchain_community.retrievers import BM25Retriever
@@ -171,7 +171,7 @@ def test_ensemble_bm25_and_dense_feeding_the_compressor_with_hybrid_relevance(
         cosine = v @ q / (np.linalg.norm(v, axis=1) * np.linalg.norm(q))
         return 0.5 * cosine + 0.5 * lexical
 
-    compressor = VRSDCompressor(embeddings=embeddings, k=K, method="mmr",
+    compressor = DiverseCompressor(embeddings=embeddings, k=K, method="mmr",
                                 method_kwargs={"lambda_mult": 0.7}, relevance=hybrid)
     pipeline = ContextualCompressionRetriever(base_compressor=compressor,
                                               base_retriever=ensemble)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers.approx import approx_scores, results
 from vrsd_kit.stores import ReembeddingWarning
-from vrsd_langchain import DiverseVectorStore, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, DiverseRetriever
 
 K, FETCH_K = 4, 20
 
@@ -35,7 +35,7 @@ def paid(corpus_docs, make_spy, hidden_store_cls):
 
 def test_warn_is_the_default_and_warns_once_per_store_class(paid, queries):
     store, spy = paid
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K)
     with pytest.warns(ReembeddingWarning) as caught:
         retriever.invoke(queries[0])
     assert len(caught) == 1
@@ -46,14 +46,14 @@ def test_warn_is_the_default_and_warns_once_per_store_class(paid, queries):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReembeddingWarning)
         retriever.invoke(queries[1])  # same class: no second warning
-        VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(queries[2])
+        DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(queries[2])
 
 
 def test_allow_is_silent(paid, queries):
     store, spy = paid
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReembeddingWarning)
-        got = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, reembed="allow").invoke(
+        got = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, reembed="allow").invoke(
             queries[0])
     assert len(got) == K and spy.documents_embedded == FETCH_K
 
@@ -61,7 +61,7 @@ def test_allow_is_silent(paid, queries):
 def test_refuse_fails_when_built_and_embeds_nothing(paid, queries):
     store, spy = paid
     with pytest.raises(ValueError, match=r"reembed: PaidApiStore: no fast path") as err:
-        VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, reembed="refuse")
+        DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, reembed="refuse")
     assert "reembed='refuse'" in str(err.value)
     wrapped = DiverseVectorStore(store, reembed="refuse")
     with pytest.raises(ValueError, match="reembed: PaidApiStore"):
@@ -86,7 +86,7 @@ def test_refuse_at_query_time_when_a_fast_path_finds_no_vectors(make_spy, corpus
     spy = make_spy()
     store = FAISS(spy, index, InMemoryDocstore(), {})
     store.add_documents(docs)
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, reembed="refuse")
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, reembed="refuse")
     spy.reset()
     with pytest.raises(ValueError, match="reembed: FAISS: the store returned the candidates "
                                          "without their vectors"):
@@ -95,14 +95,14 @@ def test_refuse_at_query_time_when_a_fast_path_finds_no_vectors(make_spy, corpus
 
 
 def test_refuse_on_a_fast_path_store_changes_nothing(in_memory_store, queries):
-    plain = VRSDRetriever(vectorstore=in_memory_store, k=K, fetch_k=FETCH_K)
-    strict = VRSDRetriever(vectorstore=in_memory_store, k=K, fetch_k=FETCH_K, reembed="refuse")
+    plain = DiverseRetriever(vectorstore=in_memory_store, k=K, fetch_k=FETCH_K)
+    strict = DiverseRetriever(vectorstore=in_memory_store, k=K, fetch_k=FETCH_K, reembed="refuse")
     assert results(strict.invoke(queries[0])) == approx_scores(results(plain.invoke(queries[0])))
 
 
 @pytest.mark.parametrize("value", ["never", None, True])
 def test_bad_policy_names_the_option(in_memory_store, value):
     with pytest.raises(ValueError, match="reembed"):
-        VRSDRetriever(vectorstore=in_memory_store, reembed=value)
+        DiverseRetriever(vectorstore=in_memory_store, reembed=value)
     with pytest.raises(ValueError, match="reembed"):
         DiverseVectorStore(in_memory_store, reembed=value)

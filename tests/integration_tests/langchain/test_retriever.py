@@ -1,4 +1,4 @@
-"""VRSDRetriever and the search-type retriever: LangChain's standard suite, chains, errors."""
+"""DiverseRetriever and the search-type retriever: LangChain's standard suite, chains, errors."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from vrsd_langchain import (
     METADATA_KEY,
     DiverseVectorStore,
     DiverseVectorStoreRetriever,
-    VRSDRetriever,
+    DiverseRetriever,
 )
 
 QUERY = "Which process changes liquid water into water vapor?"
@@ -32,14 +32,14 @@ def rows(docs) -> list[int]:
 # --- LangChain's standard retriever suite ------------------------------------------
 
 
-class TestVRSDRetrieverStandard(RetrieversIntegrationTests):
+class TestDiverseRetrieverStandard(RetrieversIntegrationTests):
     @pytest.fixture(autouse=True)
     def _store(self, in_memory_store):
         self.store = in_memory_store
 
     @property
-    def retriever_constructor(self) -> type[VRSDRetriever]:
-        return VRSDRetriever
+    def retriever_constructor(self) -> type[DiverseRetriever]:
+        return DiverseRetriever
 
     @property
     def retriever_constructor_params(self) -> dict:
@@ -87,7 +87,7 @@ def format_docs(docs: list[Document]) -> str:
 
 
 def test_lcel_chain_retriever_format_prompt(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3)
     prompt = ChatPromptTemplate.from_messages(
         [("system", "Answer from the context.\n\n{context}"), ("human", "{question}")]
     )
@@ -104,7 +104,7 @@ def test_lcel_chain_retriever_format_prompt(in_memory_store):
 
 
 async def test_ainvoke_and_abatch_match_invoke(in_memory_store, queries):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=15)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3, fetch_k=15)
     sync = approx_scores(results([retriever.invoke(q) for q in queries[:3]]))
     assert results(await retriever.ainvoke(queries[0])) == sync[0]
     assert results(await retriever.abatch(queries[:3])) == sync
@@ -116,7 +116,7 @@ async def test_ainvoke_and_abatch_match_invoke(in_memory_store, queries):
 
 
 def test_batch_matches_invoke_and_accepts_per_call_kwargs(in_memory_store, queries):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3)
     assert results(retriever.batch(queries[:4])) == approx_scores(
         results([retriever.invoke(q) for q in queries[:4]]))
     assert [len(r) for r in retriever.batch(queries[:2], k=2)] == [2, 2]
@@ -126,7 +126,7 @@ def test_batch_matches_invoke_and_accepts_per_call_kwargs(in_memory_store, queri
 
 
 def test_per_call_k_fetch_k_and_method_options(in_memory_store, embeddings):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=4, fetch_k=20, method="mmr")
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=4, fetch_k=20, method="mmr")
     qvec = np.asarray(embeddings.embed_query(QUERY))
     cand = in_memory_store.similarity_search_by_vector(list(qvec), k=30)
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cand]))
@@ -147,7 +147,7 @@ def test_per_call_k_fetch_k_and_method_options(in_memory_store, embeddings):
 
 
 def test_quality_prior_from_a_metadata_field(in_memory_store, embeddings):
-    retriever = VRSDRetriever(
+    retriever = DiverseRetriever(
         vectorstore=in_memory_store, k=4, method="similarity",
         method_kwargs={"prior": "row", "prior_weight": 0.5},
     )
@@ -161,7 +161,7 @@ def test_quality_prior_from_a_metadata_field(in_memory_store, embeddings):
     with pytest.raises(ValueError, match="prior: .*no metadata field 'missing'"):
         retriever.invoke(QUERY, prior="missing")
     with pytest.raises(ValueError, match="prior"):
-        VRSDRetriever(vectorstore=in_memory_store, method="mmr", method_kwargs={"prior": [1.0]})
+        DiverseRetriever(vectorstore=in_memory_store, method="mmr", method_kwargs={"prior": [1.0]})
 
 
 # --- output ---------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def test_quality_prior_from_a_metadata_field(in_memory_store, embeddings):
 
 def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddings):
     before = copy.deepcopy(in_memory_store.store)
-    got = VRSDRetriever(vectorstore=in_memory_store, k=4).invoke(QUERY)
+    got = DiverseRetriever(vectorstore=in_memory_store, k=4).invoke(QUERY)
     qvec = np.asarray(embeddings.embed_query(QUERY))
     for rank, doc in enumerate(got):
         entry = doc.metadata[METADATA_KEY]
@@ -195,7 +195,7 @@ def test_callers_documents_are_untouched(make_spy, corpus_docs):
     snapshot = copy.deepcopy(docs)
     store = InMemoryVectorStore(make_spy())
     ids = store.add_documents(docs)
-    retriever = VRSDRetriever(vectorstore=store, k=5)
+    retriever = DiverseRetriever(vectorstore=store, k=5)
     for result in retriever.batch([QUERY, "What makes a magnet attract iron?"]):
         assert len(result) == 5
     assert docs == snapshot
@@ -209,11 +209,11 @@ def test_store_without_embeddings_says_how_to_pass_them(hidden_store_cls, embedd
     store = hidden_store_cls(None, inner_embedding=embeddings)
     store.add_texts(["a text"])
     with pytest.raises(ValueError, match=r"embeddings: HiddenStore exposes no embeddings.*"
-                                         r"VRSDRetriever\(vectorstore=store, embeddings="):
-        VRSDRetriever(vectorstore=store)
+                                         r"DiverseRetriever\(vectorstore=store, embeddings="):
+        DiverseRetriever(vectorstore=store)
     with pytest.raises(ValueError, match="embeddings: .*DiverseVectorStoreRetriever"):
         DiverseVectorStore(store).as_retriever(search_type="complement")
-    given = VRSDRetriever(vectorstore=store, embeddings=embeddings, k=1)
+    given = DiverseRetriever(vectorstore=store, embeddings=embeddings, k=1)
     assert given.invoke("a")[0].page_content == "a text"
     assert len(DiverseVectorStore(store, embeddings=embeddings).as_retriever(
         search_type="dpp", search_kwargs={"k": 1}).invoke("a")) == 1
@@ -221,8 +221,8 @@ def test_store_without_embeddings_says_how_to_pass_them(hidden_store_cls, embedd
 
 def test_fetch_k_below_k_is_an_error(in_memory_store):
     with pytest.raises(ValueError, match="fetch_k: must be >= k"):
-        VRSDRetriever(vectorstore=in_memory_store, k=5, fetch_k=4)
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=5, fetch_k=10)
+        DiverseRetriever(vectorstore=in_memory_store, k=5, fetch_k=4)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=5, fetch_k=10)
     with pytest.raises(ValueError, match="fetch_k: must be >= k"):
         retriever.invoke(QUERY, k=11)
     with pytest.raises(ValueError, match="fetch_k: must be >= k"):
@@ -233,8 +233,8 @@ def test_fetch_k_below_k_is_an_error(in_memory_store):
 
 def test_a_retriever_built_without_its_validators_is_a_runtime_error(in_memory_store):
     """``model_construct`` skips the validator that checks the settings: the call says so."""
-    retriever = VRSDRetriever.model_construct(vectorstore=in_memory_store, k=2, fetch_k=5)
-    with pytest.raises(RuntimeError, match=r"VRSDRetriever: its settings were never checked"):
+    retriever = DiverseRetriever.model_construct(vectorstore=in_memory_store, k=2, fetch_k=5)
+    with pytest.raises(RuntimeError, match=r"DiverseRetriever: its settings were never checked"):
         retriever.invoke(QUERY)
 
 
@@ -245,16 +245,16 @@ def test_k_zero_is_refused_and_embeds_nothing(make_spy, corpus_docs):
     store.add_documents(corpus_docs[:5])
     spy.reset()
     with pytest.raises(ValueError, match=r"k: expected an integer >= 1, got 0"):
-        VRSDRetriever(vectorstore=store, k=0)
+        DiverseRetriever(vectorstore=store, k=0)
     with pytest.raises(ValueError, match=r"^k: expected an integer >= 1, got 0"):
-        VRSDRetriever(vectorstore=store, k=3).invoke(QUERY, k=0)
+        DiverseRetriever(vectorstore=store, k=3).invoke(QUERY, k=0)
     assert spy.query_calls == 0
 
 
 def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
     store = InMemoryVectorStore(make_spy())
     store.add_documents(corpus_docs[:3])
-    got = VRSDRetriever(vectorstore=store, k=10, fetch_k=20).invoke(QUERY)
+    got = DiverseRetriever(vectorstore=store, k=10, fetch_k=20).invoke(QUERY)
     assert sorted(rows(got)) == [0, 1, 2]
 
 
@@ -287,16 +287,16 @@ def test_k_larger_than_the_store_gives_all(make_spy, corpus_docs):
         ({"search_kwargs": {"filtr": None}}, "filtr: not a search argument of InMemoryVectorStore"),
         ({"search_kwargs": {"filter": {"split": "A"}}}, "filter: InMemoryVectorStore filters"),
         ({"cache_size": -1}, "maxsize"),
-        ({"search_kwargs": {"k": 6}}, "search_kwargs: 'k' is a field of VRSDRetriever"),
+        ({"search_kwargs": {"k": 6}}, "search_kwargs: 'k' is a field of DiverseRetriever"),
     ],
 )
 def test_bad_settings_fail_at_construction(in_memory_store, settings, message):
     with pytest.raises(ValueError, match=message):
-        VRSDRetriever(vectorstore=in_memory_store, **settings)
+        DiverseRetriever(vectorstore=in_memory_store, **settings)
 
 
 def test_bad_per_call_values_fail(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, method="mmr")
+    retriever = DiverseRetriever(vectorstore=in_memory_store, method="mmr")
     with pytest.raises(ValueError, match="lambda_mult: must be in"):
         retriever.invoke(QUERY, lambda_mult=-0.1)
     with pytest.raises(ValueError, match=r"theta: not a search argument .*nor an option of 'mmr'"):
@@ -310,7 +310,7 @@ def test_settings_are_validated_once_not_on_every_call(in_memory_store):
     calls with the same settings check nothing again, per-call options are checked."""
     from vrsd_core.api import _check_cached
 
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=2, fetch_k=6, method="mmr",
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=2, fetch_k=6, method="mmr",
                               method_kwargs={"lambda_mult": 0.37})
     before = _check_cached.cache_info()
     for _ in range(3):

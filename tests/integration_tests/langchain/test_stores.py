@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
+from vrsd_langchain import METADATA_KEY, DiverseVectorStore, DiverseRetriever
 from vrsd_langchain.candidates import fast_path_for, reembedding_reason
 
 from .conftest import BUILDERS, STORE_KINDS
@@ -48,7 +48,7 @@ def row_of(doc) -> int:
     [("vrsd", {}), ("mmr", {"lambda_mult": 0.3}), ("dpp", {}), ("vrsd", {"refine": "swap"})],
 )
 def test_result_equals_core_select_on_the_same_candidates(case, queries, method, options):
-    retriever = VRSDRetriever(
+    retriever = DiverseRetriever(
         vectorstore=case.store, k=K, fetch_k=FETCH_K, method=method, method_kwargs=options
     )
     for query in queries[:2]:
@@ -64,7 +64,7 @@ def test_result_equals_core_select_on_the_same_candidates(case, queries, method,
 
 def test_vrsd_differs_from_plain_similarity_somewhere(case, queries):
     """Guard against a test that cannot fail: on real data VRSD reorders or replaces picks."""
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     differs = [
         rows(retriever.invoke(q)) != expected(case, q, "similarity")[0] for q in queries
     ]
@@ -74,7 +74,7 @@ def test_vrsd_differs_from_plain_similarity_somewhere(case, queries):
 def test_filter_excludes_the_other_split(case, queries):
     if case.filter_a is None:  # a store whose fast path takes no filter
         pytest.skip(f"{case.kind} takes no filter")
-    retriever = VRSDRetriever(
+    retriever = DiverseRetriever(
         vectorstore=case.store, k=K, fetch_k=FETCH_K, search_kwargs={"filter": case.filter_a}
     )
     for query in queries[:2]:
@@ -88,7 +88,7 @@ def test_filter_excludes_the_other_split(case, queries):
             [d.metadata[METADATA_KEY]["relevance"] for d in got], sel.relevance, atol=1e-5
         )
     # The same filter per call, on a retriever without one.
-    plain = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    plain = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     per_call = plain.invoke(queries[0], filter=case.filter_a)
     assert {d.metadata["split"] for d in per_call} == {"A"}
     assert rows(per_call) == rows(retriever.invoke(queries[0]))
@@ -96,7 +96,7 @@ def test_filter_excludes_the_other_split(case, queries):
 
 def test_fast_path_is_used_and_embeds_only_the_query(case, queries):
     assert fast_path_for(case.store).name == case.kind
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     case.spy.reset()
     retriever.invoke(queries[2])
     assert (case.spy.query_calls, case.spy.document_calls) == (1, 0)
@@ -139,7 +139,7 @@ def test_a_release_without_an_internal_the_fast_path_reads_falls_back(case):
 
 
 async def test_async_fast_path_matches_sync_and_embeds_only_the_query(case, queries):
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     sync = retriever.invoke(queries[3])
     case.spy.reset()
     got = await retriever.ainvoke(queries[3])
@@ -169,7 +169,7 @@ def test_search_type_retriever_on_each_store(case, queries):
 
 def test_store_and_returned_documents_stay_independent(case, queries):
     before = case.snapshot()
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     first = retriever.invoke(queries[4])
     for doc in first:  # a caller scribbling on the results must not reach the store
         doc.metadata["split"] = "changed"
@@ -202,7 +202,7 @@ def _assert_same(a, b) -> None:
 
 
 def test_document_ids_and_content_are_the_stores(case, queries):
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     qvec = np.asarray(case.store.embeddings.inner.embed_query(queries[5]))
     cand_docs, _ = case.candidates(qvec, FETCH_K)
     by_row = {row_of(d): d for d in cand_docs}
@@ -219,7 +219,7 @@ def test_document_ids_and_content_are_the_stores(case, queries):
 def test_empty_store_gives_no_documents(kind, make_spy, tmp_path):
     store = BUILDERS[kind]([], make_spy(), tmp_path).store
     assert fast_path_for(store).name == kind
-    assert VRSDRetriever(vectorstore=store).invoke("anything at all") == []
+    assert DiverseRetriever(vectorstore=store).invoke("anything at all") == []
     assert DiverseVectorStore(store).as_retriever(search_type="complement").invoke("x") == []
 
 
@@ -240,20 +240,20 @@ def test_qdrant_named_dense_vector(make_spy, corpus_docs, embeddings):
     sel = default_selection(query, [d.page_content for d in hits], qvec,
                             np.asarray([by_id[d.metadata["_id"]] for d in hits]), K)
     spy.reset()
-    got = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(query)
+    got = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(query)
     assert rows(got) == [row_of(hits[i]) for i in sel.indices]
     assert (spy.query_calls, spy.document_calls) == (1, 0)
 
 
 def test_chroma_where_and_where_document(store_cases, queries):
     case = store_cases["chroma"]
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K)
     by_where = retriever.invoke(queries[0], where={"split": "B"})
     assert len(by_where) == K and {d.metadata["split"] for d in by_where} == {"B"}
     contains = retriever.invoke(queries[0], where_document={"$contains": "water"})
     assert contains and all("water" in d.page_content for d in contains)
     with pytest.raises(ValueError, match="filter: give either 'filter' or 'where'"):
-        VRSDRetriever(vectorstore=case.store, search_kwargs={"filter": {}, "where": {}})
+        DiverseRetriever(vectorstore=case.store, search_kwargs={"filter": {}, "where": {}})
 
 
 def test_qdrant_score_threshold_limits_the_candidates(store_cases, queries):
@@ -261,7 +261,7 @@ def test_qdrant_score_threshold_limits_the_candidates(store_cases, queries):
     qvec = list(case.store.embeddings.inner.embed_query(queries[1]))
     scored = case.store.similarity_search_with_score_by_vector(qvec, k=FETCH_K)
     cut = float(scored[2][1] + scored[3][1]) / 2  # exactly three candidates pass
-    got = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K).invoke(
+    got = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K).invoke(
         queries[1], score_threshold=cut
     )
     assert sorted(rows(got)) == sorted(row_of(d) for d, _ in scored[:3])
@@ -283,7 +283,7 @@ class _ShortQueries(Embeddings):
 @pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
 def test_query_vector_of_another_dimension(case, queries, use_async):
     """A 10-d query vector against 384-d stored vectors: ValueError naming embeddings."""
-    retriever = VRSDRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K,
+    retriever = DiverseRetriever(vectorstore=case.store, k=K, fetch_k=FETCH_K,
                               embeddings=_ShortQueries(case.store.embeddings))
     with pytest.raises(ValueError, match=r"^embeddings: .*10-d"):
         if use_async:

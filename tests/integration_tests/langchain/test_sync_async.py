@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from tests.helpers.approx import approx_scores, results
-from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
 
 K, FETCH_K = 3, 12
 
@@ -36,8 +36,8 @@ def store(request, in_memory_store, corpus_docs, make_spy, hidden_store_cls):
 async def test_retrievers_sync_equals_async(store, queries):
     def retrievers():
         return [
-            VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K),
-            VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method="mmr"),
+            DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K),
+            DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method="mmr"),
             DiverseVectorStore(store).as_retriever(
                 search_type="dpp", search_kwargs={"k": K, "fetch_k": FETCH_K}),
         ]
@@ -52,13 +52,13 @@ async def test_retrievers_sync_equals_async(store, queries):
 async def test_compressor_sync_equals_async(corpus_docs, make_spy, queries):
     docs = corpus_docs[:FETCH_K]
     for query in queries[:3]:
-        want = VRSDCompressor(embeddings=make_spy(), k=K).compress_documents(docs, query)
-        got = await VRSDCompressor(embeddings=make_spy(), k=K).acompress_documents(docs, query)
+        want = DiverseCompressor(embeddings=make_spy(), k=K).compress_documents(docs, query)
+        got = await DiverseCompressor(embeddings=make_spy(), k=K).acompress_documents(docs, query)
         assert len(want) == K and results(got) == approx_scores(results(want))
 
 
 async def test_errors_are_the_same_sync_and_async(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=K)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=K)
     with pytest.raises(ValueError, match="query") as sync_error:
         retriever.invoke("   ")
     with pytest.raises(ValueError, match="query") as async_error:

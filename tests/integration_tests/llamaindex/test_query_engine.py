@@ -1,4 +1,4 @@
-"""VRSDPostprocessor and VRSDRetriever inside real query engines, checked against
+"""DiversePostprocessor and DiverseRerankRetriever inside real query engines, checked against
 ``vrsd_core.select`` run independently on the candidates' vectors."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from llama_index.core.schema import MetadataMode, QueryBundle
 
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
 TOP_N = 5
 FETCH_K = 20
@@ -48,7 +48,7 @@ def check_against_core(nodes, ids, sel, method=DEFAULT_METHOD):
 async def test_query_engine_source_nodes_equal_core_selection(
     index, hf_embed, vectors_by_id, queries, mode, use_store
 ):
-    postprocessor = VRSDPostprocessor(
+    postprocessor = DiversePostprocessor(
         top_n=TOP_N, embed_model=hf_embed, vector_store=index.vector_store if use_store else None
     )
     engine = index.as_query_engine(
@@ -72,7 +72,7 @@ def test_chroma_returns_nodes_without_vectors(chroma_index, queries):
 def test_other_methods_through_the_query_engine(
     simple_index, hf_embed, vectors_by_id, queries, method, options
 ):
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, method=method, method_kwargs=options,
+    postprocessor = DiversePostprocessor(top_n=TOP_N, method=method, method_kwargs=options,
                                       embed_model=hf_embed)
     engine = simple_index.as_query_engine(
         similarity_top_k=FETCH_K, node_postprocessors=[postprocessor], llm=MockLLM()
@@ -84,7 +84,7 @@ def test_other_methods_through_the_query_engine(
 def test_vrsd_differs_from_plain_top_k_on_real_queries(simple_index, hf_embed, openbookqa):
     """On real data the diverse pick is not just the similarity top-5 (else the
     adapter would be decorative); checked over 10 queries, not one lucky query."""
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=hf_embed,
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=hf_embed,
                                       vector_store=simple_index.vector_store)
     retriever = simple_index.as_retriever(similarity_top_k=FETCH_K)
     differ = 0
@@ -99,9 +99,9 @@ def test_vrsd_differs_from_plain_top_k_on_real_queries(simple_index, hf_embed, o
 async def test_retriever_equals_postprocessor(
     index, hf_embed, vectors_by_id, queries, mode
 ):
-    base = index.as_retriever()  # LlamaIndex default top-k (2): VRSDRetriever widens it
+    base = index.as_retriever()  # LlamaIndex default top-k (2): DiverseRerankRetriever widens it
     default_top_k = base.similarity_top_k
-    retriever = VRSDRetriever(base, top_n=TOP_N, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(base, top_n=TOP_N, fetch_k=FETCH_K)
     for query in queries:
         ids, sel = expected(index, hf_embed, vectors_by_id, query)
         nodes = retriever.retrieve(query) if mode == "retrieve" else await retriever.aretrieve(
@@ -113,7 +113,7 @@ async def test_retriever_equals_postprocessor(
 
 async def test_retriever_in_a_retriever_query_engine(simple_index, hf_embed, vectors_by_id,
                                                      queries):
-    retriever = VRSDRetriever(simple_index.as_retriever(), top_n=TOP_N, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(simple_index.as_retriever(), top_n=TOP_N, fetch_k=FETCH_K)
     engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM())
     ids, sel = expected(simple_index, hf_embed, vectors_by_id, queries[1])
     check_against_core(engine.query(queries[1]).source_nodes, ids, sel)
@@ -124,7 +124,7 @@ def test_retriever_concurrent_calls_do_not_interfere(simple_index, openbookqa):
     """Over-fetching works on per-call copies: threads asking different questions get
     the same answers as one thread, and the wrapped retriever keeps its top-k."""
     base = simple_index.as_retriever(similarity_top_k=3)
-    retriever = VRSDRetriever(base, top_n=TOP_N, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(base, top_n=TOP_N, fetch_k=FETCH_K)
     questions = openbookqa.queries[:6]
     serial = [[n.node.node_id for n in retriever.retrieve(q)] for q in questions]
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -135,7 +135,7 @@ def test_retriever_concurrent_calls_do_not_interfere(simple_index, openbookqa):
 
 
 def test_retriever_leaves_callers_bundle_alone(simple_index, queries):
-    retriever = VRSDRetriever(simple_index.as_retriever(), top_n=TOP_N, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(simple_index.as_retriever(), top_n=TOP_N, fetch_k=FETCH_K)
     bundle = QueryBundle(queries[0])
     before = copy.deepcopy(dataclasses.asdict(bundle))
     assert len(retriever.retrieve(bundle)) == TOP_N
@@ -161,7 +161,7 @@ async def test_documented_one_line_usage(simple_index, hf_embed, vectors_by_id, 
     """The README line, with the model set the LlamaIndex way (Settings.embed_model)."""
     settings_embed_model(hf_embed)
     engine = simple_index.as_query_engine(
-        similarity_top_k=20, node_postprocessors=[VRSDPostprocessor(top_n=5)], llm=MockLLM()
+        similarity_top_k=20, node_postprocessors=[DiversePostprocessor(top_n=5)], llm=MockLLM()
     )
     ids, sel = expected(simple_index, hf_embed, vectors_by_id, queries[0])
     check_against_core(engine.query(queries[0]).source_nodes, ids, sel)

@@ -11,7 +11,7 @@ from llama_index.core.schema import QueryBundle
 from llama_index.core.vector_stores.simple import SimpleVectorStore
 
 from vrsd_kit.stores import ReembeddingWarning
-from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
 TOP_N, FETCH_K = 5, 20
 NO_CALLS = {"query": 0, "aquery": 0, "batch": 0, "abatch": 0}
@@ -31,7 +31,7 @@ def bare(simple_index, hf_embed, queries):
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_warns_once_naming_the_reason(bare, spy, mode):
     nodes, bundle = bare
-    post = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
+    post = DiversePostprocessor(top_n=TOP_N, embed_model=spy)
     run = post.postprocess_nodes if mode == "sync" else post.apostprocess_nodes
     with pytest.warns(ReembeddingWarning, match="no vector_store: the nodes came without "
                                                 "embeddings and no vector_store was given"):
@@ -54,7 +54,7 @@ class UnregisteredStore(SimpleVectorStore):
 def test_refuse_embeds_nothing_and_names_the_store(bare, spy):
     nodes, bundle = bare
     store = UnregisteredStore()
-    post = VRSDPostprocessor(top_n=TOP_N, embed_model=spy, vector_store=store,
+    post = DiversePostprocessor(top_n=TOP_N, embed_model=spy, vector_store=store,
                              reembed="refuse")
     spy.reset()
     with pytest.raises(ValueError, match="reembed: UnregisteredStore: the nodes came without "
@@ -65,12 +65,12 @@ def test_refuse_embeds_nothing_and_names_the_store(bare, spy):
 
 def test_refuse_is_satisfied_by_the_store_vectors(simple_index, bare, spy):
     nodes, bundle = bare
-    strict = VRSDPostprocessor(top_n=TOP_N, embed_model=spy, reembed="refuse",
+    strict = DiversePostprocessor(top_n=TOP_N, embed_model=spy, reembed="refuse",
                                vector_store=simple_index.vector_store)
     spy.reset()
     out = strict.postprocess_nodes(nodes, query_bundle=bundle)
     assert len(out) == TOP_N and spy.calls == NO_CALLS
-    retriever = VRSDRetriever(simple_index.as_retriever(embed_model=spy), top_n=TOP_N,
+    retriever = DiverseRerankRetriever(simple_index.as_retriever(embed_model=spy), top_n=TOP_N,
                               fetch_k=FETCH_K, reembed="refuse")
     assert retriever.postprocessor.reembed == "refuse"
     assert len(retriever.retrieve(bundle.query_str)) == TOP_N
@@ -80,11 +80,11 @@ def test_allow_is_silent(bare, spy):
     nodes, bundle = bare
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReembeddingWarning)
-        out = VRSDPostprocessor(top_n=TOP_N, embed_model=spy, reembed="allow").postprocess_nodes(
+        out = DiversePostprocessor(top_n=TOP_N, embed_model=spy, reembed="allow").postprocess_nodes(
             nodes, query_bundle=bundle)
     assert len(out) == TOP_N
 
 
 def test_bad_policy_names_the_option():
     with pytest.raises(ValueError, match="reembed"):
-        VRSDPostprocessor(reembed="sometimes")
+        DiversePostprocessor(reembed="sometimes")

@@ -1,7 +1,7 @@
 """Every LlamaIndex entry point gives the same result sync and async on the same input,
 along each I/O path of its one body (``vrsd_kit.steps``): the query and the nodes
 embedded by the model, the nodes' vectors read back from the store, and
-``VRSDRetriever`` over a vector index; and the async run uses only the async model
+``DiverseRerankRetriever`` over a vector index; and the async run uses only the async model
 calls."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from llama_index.core.schema import QueryBundle
 
 from tests.helpers.approx import approx_scores
-from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
 TOP_N, FETCH_K = 4, 16
 
@@ -23,7 +23,7 @@ def key(nodes):
 @pytest.mark.filterwarnings("ignore::vrsd_kit.stores.ReembeddingWarning")
 async def test_postprocessor_sync_equals_async(index, spy, queries, from_store):
     store = index.vector_store if from_store else None
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy, vector_store=store)
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy, vector_store=store)
     for query in queries[:2]:
         nodes = index.as_retriever(similarity_top_k=FETCH_K).retrieve(query)
         spy.reset()
@@ -35,7 +35,7 @@ async def test_postprocessor_sync_equals_async(index, spy, queries, from_store):
 
 
 async def test_retriever_sync_equals_async(index, spy, queries):
-    retriever = VRSDRetriever(index.as_retriever(embed_model=spy), top_n=TOP_N, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(index.as_retriever(embed_model=spy), top_n=TOP_N, fetch_k=FETCH_K)
     for query in queries[:2]:
         want = retriever.retrieve(query)
         got = await retriever.aretrieve(query)
@@ -43,7 +43,7 @@ async def test_retriever_sync_equals_async(index, spy, queries):
 
 
 async def test_errors_are_the_same_sync_and_async(spy):
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy)
     with pytest.raises(ValueError, match="query_bundle") as sync_error:
         postprocessor.postprocess_nodes([], query_bundle=QueryBundle("  "))
     with pytest.raises(ValueError, match="query_bundle") as async_error:

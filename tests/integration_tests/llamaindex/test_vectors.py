@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from vrsd_llamaindex import VRSDPostprocessor
+from vrsd_llamaindex import DiversePostprocessor
 
 TOP_N = 5
 FETCH_K = 20
@@ -38,7 +38,7 @@ async def test_nodes_without_vectors_are_embedded_once(index, spy, vectors_by_id
                                                        mode):
     nodes = without_vectors(index, queries[0])
     bundle = QueryBundle(queries[0], embedding=spy._inner.get_query_embedding(queries[0]))
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy)
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
         assert spy.calls == {"query": 0, "aquery": 0, "batch": 1, "abatch": 0}
@@ -48,7 +48,7 @@ async def test_nodes_without_vectors_are_embedded_once(index, spy, vectors_by_id
     # exactly the text the index embedded, once per node
     assert spy.texts == [n.node.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes]
     # and the vectors are the index's: the same picks as from stored vectors
-    reference = VRSDPostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(
+    reference = DiversePostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(
         with_vectors(nodes, vectors_by_id), query_bundle=bundle
     )
     assert ids(out) == ids(reference)
@@ -61,12 +61,12 @@ def test_only_nodes_lacking_vectors_are_embedded(simple_index, spy, vectors_by_i
              for i, (n, m) in enumerate(zip(nodes, with_vectors(nodes, vectors_by_id),
                                             strict=True))]
     bundle = QueryBundle(queries[1], embedding=spy._inner.get_query_embedding(queries[1]))
-    out = VRSDPostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(mixed, bundle)
+    out = DiversePostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(mixed, bundle)
     assert spy.calls["batch"] == 1
     assert spy.texts == [n.node.get_content(metadata_mode=MetadataMode.EMBED)
                          for n in nodes[0::2]]
     spy.reset()
-    full = VRSDPostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(
+    full = DiversePostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(
         with_vectors(nodes, vectors_by_id), bundle
     )
     assert ids(out) == ids(full)
@@ -78,7 +78,7 @@ async def test_nodes_with_vectors_and_embedded_query_need_no_model_calls(
 ):
     nodes = with_vectors(without_vectors(simple_index, queries[1]), vectors_by_id)
     bundle = QueryBundle(queries[1], embedding=spy._inner.get_query_embedding(queries[1]))
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy)
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
     else:
@@ -92,7 +92,7 @@ async def test_nodes_with_vectors_and_embedded_query_need_no_model_calls(
 async def test_vector_store_lookup_avoids_re_embedding(index, spy, vectors_by_id, queries, mode):
     nodes = without_vectors(index, queries[0])
     bundle = QueryBundle(queries[0], embedding=spy._inner.get_query_embedding(queries[0]))
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy,
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy,
                                       vector_store=index.vector_store)
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
@@ -100,7 +100,7 @@ async def test_vector_store_lookup_avoids_re_embedding(index, spy, vectors_by_id
         out = await postprocessor.apostprocess_nodes(nodes, query_bundle=bundle)
     assert spy.texts == []
     assert spy.calls["batch"] == spy.calls["abatch"] == 0
-    reference = VRSDPostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(
+    reference = DiversePostprocessor(top_n=TOP_N, embed_model=spy).postprocess_nodes(
         with_vectors(nodes, vectors_by_id), query_bundle=bundle
     )
     assert ids(out) == ids(reference)
@@ -115,7 +115,7 @@ def test_store_without_some_ids_falls_back_to_embedding(simple_index, spy, vecto
     stranger = NodeWithScore(node=TextNode(text="Photosynthesis needs sunlight.", id_="x"),
                              score=0.1)
     bundle = QueryBundle(queries[0], embedding=spy._inner.get_query_embedding(queries[0]))
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy,
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy,
                                       vector_store=simple_index.vector_store)
     postprocessor.postprocess_nodes([*nodes, stranger], query_bundle=bundle)
     assert spy.texts == [stranger.node.get_content(metadata_mode=MetadataMode.EMBED)]
@@ -126,7 +126,7 @@ async def test_query_is_embedded_only_when_the_bundle_has_no_vector(
     simple_index, spy, vectors_by_id, queries, mode
 ):
     nodes = with_vectors(without_vectors(simple_index, queries[0]), vectors_by_id)
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy)
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy)
     bundle = QueryBundle(queries[0])  # what LlamaIndex's async retriever leaves behind
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
@@ -144,7 +144,7 @@ def test_settings_embed_model_is_the_default(simple_index, spy, vectors_by_id, q
                                              settings_embed_model):
     nodes = without_vectors(simple_index, queries[0])
     settings_embed_model(spy)
-    out = VRSDPostprocessor(top_n=TOP_N).postprocess_nodes(nodes, query_str=queries[0])
+    out = DiversePostprocessor(top_n=TOP_N).postprocess_nodes(nodes, query_str=queries[0])
     assert len(out) == TOP_N
     assert spy.calls["query"] == 1 and spy.calls["batch"] == 1
 
@@ -155,7 +155,7 @@ def test_unset_settings_embed_model_is_a_clear_error_only_when_needed(
     """With no model anywhere, LlamaIndex would silently fall back to OpenAI; vrsd
     refuses instead, and only when a vector is actually missing."""
     settings_embed_model(None)
-    postprocessor = VRSDPostprocessor(top_n=TOP_N)  # constructing never resolves a model
+    postprocessor = DiversePostprocessor(top_n=TOP_N)  # constructing never resolves a model
     nodes = without_vectors(simple_index, queries[0])
     bundle = QueryBundle(queries[0], embedding=hf_embed.get_query_embedding(queries[0]))
     with pytest.raises(ValueError, match="embed_model"):
@@ -175,7 +175,7 @@ async def test_query_engine_embeds_the_query_as_often_as_llamaindex_makes_it(
     when the store's vectors are used."""
     from llama_index.core.llms import MockLLM
 
-    postprocessor = VRSDPostprocessor(top_n=TOP_N, embed_model=spy,
+    postprocessor = DiversePostprocessor(top_n=TOP_N, embed_model=spy,
                                       vector_store=simple_index.vector_store)
     engine = simple_index.as_query_engine(similarity_top_k=FETCH_K, embed_model=spy,
                                           node_postprocessors=[postprocessor], llm=MockLLM())
@@ -189,9 +189,9 @@ async def test_query_engine_embeds_the_query_as_often_as_llamaindex_makes_it(
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_vrsd_retriever_embeds_the_query_once(simple_index, spy, queries, mode):
-    from vrsd_llamaindex import VRSDRetriever
+    from vrsd_llamaindex import DiverseRerankRetriever
 
-    retriever = VRSDRetriever(simple_index.as_retriever(embed_model=spy), top_n=TOP_N,
+    retriever = DiverseRerankRetriever(simple_index.as_retriever(embed_model=spy), top_n=TOP_N,
                               fetch_k=FETCH_K)
     assert retriever.postprocessor.embed_model is spy  # the index retriever's own model
     if mode == "sync":
@@ -209,5 +209,5 @@ def test_query_str_works(hf_embed, settings_embed_model):
     texts = ["The sun gives plants light.", "The sun gives plants light!", "Rain waters crops."]
     nodes = [NodeWithScore(node=TextNode(text=t, id_=str(i)), score=0.5)
              for i, t in enumerate(texts)]
-    out = VRSDPostprocessor(top_n=2).postprocess_nodes(nodes, query_str="What do plants need?")
+    out = DiversePostprocessor(top_n=2).postprocess_nodes(nodes, query_str="What do plants need?")
     assert len(out) == 2 and {"0", "1"} != {n.node.node_id for n in out}

@@ -13,8 +13,8 @@ import time
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from vrsd_langchain import VRSDRetriever
-from vrsd_llamaindex import VRSDRetriever as LIRetriever
+from vrsd_langchain import DiverseRetriever
+from vrsd_llamaindex import DiverseRerankRetriever as LIRetriever
 
 from .conftest import DIM, _uuid, build_pgvector, server_dir, start_server
 
@@ -54,7 +54,7 @@ def _stop_restart(pgdata, corpus, corpus_vectors, lc_embeddings, li_embed_model,
             for d, v in zip(corpus, corpus_vectors, strict=True)
         ])
         index = VectorStoreIndex.from_vector_store(li_store, embed_model=li_embed_model)
-        lc = VRSDRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K)
+        lc = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K)
         li = LIRetriever(index.as_retriever(), top_n=K, fetch_k=FETCH_K)
 
         def answers():

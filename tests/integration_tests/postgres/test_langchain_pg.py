@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import METADATA_KEY, DiverseVectorStore, VRSDRetriever
+from vrsd_langchain import METADATA_KEY, DiverseVectorStore, DiverseRetriever
 from vrsd_langchain.candidates import fast_path_for
 
 pytestmark = pytest.mark.slow
@@ -66,7 +66,7 @@ def test_fast_path_is_used(lc_case):
 )
 def test_result_equals_core_select_on_the_same_candidates(lc_case, sql, queries, method,
                                                           options):
-    retriever = VRSDRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K, method=method,
+    retriever = DiverseRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K, method=method,
                               method_kwargs=options)
     for query in queries[:3]:
         want, sel = expected(lc_case, sql, query, method, **options)
@@ -80,7 +80,7 @@ def test_result_equals_core_select_on_the_same_candidates(lc_case, sql, queries,
 
 
 def test_vrsd_differs_from_similarity_somewhere(lc_case, sql, queries):
-    retriever = VRSDRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K)
     assert any(
         rows(retriever.invoke(q)) != expected(lc_case, sql, q, "similarity")[0] for q in queries
     )
@@ -110,7 +110,7 @@ def test_vectors_are_the_models(lc_case, queries):
 
 
 async def test_async_invoke_matches_sync(lc_case, queries):
-    retriever = VRSDRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K)
     for query in queries[:2]:
         assert rows(await retriever.ainvoke(query)) == rows(retriever.invoke(query))
 
@@ -122,14 +122,14 @@ async def test_async_invoke_matches_sync(lc_case, queries):
 def test_bad_filter_is_a_value_error_naming_filter(lc_case, flt, needle):
     # A wrong type is refused when the retriever is built, a bad operator when it runs.
     with pytest.raises(ValueError, match=r"filter") as info:
-        VRSDRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K,
+        DiverseRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K,
                       search_kwargs={"filter": flt}).invoke("plants")
     assert needle in str(info.value)
 
 
 def test_unknown_search_argument_is_refused(lc_case):
     with pytest.raises(ValueError, match="where"):
-        VRSDRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K,
+        DiverseRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K,
                       search_kwargs={"where": {"split": "A"}}).invoke("plants")
 
 
@@ -143,7 +143,7 @@ def test_wrong_dimension_names_embeddings(lc_case):
 def test_caller_filter_not_mutated(lc_case):
     flt = {"$and": [{"split": {"$eq": "A"}}, {"row": {"$lt": 100}}]}
     before = repr(flt)
-    got = VRSDRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K,
+    got = DiverseRetriever(vectorstore=lc_case.store, k=K, fetch_k=FETCH_K,
                         search_kwargs={"filter": flt}).invoke("plants need light")
     assert repr(flt) == before
     assert all(d.metadata["split"] == "A" and d.metadata["row"] < 100 for d in got)

@@ -1,7 +1,7 @@
 """LlamaIndex PGVectorStore on a real Postgres.
 
-``VRSDRetriever`` over ``index.as_retriever()`` reads the candidates' vectors in the
-same query as the candidates (only the query is embedded); ``VRSDPostprocessor``
+``DiverseRerankRetriever`` over ``index.as_retriever()`` reads the candidates' vectors in the
+same query as the candidates (only the query is embedded); ``DiversePostprocessor``
 with ``vector_store=`` reads them by node id. Either way the picks are
 ``vrsd_core.select``'s on the same candidates, with vectors read by separate SQL.
 """
@@ -16,7 +16,7 @@ from llama_index.core.schema import MetadataMode
 
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +54,7 @@ def rows(hits) -> list[int]:
 def test_retriever_equals_core_and_embeds_only_the_query(li_pgvector, sql, queries, method,
                                                          options):
     case = li_pgvector
-    retriever = VRSDRetriever(case.index.as_retriever(), top_n=K, fetch_k=FETCH_K,
+    retriever = DiverseRerankRetriever(case.index.as_retriever(), top_n=K, fetch_k=FETCH_K,
                               method=method, method_kwargs=options)
     for query in queries[:3]:
         want, sel = expected(case, sql, query, method, **options)
@@ -67,7 +67,7 @@ def test_retriever_equals_core_and_embeds_only_the_query(li_pgvector, sql, queri
 
 def test_retriever_filters_in_the_store_syntax(li_pgvector, sql, queries):
     case = li_pgvector
-    retriever = VRSDRetriever(case.index.as_retriever(filters=_filters("A")), top_n=K,
+    retriever = DiverseRerankRetriever(case.index.as_retriever(filters=_filters("A")), top_n=K,
                               fetch_k=FETCH_K)
     for query in queries[:3]:
         case.spy.reset()
@@ -78,7 +78,7 @@ def test_retriever_filters_in_the_store_syntax(li_pgvector, sql, queries):
 
 
 async def test_async_retriever_matches_sync(li_pgvector, queries):
-    retriever = VRSDRetriever(li_pgvector.index.as_retriever(), top_n=K, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(li_pgvector.index.as_retriever(), top_n=K, fetch_k=FETCH_K)
     for query in queries[:2]:
         li_pgvector.spy.reset()
         assert rows(await retriever.aretrieve(query)) == rows(retriever.retrieve(query))
@@ -87,7 +87,7 @@ async def test_async_retriever_matches_sync(li_pgvector, queries):
 def test_callers_retriever_and_store_unchanged(li_pgvector, queries):
     inner = li_pgvector.index.as_retriever()
     store_before = inner._vector_store
-    VRSDRetriever(inner, top_n=K, fetch_k=FETCH_K).retrieve(queries[0])
+    DiverseRerankRetriever(inner, top_n=K, fetch_k=FETCH_K).retrieve(queries[0])
     assert inner._vector_store is store_before
     assert inner.similarity_top_k != FETCH_K
     # The store's plain query still returns nodes without vectors, as it always did.
@@ -97,7 +97,7 @@ def test_callers_retriever_and_store_unchanged(li_pgvector, queries):
 
 def test_postprocessor_reads_vectors_from_the_store(li_pgvector, sql, queries):
     case = li_pgvector
-    post = VRSDPostprocessor(top_n=K, embed_model=case.spy, vector_store=case.store)
+    post = DiversePostprocessor(top_n=K, embed_model=case.spy, vector_store=case.store)
     base = case.index.as_retriever(similarity_top_k=FETCH_K)
     for query in queries[:2]:
         want, _ = expected(case, sql, query, DEFAULT_METHOD)

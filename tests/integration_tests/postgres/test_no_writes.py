@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from vrsd_langchain import VRSDRetriever
-from vrsd_llamaindex import VRSDRetriever as LIRetriever
+from vrsd_langchain import DiverseRetriever
+from vrsd_llamaindex import DiverseRerankRetriever as LIRetriever
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ def test_mixed_queries_write_nothing(lc_pgvector, lc_pgvector_store, li_pgvector
         if target < 2:
             case = (lc_pgvector, lc_pgvector_store)[target]
             kwargs = {"filter": {"split": {"$eq": split}}} if split else {}
-            retriever = VRSDRetriever(vectorstore=case.store, k=k, fetch_k=fetch_k,
+            retriever = DiverseRetriever(vectorstore=case.store, k=k, fetch_k=fetch_k,
                                       method=method, search_kwargs=kwargs,
                                       embeddings=case.spy.inner)
             docs = retriever.invoke(texts[j])

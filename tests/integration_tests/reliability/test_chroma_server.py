@@ -64,9 +64,9 @@ def test_server_listens_on_loopback_only(chroma_server):
 )
 def test_langchain_retriever_over_chroma_server(lc_chroma, embeddings, queries, method,
                                                 options):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=lc_chroma, k=4, fetch_k=20, method=method,
+    retriever = DiverseRetriever(vectorstore=lc_chroma, k=4, fetch_k=20, method=method,
                               method_kwargs=options)
     for query in queries[:QUERY_COUNT]:
         docs = retriever.invoke(query)
@@ -83,10 +83,10 @@ def test_langchain_retriever_over_chroma_server(lc_chroma, embeddings, queries, 
 @pytest.mark.parametrize("method", ["vrsd", "mmr", "dpp"])
 def test_llamaindex_postprocessor_over_chroma_server(li_chroma_index, li_embed_model,
                                                      query_bundles, method):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     retriever = li_chroma_index.as_retriever(similarity_top_k=20)
-    post = VRSDPostprocessor(top_n=4, method=method, embed_model=li_embed_model,
+    post = DiversePostprocessor(top_n=4, method=method, embed_model=li_embed_model,
                              vector_store=li_chroma_index.vector_store)
     collection = li_chroma_index.vector_store.client
     for bundle in query_bundles[:QUERY_COUNT]:
@@ -105,13 +105,13 @@ def test_llamaindex_postprocessor_over_chroma_server(li_chroma_index, li_embed_m
 
 def test_llamaindex_vrsd_retriever_over_chroma_server(li_chroma_index, li_embed_model,
                                                       query_bundles):
-    """``vrsd_llamaindex.VRSDRetriever`` wrapping the index's retriever: the same picks
+    """``vrsd_llamaindex.DiverseRerankRetriever`` wrapping the index's retriever: the same picks
     as the postprocessor on that retriever's fetch_k nodes."""
-    from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+    from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
     base = li_chroma_index.as_retriever(similarity_top_k=2)
-    wrapped = VRSDRetriever(base, top_n=3, fetch_k=15, embed_model=li_embed_model)
-    post = VRSDPostprocessor(top_n=3, embed_model=li_embed_model,
+    wrapped = DiverseRerankRetriever(base, top_n=3, fetch_k=15, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=3, embed_model=li_embed_model,
                              vector_store=li_chroma_index.vector_store)
     wide = li_chroma_index.as_retriever(similarity_top_k=15)
     for bundle in query_bundles[:QUERY_COUNT]:

@@ -83,27 +83,27 @@ def test_langchain_in_memory_concurrent_equals_sequential(corpus, corpus_vectors
     smaller corpus here (60 records; vectors from the cache) keeps the run short."""
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     ids, texts, metas = (part[:60] for part in corpus)
     store = InMemoryVectorStore(embeddings)
     store.add_texts(texts, metadatas=metas, ids=ids)
-    _check_langchain(VRSDRetriever(vectorstore=store), queries)
+    _check_langchain(DiverseRetriever(vectorstore=store), queries)
 
 
 def test_langchain_chroma_server_concurrent_equals_sequential(lc_chroma, queries):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    _check_langchain(VRSDRetriever(vectorstore=lc_chroma), queries)
+    _check_langchain(DiverseRetriever(vectorstore=lc_chroma), queries)
 
 
 def test_llamaindex_postprocessor_concurrent_equals_sequential(li_chroma_index, li_embed_model,
                                                                query_bundles):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     retriever = li_chroma_index.as_retriever(similarity_top_k=20)
     pools = [retriever.retrieve(b) for b in query_bundles]
-    post = VRSDPostprocessor(top_n=4, embed_model=li_embed_model,
+    post = DiversePostprocessor(top_n=4, embed_model=li_embed_model,
                              vector_store=li_chroma_index.vector_store)
     originals = copy.deepcopy(pools)
 

@@ -74,9 +74,9 @@ def pool():
 @pytest.mark.parametrize("method", ["vrsd", "dpp"])
 def test_langchain_retriever_survives_server_stop_and_restart(live_chroma, lc_chroma, queries,
                                                               pool, method):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=lc_chroma, k=4, fetch_k=20, method=method)
+    retriever = DiverseRetriever(vectorstore=lc_chroma, k=4, fetch_k=20, method=method)
     run = queries[:8]
     before = [_lc_key(_call_bounded(pool, retriever.invoke, q)) for q in run]
 
@@ -97,9 +97,9 @@ def test_langchain_retriever_survives_server_stop_and_restart(live_chroma, lc_ch
 async def test_langchain_async_retriever_survives_server_stop(live_chroma, lc_chroma, queries):
     import asyncio
 
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=lc_chroma, k=3, fetch_k=15)
+    retriever = DiverseRetriever(vectorstore=lc_chroma, k=3, fetch_k=15)
     before = _lc_key(await retriever.ainvoke(queries[0]))
     live_chroma.stop()
     with pytest.raises(Exception) as info:  # noqa: B017 - the chain is checked below
@@ -112,9 +112,9 @@ async def test_langchain_async_retriever_survives_server_stop(live_chroma, lc_ch
 def test_langchain_retriever_hung_server_times_out(live_chroma, lc_chroma, queries, pool):
     """A frozen server (SIGSTOP: connections accepted, nothing answered) must not block
     a query forever: the client's timeout turns it into an error."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=lc_chroma, k=4, fetch_k=20)
+    retriever = DiverseRetriever(vectorstore=lc_chroma, k=4, fetch_k=20)
     before = _lc_key(_call_bounded(pool, retriever.invoke, queries[0]))
     live_chroma.freeze()
     try:
@@ -131,10 +131,10 @@ def test_llamaindex_postprocessor_survives_server_stop_and_restart(
     that read fails clearly; after the restart the same object serves the same nodes."""
     from llama_index.core.schema import NodeWithScore, TextNode
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     retriever = li_chroma_index.as_retriever(similarity_top_k=20)
-    post = VRSDPostprocessor(top_n=4, embed_model=li_embed_model,
+    post = DiversePostprocessor(top_n=4, embed_model=li_embed_model,
                              vector_store=li_chroma_index.vector_store)
     bundles = query_bundles[:6]
     candidates = [_call_bounded(pool, retriever.retrieve, b) for b in bundles]

@@ -1,5 +1,5 @@
-"""Hostile input to the adapters: ``vrsd_langchain.VRSDRetriever`` / ``VRSDCompressor`` and
-``vrsd_llamaindex.VRSDPostprocessor`` over real stores (InMemoryVectorStore, the Chroma
+"""Hostile input to the adapters: ``vrsd_langchain.DiverseRetriever`` / ``DiverseCompressor`` and
+``vrsd_llamaindex.DiversePostprocessor`` over real stores (InMemoryVectorStore, the Chroma
 server) and the real bundled model.
 
 Contract: a documented result (a list of at most k distinct, annotated copies) or a
@@ -159,10 +159,10 @@ def check_documents(docs, k: int, store_ids: set[str]) -> None:
 @FEW
 @given(query=st.text(max_size=400))
 def test_lc_any_query_text(hostile_memory_store, query):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     before = store_snapshot(hostile_memory_store)
-    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=3, fetch_k=6)
+    retriever = DiverseRetriever(vectorstore=hostile_memory_store, k=3, fetch_k=6)
     docs, err = call_checked(lambda: retriever.invoke(query), QUERY_NAMES)
     assert_unchanged(before, store_snapshot(hostile_memory_store), "store")
     if not query.strip():  # nothing to be relevant to: refused, naming query
@@ -175,10 +175,10 @@ def test_lc_any_query_text(hostile_memory_store, query):
 @pytest.mark.parametrize("name", sorted(SPECIAL_QUERIES))
 @pytest.mark.parametrize("method", ["vrsd", "dpp", "mmr"])
 def test_lc_special_queries(hostile_store, name, method):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     before = store_snapshot(hostile_store)
-    retriever = VRSDRetriever(vectorstore=hostile_store, k=4, fetch_k=9, method=method)
+    retriever = DiverseRetriever(vectorstore=hostile_store, k=4, fetch_k=9, method=method)
     if name in BLANK_QUERIES:
         with pytest.raises(ValueError, match="^query: the query is empty or only whitespace"):
             retriever.invoke(SPECIAL_QUERIES[name])
@@ -190,18 +190,18 @@ def test_lc_special_queries(hostile_store, name, method):
 
 
 def test_lc_lone_surrogate_query(hostile_memory_store):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
+    retriever = DiverseRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
     _, err = call_checked(lambda: retriever.invoke("plants \ud800 light"), ("query",))
     assert err is not None
 
 
 @pytest.mark.parametrize("query", [None, 3, b"plants"], ids=["none", "int", "bytes"])
 def test_lc_non_string_query(hostile_memory_store, query):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
+    retriever = DiverseRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
     _, err = call_checked(lambda: retriever.invoke(query), ("query",))
     assert err is not None
 
@@ -218,9 +218,9 @@ hostile_count = st.one_of(
 @FEW
 @given(k=hostile_count, fetch_k=hostile_count)
 def test_lc_k_and_fetch_k_per_call(hostile_memory_store, k, fetch_k):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=5)
+    retriever = DiverseRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=5)
     docs, err = call_checked(lambda: retriever.invoke("plants", k=k, fetch_k=fetch_k),
                              ("k", "fetch_k"))
     if err is None:
@@ -233,10 +233,10 @@ def test_lc_k_and_fetch_k_per_call(hostile_memory_store, k, fetch_k):
 @FEW
 @given(k=hostile_count, fetch_k=hostile_count)
 def test_lc_k_and_fetch_k_at_construction(hostile_memory_store, k, fetch_k):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     built, err = call_checked(
-        lambda: VRSDRetriever(vectorstore=hostile_memory_store, k=k, fetch_k=fetch_k),
+        lambda: DiverseRetriever(vectorstore=hostile_memory_store, k=k, fetch_k=fetch_k),
         ("k", "fetch_k"))
     if err is None:
         # As strict as invoke: no 2.0, "3" or True (pydantic's lax mode would coerce them).
@@ -249,18 +249,18 @@ def test_lc_k_and_fetch_k_at_construction(hostile_memory_store, k, fetch_k):
 
 @pytest.mark.parametrize(("k", "fetch_k"), [(1, 1), (1, 5), (5, 5), (10**9, 10**9)])
 def test_lc_counts_on_chroma(hostile_chroma_store, k, fetch_k):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=1, fetch_k=1)
+    retriever = DiverseRetriever(vectorstore=hostile_chroma_store, k=1, fetch_k=1)
     docs = retriever.invoke("plants", k=k, fetch_k=fetch_k)
     check_documents(docs, k, set(_ids(len(HOSTILE_TEXTS))))
 
 
 @pytest.mark.parametrize("fetch_k", [2**63, 10**30], ids=["2**63", "10**30"])
 def test_lc_huge_fetch_k_on_chroma(hostile_chroma_store, fetch_k):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=3, fetch_k=5)
+    retriever = DiverseRetriever(vectorstore=hostile_chroma_store, k=3, fetch_k=5)
     docs = retriever.invoke("plants", fetch_k=fetch_k)  # capped to Chroma's u32 n_results
     check_documents(docs, 3, set(_ids(len(HOSTILE_TEXTS))))
     assert len(docs) == 3
@@ -280,11 +280,11 @@ _EMBEDDING_MODES = ("nan", "inf", "zero", "short", "empty", "none", "text")
 )
 def test_lc_corrupt_query_embeddings(request, hf_embeddings, store_name, mode):
     """The query vector is checked before it reaches the store: ValueError naming it."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     store = request.getfixturevalue(f"hostile_{store_name}_store")
     before = store_snapshot(store)
-    retriever = VRSDRetriever(vectorstore=store, embeddings=CorruptEmbeddings(hf_embeddings, mode),
+    retriever = DiverseRetriever(vectorstore=store, embeddings=CorruptEmbeddings(hf_embeddings, mode),
                               k=2, fetch_k=5)
     try:
         docs, err = call_checked(lambda: retriever.invoke("plants"), QUERY_NAMES)
@@ -297,14 +297,14 @@ def test_lc_corrupt_query_embeddings(request, hf_embeddings, store_name, mode):
 @pytest.mark.parametrize("mode", ["nan", "inf", "zero", "short", "ragged", "empty", "none",
                                   "text"])
 def test_lc_compressor_corrupt_document_embeddings(hf_embeddings, mode):
-    """VRSDCompressor embeds the documents it is given: corrupt document vectors end in a
+    """DiverseCompressor embeds the documents it is given: corrupt document vectors end in a
     ValueError naming the argument, and the caller's documents are unchanged."""
-    from vrsd_langchain import VRSDCompressor
+    from vrsd_langchain import DiverseCompressor
 
     docs = [Document(page_content=t, metadata={"i": i}, id=f"c{i}")
             for i, t in enumerate(HOSTILE_TEXTS[:6])]
     before = snapshot(docs)
-    compressor = VRSDCompressor(
+    compressor = DiverseCompressor(
         embeddings=CorruptEmbeddings(hf_embeddings, mode, queries=False, documents=True), k=3)
     out, err = call_checked(lambda: compressor.compress_documents(docs, "plants"),
                             ("candidates", "embeddings", "documents", "vectors"))
@@ -313,26 +313,26 @@ def test_lc_compressor_corrupt_document_embeddings(hf_embeddings, mode):
 
 
 def test_lc_compressor_empty_and_duplicate_documents(embeddings):
-    from vrsd_langchain import VRSDCompressor
+    from vrsd_langchain import DiverseCompressor
 
     same = Document(page_content="Plants need light.", metadata={"i": 0}, id="same")
     docs = [same, same, Document(page_content="", id="empty"),
             Document(page_content="Plants need light.", id="twin"),
             Document(page_content="The sun is a star.", id="sun")]
     before = snapshot(docs)
-    out = VRSDCompressor(embeddings=embeddings, k=5).compress_documents(docs, "plants")
+    out = DiverseCompressor(embeddings=embeddings, k=5).compress_documents(docs, "plants")
     assert_unchanged(before, docs, "documents")
     assert len(out) == 5 and all("vrsd" in d.metadata for d in out)
     assert "vrsd" not in same.metadata
-    assert VRSDCompressor(embeddings=embeddings, k=3).compress_documents([], "plants") == []
+    assert DiverseCompressor(embeddings=embeddings, k=3).compress_documents([], "plants") == []
 
 
 def test_lc_documents_without_content(hostile_chroma_store):
     """Chroma records without a document are skipped (as langchain-chroma does); empty and
     whitespace documents come back as they are."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=9, fetch_k=9)
+    retriever = DiverseRetriever(vectorstore=hostile_chroma_store, k=9, fetch_k=9)
     docs = retriever.invoke("plants light water")
     ids = [d.id for d in docs]
     assert "no-document" not in ids and len(ids) == len(HOSTILE_TEXTS)
@@ -348,9 +348,9 @@ def test_lc_malformed_chroma_filter(hostile_chroma_store, name):
     a ValueError naming the argument, with the store's exception as its cause."""
     from chromadb.errors import ChromaError
 
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
+    retriever = DiverseRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
     _, err = call_checked(lambda: retriever.invoke("plants", **{name: {"$bogus": 1}}), (name,))
     assert err is not None and str(err).startswith(f"{name}:"), err
     assert isinstance(err.__cause__, ChromaError), repr(err.__cause__)
@@ -358,9 +358,9 @@ def test_lc_malformed_chroma_filter(hostile_chroma_store, name):
 
 def test_lc_malformed_chroma_document_filter(hostile_chroma_store):
     """chromadb's client-side check (a ValueError naming no argument) is renamed too."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
+    retriever = DiverseRetriever(vectorstore=hostile_chroma_store, k=2, fetch_k=4)
     _, err = call_checked(
         lambda: retriever.invoke("plants", where_document={"$bogus": "x"}), ("where_document",))
     assert err is not None and str(err).startswith("where_document:"), err
@@ -368,9 +368,9 @@ def test_lc_malformed_chroma_document_filter(hostile_chroma_store):
 
 
 def test_lc_filter_of_the_wrong_kind(hostile_memory_store):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
+    retriever = DiverseRetriever(vectorstore=hostile_memory_store, k=2, fetch_k=4)
     with pytest.raises(ValueError, match="^filter"):
         retriever.invoke("plants", filter={"i": 1})
     with pytest.raises(ValueError, match="^nonsense"):
@@ -379,12 +379,12 @@ def test_lc_filter_of_the_wrong_kind(hostile_memory_store):
 
 def test_lc_kwargs_and_returned_documents_not_shared(hostile_memory_store):
     """Dicts given to the retriever are not modified; returned documents are copies."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     method_kwargs = {"lambda_mult": 0.3}
     search_kwargs = {"filter": lambda doc: doc.metadata["i"] != 0}
     kept = (dict(method_kwargs), dict(search_kwargs))
-    retriever = VRSDRetriever(vectorstore=hostile_memory_store, k=3, fetch_k=6, method="mmr",
+    retriever = DiverseRetriever(vectorstore=hostile_memory_store, k=3, fetch_k=6, method="mmr",
                               method_kwargs=method_kwargs, search_kwargs=search_kwargs)
     before = store_snapshot(hostile_memory_store)
     docs = retriever.invoke("plants", lambda_mult=0.9, k=2)
@@ -430,10 +430,10 @@ def check_nodes(out, top_n: int, ids: set[str]) -> None:
 @FEW
 @given(query=st.text(max_size=400))
 def test_li_any_query_text(li_nodes, li_embed_model, query):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     before = node_snapshot(li_nodes)
-    post = VRSDPostprocessor(top_n=3, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=3, embed_model=li_embed_model)
     out, err = call_checked(lambda: post.postprocess_nodes(li_nodes, query_str=query),
                             LI_NAMES)
     assert_unchanged(before, node_snapshot(li_nodes), "nodes")
@@ -446,10 +446,10 @@ def test_li_any_query_text(li_nodes, li_embed_model, query):
 
 @pytest.mark.parametrize("name", sorted(SPECIAL_QUERIES))
 def test_li_special_queries(li_nodes, li_embed_model, name):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     before = node_snapshot(li_nodes)
-    post = VRSDPostprocessor(top_n=4, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=4, embed_model=li_embed_model)
     if name in BLANK_QUERIES:
         with pytest.raises(ValueError, match="^query_bundle: the query is empty or only white"):
             post.postprocess_nodes(li_nodes, query_str=SPECIAL_QUERIES[name])
@@ -480,11 +480,11 @@ def _corrupt_nodes(nodes, case: str):
 @pytest.mark.parametrize("case", ["nan_embedding", "inf_embedding", "short_embedding",
                                   "zero_embedding", "all_short_embeddings"])
 def test_li_corrupt_node_embeddings(li_nodes, li_embed_model, case):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     nodes = _corrupt_nodes(li_nodes, case)
     before = node_snapshot(nodes)
-    post = VRSDPostprocessor(top_n=3, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=3, embed_model=li_embed_model)
     out, err = call_checked(lambda: post.postprocess_nodes(nodes, query_str="plants"),
                             LI_NAMES)
     assert_unchanged(before, node_snapshot(nodes), "nodes")
@@ -496,7 +496,7 @@ def test_li_corrupt_node_embeddings(li_nodes, li_embed_model, case):
 def test_li_odd_but_valid_nodes(li_nodes, li_embed_model, case):
     from llama_index.core.schema import NodeWithScore
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     nodes = copy.deepcopy(li_nodes)
     if case == "no_embeddings":
@@ -513,7 +513,7 @@ def test_li_odd_but_valid_nodes(li_nodes, li_embed_model, case):
     elif case == "huge_text_no_embedding":
         nodes[7].node.embedding = None  # ~100k characters, re-embedded (truncated)
     before = node_snapshot(nodes)
-    post = VRSDPostprocessor(top_n=5, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=5, embed_model=li_embed_model)
     out = post.postprocess_nodes(nodes, query_str="plants")
     assert len(out) == 5
     assert len({id(n.node) for n in out}) == 5  # five distinct copies
@@ -523,9 +523,9 @@ def test_li_odd_but_valid_nodes(li_nodes, li_embed_model, case):
 
 @pytest.mark.parametrize("top_n", [0, -1, 2.5, 2.0, True, None, "3", 10**9, 10**30])
 def test_li_top_n(li_nodes, li_embed_model, top_n):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
-    post, err = call_checked(lambda: VRSDPostprocessor(top_n=top_n, embed_model=li_embed_model),
+    post, err = call_checked(lambda: DiversePostprocessor(top_n=top_n, embed_model=li_embed_model),
                              ("top_n",))
     strict_int = isinstance(top_n, int) and not isinstance(top_n, bool) and top_n >= 1
     assert (err is None) == strict_int, (top_n, err)
@@ -539,9 +539,9 @@ def test_li_top_n(li_nodes, li_embed_model, top_n):
 def test_li_corrupt_query_embedding(li_nodes, li_embed_model, embedding):
     from llama_index.core.schema import QueryBundle
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
-    post = VRSDPostprocessor(top_n=3, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=3, embed_model=li_embed_model)
     out, err = call_checked(
         lambda: post.postprocess_nodes(li_nodes, query_bundle=QueryBundle("plants",
                                                                         embedding=embedding)),
@@ -550,9 +550,9 @@ def test_li_corrupt_query_embedding(li_nodes, li_embed_model, embedding):
 
 
 def test_li_lone_surrogate_query(li_nodes, li_embed_model):
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
-    post = VRSDPostprocessor(top_n=2, embed_model=li_embed_model)
+    post = DiversePostprocessor(top_n=2, embed_model=li_embed_model)
     _, err = call_checked(lambda: post.postprocess_nodes(li_nodes, query_str="plants \ud800"),
                           ("query_bundle",))
     assert err is not None

@@ -67,15 +67,15 @@ def mixed_calls(rng: random.Random, count: int):
 
 def test_chroma_collections_unchanged_after_1000_mixed_queries(
         lc_chroma, li_chroma_index, li_embed_model, queries, query_bundles):
-    from vrsd_langchain import VRSDRetriever
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_langchain import DiverseRetriever
+    from vrsd_llamaindex import DiversePostprocessor
 
     lc_collection = lc_chroma._collection
     li_collection = li_chroma_index.vector_store.client
     before = (collection_snapshot(lc_collection), collection_snapshot(li_collection))
 
     rng = random.Random(0)
-    retriever = VRSDRetriever(vectorstore=lc_chroma)
+    retriever = DiverseRetriever(vectorstore=lc_chroma)
     served = 0
     for i, (method, k, fetch_k, options) in enumerate(mixed_calls(rng, LC_QUERIES)):
         extra = {"filter": {"row": {"$gte": 50}}} if i % 7 == 0 else {}
@@ -88,7 +88,7 @@ def test_chroma_collections_unchanged_after_1000_mixed_queries(
     pools = {id(b): li_retriever.retrieve(b) for b in query_bundles}
     for i, (method, k, fetch_k, options) in enumerate(mixed_calls(rng, LI_QUERIES)):
         bundle = query_bundles[i % len(query_bundles)]
-        post = VRSDPostprocessor(top_n=k, method=method, method_kwargs=options,
+        post = DiversePostprocessor(top_n=k, method=method, method_kwargs=options,
                                  embed_model=li_embed_model,
                                  vector_store=li_chroma_index.vector_store)
         # Nodes without vectors: the postprocessor reads them from the collection.
@@ -104,13 +104,13 @@ def test_chroma_collections_unchanged_after_1000_mixed_queries(
 
 
 def test_in_memory_store_unchanged_after_mixed_queries(in_memory_store, queries):
-    from vrsd_langchain import DiverseVectorStore, VRSDRetriever
+    from vrsd_langchain import DiverseVectorStore, DiverseRetriever
 
     store = in_memory_store
     before = copy.deepcopy(store.store)
 
     rng = random.Random(1)
-    retriever = VRSDRetriever(vectorstore=store)
+    retriever = DiverseRetriever(vectorstore=store)
     for i, (method, k, fetch_k, options) in enumerate(mixed_calls(rng, 200)):
         docs = retriever.invoke(queries[i % len(queries)], k=k, fetch_k=fetch_k,
                                 method=method, **options)

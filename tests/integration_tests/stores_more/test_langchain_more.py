@@ -10,7 +10,7 @@ import pytest
 from tests.helpers.store_cases import cases_in
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import VRSDRetriever
+from vrsd_langchain import DiverseRetriever
 from vrsd_langchain.candidates import fast_path_for
 
 from .conftest import stored_vectors
@@ -49,7 +49,7 @@ def test_fast_path_is_used(lc_case):
                          [("vrsd", {}), ("mmr", {"lambda_mult": 0.3}), ("dpp", {})])
 def test_equals_core_and_embeds_only_the_query(lc_case, queries, method, options):
     kind, store = lc_case
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method=method,
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K, method=method,
                               method_kwargs=options)
     for query in queries[:3]:
         want = expected(kind, store, query, method, **options)
@@ -62,7 +62,7 @@ def test_equals_core_and_embeds_only_the_query(lc_case, queries, method, options
 def test_filter_in_the_store_syntax(lc_case, queries):
     kind, store = lc_case
     name, value = FILTERS[kind]
-    retriever = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K,
+    retriever = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K,
                               search_kwargs={name: value})
     for query in queries[:2]:
         store.embeddings.reset()
@@ -78,5 +78,5 @@ def test_bad_filter_type_names_the_argument(request, kind):
     store = request.getfixturevalue(f"lc_{kind}")
     name, _ = FILTERS[kind]
     with pytest.raises(ValueError, match=f"^{name}|{name}:"):
-        VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K,
+        DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K,
                       search_kwargs={name: 42}).invoke("plants")

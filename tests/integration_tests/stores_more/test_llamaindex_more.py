@@ -2,7 +2,7 @@
 from, measured as texts re-embedded per query (0 everywhere), and the picks equal
 ``vrsd_core.select`` on the same candidates with the model's own vectors.
 
-* Qdrant: ``VRSDRetriever`` queries through ``stores.with_vectors`` (``query_points``
+* Qdrant: ``DiverseRerankRetriever`` queries through ``stores.with_vectors`` (``query_points``
   with ``with_vectors``): vectors in the same request.
 * LanceDB: the store's own query already puts each row's vector on ``node.embedding``.
 * Milvus: its query returns nodes without vectors; the retriever reads them from the
@@ -16,7 +16,7 @@ import pytest
 from llama_index.core.schema import MetadataMode
 
 from tests.helpers.words import default_selection
-from vrsd_llamaindex import VRSDRetriever
+from vrsd_llamaindex import DiverseRerankRetriever
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ K, FETCH_K = 4, 20
 
 def test_only_the_query_is_embedded_and_picks_equal_core(li_case, queries, corpus_vectors):
     name, index, spy = li_case
-    retriever = VRSDRetriever(index.as_retriever(), top_n=K, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=K, fetch_k=FETCH_K)
     plain = index.as_retriever(similarity_top_k=FETCH_K, embed_model=spy._inner)
     for query in queries[:3]:
         spy.reset()

@@ -25,9 +25,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_eval.methods import parse_method
-from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
-from vrsd_llamaindex import VRSDPostprocessor
-from vrsd_llamaindex import VRSDRetriever as LIRetriever
+from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+from vrsd_llamaindex import DiversePostprocessor
+from vrsd_llamaindex import DiverseRerankRetriever as LIRetriever
 
 VECTORS = {
     "t0": [0.90, 0.40, 0.10],
@@ -95,51 +95,41 @@ def test_the_geometry_separates_the_names():
 
 def test_vrsd_means_the_papers_algorithm_in_every_layer(store):
     want = picks("vrsd")
-    assert contents(VRSDRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd")
+    assert contents(DiverseRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd")
                     .invoke("q")) == want
-    assert contents(VRSDCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd")
+    assert contents(DiverseCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd")
                     .compress_documents([Document(page_content=t) for t in TEXTS], "q")) == want
     retriever = DiverseVectorStore(store).as_retriever(
-        search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4, "method": "vrsd"})
+        search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4})
     docs = retriever.invoke("q")
     assert contents(docs) == want and {d.metadata["vrsd"]["method"] for d in docs} == {"vrsd"}
-    post = VRSDPostprocessor(top_n=2, method="vrsd", embed_model=TableEmbedModel())
+    post = DiversePostprocessor(top_n=2, method="vrsd", embed_model=TableEmbedModel())
     assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
     assert parse_method("vrsd", name_of_argument="method")[0].method == "vrsd"
 
 
-def test_search_type_vrsd_changed_meaning_and_says_so_once_per_call_site(store):
+def test_search_type_vrsd_is_the_papers_method_without_a_warning(store):
     wrapped = DiverseVectorStore(store)
-
-    def build():
-        return wrapped.as_retriever(search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4})
-
-    with pytest.warns(FutureWarning, match=r'search_type="vrsd" now runs the paper\'s VRSD.*'
-                                           r'search_type="complement"') as caught:
-        retriever = build()
-    assert caught[0].filename == __file__
-    assert contents(retriever.invoke("q")) == picks("vrsd")
-    with warnings.catch_warnings(record=True) as again:
-        warnings.simplefilter("default")  # Python's default action: once per call site
-        build()
-        build()
-    assert len([w for w in again if issubclass(w.category, FutureWarning)]) == 1
-    # refine="swap" is an option of vrsd, the method search_type="vrsd" runs
-    with pytest.warns(FutureWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one meaning, nothing to warn about
+        retriever = wrapped.as_retriever(search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4})
+        assert contents(retriever.invoke("q")) == picks("vrsd")
+        # refine="swap" is an option of vrsd, the method search_type="vrsd" runs
         swap = wrapped.as_retriever(search_type="vrsd",
                                     search_kwargs={"k": 2, "fetch_k": 4, "refine": "swap"})
-    assert contents(swap.invoke("q")) == picks("vrsd", refine="swap")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the recommendation by its own name: silent
+        assert contents(swap.invoke("q")) == picks("vrsd", refine="swap")
         rec = wrapped.as_retriever(search_type="complement", search_kwargs={"k": 2, "fetch_k": 4})
         assert contents(rec.invoke("q")) == picks("complement")
+    # the search type names the method: a second name in search_kwargs is refused
+    with pytest.raises(ValueError, match="search_kwargs: 'method' is not a search argument"):
+        wrapped.as_retriever(search_type="vrsd", search_kwargs={"method": "mmr"})
 
 
 def test_no_method_named_is_the_recommendation_everywhere(store):
     want = picks(DEFAULT_METHOD)
-    assert contents(VRSDRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q")) == want
-    assert VRSDCompressor(embeddings=TableEmbeddings()).method == DEFAULT_METHOD
-    post = VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel())
+    assert contents(DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q")) == want
+    assert DiverseCompressor(embeddings=TableEmbeddings()).method == DEFAULT_METHOD
+    post = DiversePostprocessor(top_n=2, embed_model=TableEmbedModel())
     assert post.method == DEFAULT_METHOD
     assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
 
@@ -147,12 +137,12 @@ def test_no_method_named_is_the_recommendation_everywhere(store):
 def test_vrsd_swap_is_accepted_everywhere_as_vrsd_with_refine_swap(store):
     want = picks("vrsd", refine="swap")
     with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
-        retriever = VRSDRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd_swap")
-        compressor = VRSDCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd_swap")
+        retriever = DiverseRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd_swap")
+        compressor = DiverseCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd_swap")
         by_type = DiverseVectorStore(store).as_retriever(
             search_type="vrsd_swap", search_kwargs={"k": 2, "fetch_k": 4})
-        post = VRSDPostprocessor(top_n=2, method="vrsd_swap", embed_model=TableEmbedModel())
-        per_call = VRSDRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q", method="vrsd_swap")
+        post = DiversePostprocessor(top_n=2, method="vrsd_swap", embed_model=TableEmbedModel())
+        per_call = DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q", method="vrsd_swap")
     assert len(caught) == 5 and {w.filename for w in caught} == {__file__}
     with pytest.warns(DeprecationWarning):  # the CLI prints it as one line (test_cli_errors)
         cli = parse_method("vrsd_swap", name_of_argument="method")[0]
@@ -172,7 +162,7 @@ def test_vrsd_swap_is_accepted_everywhere_as_vrsd_with_refine_swap(store):
 def test_an_alias_contradicted_by_its_options_is_refused(store):
     with pytest.raises(ValueError, match="refine: method 'vrsd_swap' means method='vrsd' with "
                                          "refine='swap', got refine=None"):
-        VRSDRetriever(vectorstore=store, method="vrsd_swap", method_kwargs={"refine": None})
+        DiverseRetriever(vectorstore=store, method="vrsd_swap", method_kwargs={"refine": None})
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\n\t"])
@@ -180,22 +170,22 @@ async def test_a_blank_query_is_refused_by_both_adapters(store, blank):
     """As by the CLI: otherwise the store returns documents anyway, an off-topic one first."""
     match = "query(_bundle)?: the query is empty or only whitespace"
     calls = [
-        lambda: VRSDRetriever(vectorstore=store, k=2, fetch_k=4).invoke(blank),
+        lambda: DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke(blank),
         lambda: DiverseVectorStore(store).as_retriever(search_type="mmr").invoke(blank),
-        lambda: VRSDCompressor(embeddings=TableEmbeddings(), k=2).compress_documents(
+        lambda: DiverseCompressor(embeddings=TableEmbeddings(), k=2).compress_documents(
             [Document(page_content=t) for t in TEXTS], blank),
-        lambda: VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel()).postprocess_nodes(
+        lambda: DiversePostprocessor(top_n=2, embed_model=TableEmbedModel()).postprocess_nodes(
             li_nodes(), query_bundle=QueryBundle(blank, embedding=QUERY_VECTOR)),
-        lambda: VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel()).postprocess_nodes(
+        lambda: DiversePostprocessor(top_n=2, embed_model=TableEmbedModel()).postprocess_nodes(
             li_nodes(), query_str=blank),
     ]
     for call in calls:
         with pytest.raises(ValueError, match=match):
             call()
     with pytest.raises(ValueError, match=match):
-        await VRSDRetriever(vectorstore=store, k=2, fetch_k=4).ainvoke(blank)
+        await DiverseRetriever(vectorstore=store, k=2, fetch_k=4).ainvoke(blank)
     with pytest.raises(ValueError, match=match):
-        await VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel()).apostprocess_nodes(
+        await DiversePostprocessor(top_n=2, embed_model=TableEmbedModel()).apostprocess_nodes(
             li_nodes(), query_str=blank)
 
 
@@ -206,7 +196,7 @@ def _index() -> VectorStoreIndex:
 
 def test_the_postprocessor_warns_once_when_it_has_nothing_to_choose_from():
     """LlamaIndex's default similarity_top_k=2 behind top_n=3: plain top-k, now said."""
-    post = VRSDPostprocessor(top_n=3, embed_model=TableEmbedModel())
+    post = DiversePostprocessor(top_n=3, embed_model=TableEmbedModel())
     retriever = _index().as_retriever()  # similarity_top_k left at LlamaIndex's 2
     with pytest.warns(UserWarning, match=r"top_n=3\) received 2 candidate.*plain top-k.*"
                                          r"similarity_top_k") as caught:
@@ -216,16 +206,16 @@ def test_the_postprocessor_warns_once_when_it_has_nothing_to_choose_from():
         warnings.simplefilter("error")  # once per postprocessor, not per query
         post.postprocess_nodes(retriever.retrieve("q"), query_str="q")
         # enough candidates: silent
-        roomy = VRSDPostprocessor(top_n=2, embed_model=TableEmbedModel())
+        roomy = DiversePostprocessor(top_n=2, embed_model=TableEmbedModel())
         roomy.postprocess_nodes(_index().as_retriever(similarity_top_k=4).retrieve("q"),
                                 query_str="q")
     with pytest.warns(UserWarning, match="top_n=4"):  # exactly top_n: still nothing to choose
-        VRSDPostprocessor(top_n=4, embed_model=TableEmbedModel()).postprocess_nodes(
+        DiversePostprocessor(top_n=4, embed_model=TableEmbedModel()).postprocess_nodes(
             li_nodes(), query_str="q")
 
 
 async def test_the_postprocessor_warns_on_the_async_path_too():
-    post = VRSDPostprocessor(top_n=3, embed_model=TableEmbedModel())
+    post = DiversePostprocessor(top_n=3, embed_model=TableEmbedModel())
     with pytest.warns(UserWarning, match="similarity_top_k"):
         await post.apostprocess_nodes(li_nodes()[:2], query_str="q")
 
@@ -244,7 +234,7 @@ def test_the_llamaindex_retriever_takes_the_same_names():
 def test_the_haystack_ranker_takes_the_same_names():
     from haystack import Document as HSDocument
 
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
     docs = [HSDocument(content=t, id=t, embedding=VECTORS[t]) for t in TEXTS]
 
@@ -253,9 +243,9 @@ def test_the_haystack_ranker_takes_the_same_names():
                                               top_k=2)["documents"]]
 
     with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
-        swap = VRSDRanker(method="vrsd_swap")
+        swap = DiverseRanker(method="vrsd_swap")
     assert caught[0].filename == __file__
     assert (swap.method, swap.method_kwargs) == ("vrsd", {"refine": "swap"})
     assert ranked(swap) == picks("vrsd", refine="swap")
-    assert ranked(VRSDRanker(method="vrsd")) == picks("vrsd")
-    assert VRSDRanker().method == DEFAULT_METHOD and ranked(VRSDRanker()) == picks(DEFAULT_METHOD)
+    assert ranked(DiverseRanker(method="vrsd")) == picks("vrsd")
+    assert DiverseRanker().method == DEFAULT_METHOD and ranked(DiverseRanker()) == picks(DEFAULT_METHOD)

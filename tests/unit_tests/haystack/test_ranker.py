@@ -1,4 +1,4 @@
-"""``VRSDRanker`` on in-memory documents (Haystack's InMemoryDocumentStore, fixed random
+"""``DiverseRanker`` on in-memory documents (Haystack's InMemoryDocumentStore, fixed random
 vectors): per-candidate inputs, saving and loading, the settings checked at construction,
 at every assignment and per run, bad run inputs, the embedder for documents without a
 vector, and the walk from a run to the selection. Real stores:
@@ -19,7 +19,7 @@ from tests.helpers.approx import approx_scores, results
 from tests.helpers.frames import frames_to_select
 from tests.helpers.haystack_pipeline import FETCH_K, candidates, pipeline, run
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_haystack import METADATA_KEY, VRSDRanker
+from vrsd_haystack import METADATA_KEY, DiverseRanker
 
 from .conftest import DIM
 
@@ -32,27 +32,27 @@ def test_group_cap_budget_and_per_run_top_k(in_memory_store, query_vectors):
     query = query_vectors[0]
     cands = candidates(in_memory_store, query)
     vectors = [d.embedding for d in cands]
-    capped = VRSDRanker(top_k=K, method="mmr", group_by="source", max_per_group=1)
+    capped = DiverseRanker(top_k=K, method="mmr", group_by="source", max_per_group=1)
     got = capped.run(documents=cands, query_embedding=query)["documents"]
     sel = select(query, vectors, K, method="mmr", groups=[d.meta["source"] for d in cands],
                  max_per_group=1)
     assert [d.id for d in got] == [cands[i].id for i in sel.indices]
     assert len({d.meta["source"] for d in got}) == len(got)
-    budget = VRSDRanker(top_k=FETCH_K, max_tokens=120)
+    budget = DiverseRanker(top_k=FETCH_K, max_tokens=120)
     got = budget.run(documents=cands, query_embedding=query)["documents"]
     assert 0 < sum(approx_token_count(d.content) for d in got) <= 120
     counts = [approx_token_count(d.content) for d in cands]
     sel = select(query, vectors, FETCH_K, method=DEFAULT_METHOD, max_tokens=120,
                  token_counts=counts)
     assert [d.id for d in got] == [cands[i].id for i in sel.indices]
-    assert len(VRSDRanker(top_k=K).run(documents=cands, query_embedding=query,
+    assert len(DiverseRanker(top_k=K).run(documents=cands, query_embedding=query,
                                        top_k=2)["documents"]) == 2
 
 
 def test_outside_relevance_reads_the_documents_score(in_memory_store, query_vectors):
     query = query_vectors[1]
     cands = candidates(in_memory_store, query)
-    got = VRSDRanker(top_k=K, method="mmr", relevance="score").run(
+    got = DiverseRanker(top_k=K, method="mmr", relevance="score").run(
         documents=cands, query_embedding=query)["documents"]
     sel = select(query, [d.embedding for d in cands], K, method="mmr",
                  relevance=[d.score for d in cands])
@@ -65,12 +65,12 @@ def test_yaml_round_trip_gives_the_same_picks(hs_documents, query_vectors):
     # A named index: the loaded pipeline's store (same name) shares the stored documents.
     store = InMemoryDocumentStore(embedding_similarity_function="cosine", index="vrsd-yaml")
     store.write_documents(copy.deepcopy(hs_documents))
-    ranker = VRSDRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.4},
+    ranker = DiverseRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.4},
                         group_by="source", max_per_group=2, relevance="score",
                         max_tokens=400, token_counter=len, reembed="allow")
     pipe = pipeline(store, ranker)
     text = pipe.dumps()
-    assert "VRSDRanker" in text and "lambda_mult" in text
+    assert "DiverseRanker" in text and "lambda_mult" in text
     # Haystack 3.4 loads classes only from allowed modules; the user names ours.
     with pytest.raises(DeserializationError, match="vrsd_haystack"):
         Pipeline.loads(text)
@@ -86,7 +86,7 @@ def test_a_quality_prior_from_meta_or_a_callable_survives_a_round_trip(in_memory
                                                                        query_vectors,
                                                                        monkeypatch):
     with pytest.raises(DeserializationError):  # Haystack loads only callables it may
-        VRSDRanker.from_dict(VRSDRanker(method="mmr",
+        DiverseRanker.from_dict(DiverseRanker(method="mmr",
                                         method_kwargs={"prior": meta_quality}).to_dict())
     monkeypatch.setenv("HAYSTACK_DESERIALIZATION_ALLOWLIST", meta_quality.__module__)
     query = query_vectors[3]
@@ -95,9 +95,9 @@ def test_a_quality_prior_from_meta_or_a_callable_survives_a_round_trip(in_memory
     want = select(query, [d.embedding for d in cands], K, method="mmr",
                   prior=[d.meta["quality"] for d in cands], prior_weight=0.5)
     for prior in ("quality", meta_quality):
-        ranker = VRSDRanker(top_k=K, method="mmr",
+        ranker = DiverseRanker(top_k=K, method="mmr",
                             method_kwargs={"prior": prior, "prior_weight": 0.5})
-        again = VRSDRanker.from_dict(ranker.to_dict())
+        again = DiverseRanker.from_dict(ranker.to_dict())
         for r in (ranker, again):
             got = r.run(documents=cands, query_embedding=query)["documents"]
             assert [d.id for d in got] == [cands[i].id for i in want.indices]
@@ -113,7 +113,7 @@ def test_a_run_reaches_the_selection_without_the_steps_machinery(in_memory_store
                                                                  query_vectors):
     """``run`` and ``run_async`` call ``_rerank`` themselves: the I/O steps
     (``vrsd_kit.steps``) have returned before the selection starts."""
-    ranker = VRSDRanker(top_k=K, lexical=False)  # no query text here
+    ranker = DiverseRanker(top_k=K, lexical=False)  # no query text here
     cands = candidates(in_memory_store, query_vectors[0])
     assert frames_to_select(lambda: ranker.run(documents=cands,
                                                query_embedding=query_vectors[0])) \
@@ -124,12 +124,12 @@ def test_a_run_reaches_the_selection_without_the_steps_machinery(in_memory_store
 
 def test_a_deprecated_method_alias_is_resolved_once():
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        ranker = VRSDRanker(method="vrsd_swap")
+        ranker = DiverseRanker(method="vrsd_swap")
     assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
 
 
 def test_empty_candidates_give_no_documents(query_vectors):
-    assert VRSDRanker().run(documents=[], query_embedding=query_vectors[0]) == {"documents": []}
+    assert DiverseRanker().run(documents=[], query_embedding=query_vectors[0]) == {"documents": []}
 
 
 @pytest.mark.parametrize(("kwargs", "name"), [
@@ -144,7 +144,7 @@ def test_empty_candidates_give_no_documents(query_vectors):
 ])
 def test_bad_settings_name_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        VRSDRanker(**kwargs)
+        DiverseRanker(**kwargs)
 
 
 @pytest.mark.parametrize(("field", "value", "name"), [
@@ -154,7 +154,7 @@ def test_bad_settings_name_the_argument(kwargs, name):
 ])
 def test_a_setting_assigned_after_construction_is_checked(in_memory_store, query_vectors,
                                                           field, value, name):
-    ranker = VRSDRanker(top_k=K, lexical=False)
+    ranker = DiverseRanker(top_k=K, lexical=False)
     before = ranker.to_dict()
     with pytest.raises(ValueError, match=name):
         setattr(ranker, field, value)
@@ -164,7 +164,7 @@ def test_a_setting_assigned_after_construction_is_checked(in_memory_store, query
 
 
 def test_a_good_assignment_is_checked_into_what_it_means(in_memory_store, query_vectors):
-    ranker = VRSDRanker(top_k=K, lexical=False)
+    ranker = DiverseRanker(top_k=K, lexical=False)
     ranker.top_k = K - 1
     ranker.max_tokens = 10_000
     assert ranker.settings().token_counter is not None  # the budget's counter
@@ -177,13 +177,13 @@ def test_a_good_assignment_is_checked_into_what_it_means(in_memory_store, query_
     cands = candidates(in_memory_store, query_vectors[0])
     out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]
     assert len(out) == K - 1
-    assert VRSDRanker.from_dict(ranker.to_dict()).to_dict() == ranker.to_dict()
+    assert DiverseRanker.from_dict(ranker.to_dict()).to_dict() == ranker.to_dict()
 
 
 def test_bad_run_inputs_name_the_argument(in_memory_store, query_vectors):
     query = query_vectors[0]
     cands = candidates(in_memory_store, query)
-    ranker = VRSDRanker(top_k=K)
+    ranker = DiverseRanker(top_k=K)
     for bad in ([0.0] * DIM, [float("nan")] * DIM, [[1.0] * DIM], query[:10], "text"):
         with pytest.raises(ValueError, match="query_embedding"):
             ranker.run(documents=cands, query_embedding=bad)
@@ -197,7 +197,7 @@ def test_bad_run_inputs_name_the_argument(in_memory_store, query_vectors):
         ranker.run(documents=cands, query_embedding=query, top_k=0)
     no_source = [Document(id=d.id, content=d.content, embedding=d.embedding) for d in cands]
     with pytest.raises(ValueError, match="group_by"):
-        VRSDRanker(group_by="source", max_per_group=1).run(documents=no_source,
+        DiverseRanker(group_by="source", max_per_group=1).run(documents=no_source,
                                                            query_embedding=query)
     np.testing.assert_equal(len(cands), FETCH_K)
 
@@ -233,9 +233,9 @@ async def test_run_async_equals_run_when_documents_are_embedded(in_memory_store,
     embedder = {"callable": lambda texts: [table[t] for t in texts],
                 "component": _TableEmbedder(table),
                 "async_component": _AsyncTableEmbedder(table)}[form]
-    ranker = VRSDRanker(top_k=K, document_embedder=embedder, reembed="allow")
+    ranker = DiverseRanker(top_k=K, document_embedder=embedder, reembed="allow")
     sync = ranker.run(documents=bare, query_embedding=query)
-    reference = VRSDRanker(top_k=K).run(documents=cands, query_embedding=query)
+    reference = DiverseRanker(top_k=K).run(documents=cands, query_embedding=query)
     assert [d.id for d in sync["documents"]] == [d.id for d in reference["documents"]]
     got = await ranker.run_async(documents=bare, query_embedding=query)
     assert results(got) == approx_scores(results(sync))

@@ -1,4 +1,4 @@
-"""``VRSDRanker``'s settings, checked by the kit (``vrsd_kit.settings.SettingsFields``):
+"""``DiverseRanker``'s settings, checked by the kit (``vrsd_kit.settings.SettingsFields``):
 when built, at every assignment (a bad value refused there, naming it, with the closest
 name for a typo; the ranker unchanged and still working) and per run (``top_k``); what
 the settings resolve is what the ranker shows and saves."""
@@ -10,14 +10,14 @@ import warnings
 import pytest
 
 from tests.helpers.haystack_pipeline import candidates
-from vrsd_haystack import VRSDRanker
+from vrsd_haystack import DiverseRanker
 from vrsd_kit.tokens import approx_token_count
 
 K = 4
 QUERY = "water vapor from liquid water"
 
 
-def picks(ranker: VRSDRanker, docs, query_vector, **run) -> list[str]:
+def picks(ranker: DiverseRanker, docs, query_vector, **run) -> list[str]:
     return [d.id for d in ranker.run(documents=docs, query_embedding=query_vector,
                                      query=QUERY, **run)["documents"]]
 
@@ -36,7 +36,7 @@ def picks(ranker: VRSDRanker, docs, query_vector, **run) -> list[str]:
 ])
 def test_a_bad_assignment_is_refused_and_changes_nothing(in_memory_store, query_vectors,
                                                          field, value, message):
-    ranker = VRSDRanker(top_k=K, method="mmr")
+    ranker = DiverseRanker(top_k=K, method="mmr")
     docs = candidates(in_memory_store, query_vectors[0])
     before, settings, picked = ranker.to_dict(), ranker.settings(), picks(
         ranker, docs, query_vectors[0])
@@ -48,7 +48,7 @@ def test_a_bad_assignment_is_refused_and_changes_nothing(in_memory_store, query_
 
 
 def test_a_good_assignment_is_checked_into_new_settings(in_memory_store, query_vectors):
-    ranker = VRSDRanker(top_k=K, method="mmr")
+    ranker = DiverseRanker(top_k=K, method="mmr")
     docs = candidates(in_memory_store, query_vectors[0])
     settings = ranker.settings()
     assert ranker.settings() is settings  # kept between runs
@@ -62,17 +62,17 @@ def test_a_good_assignment_is_checked_into_new_settings(in_memory_store, query_v
 
 
 def test_group_by_alone_is_refused_until_both_are_given():
-    ranker = VRSDRanker(top_k=K)
+    ranker = DiverseRanker(top_k=K)
     with pytest.raises(ValueError, match="^max_per_group: "):
         ranker.group_by = "source"  # a pair: each assignment is checked with the other
     assert ranker.group_by is None
-    capped = VRSDRanker(top_k=K, group_by="source", max_per_group=1)
+    capped = DiverseRanker(top_k=K, group_by="source", max_per_group=1)
     capped.max_per_group = 2
     assert capped.settings().max_per_group == 2
 
 
 def test_a_dict_changed_in_place_is_checked_at_the_next_run(in_memory_store, query_vectors):
-    ranker = VRSDRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.3})
+    ranker = DiverseRanker(top_k=K, method="mmr", method_kwargs={"lambda_mult": 0.3})
     docs = candidates(in_memory_store, query_vectors[0])
     ranker.method_kwargs["lambda_mult"] = 0.9  # cannot be intercepted: seen at the run
     assert ranker.settings().options == {"lambda_mult": 0.9}
@@ -83,13 +83,13 @@ def test_a_dict_changed_in_place_is_checked_at_the_next_run(in_memory_store, que
 
 def test_a_value_is_stored_as_given_and_the_settings_hold_what_it_means():
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        ranker = VRSDRanker(method="vrsd_swap")  # the constructor: one spelling per method
+        ranker = DiverseRanker(method="vrsd_swap")  # the constructor: one spelling per method
     assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
     assert ranker.token_counter is None and ranker.settings().token_counter is approx_token_count
     assert ranker.to_dict()["init_parameters"]["token_counter"] is None  # loads anywhere
     ranker.token_counter = len
     assert ranker.to_dict()["init_parameters"]["token_counter"] == {"callable": "builtins.len"}
-    other = VRSDRanker(method="mmr")
+    other = DiverseRanker(method="mmr")
     with pytest.warns(DeprecationWarning, match="vrsd_swap"):
         other.method = "vrsd_swap"
     assert other.method == "vrsd_swap"  # as given; what it means:
@@ -97,11 +97,11 @@ def test_a_value_is_stored_as_given_and_the_settings_hold_what_it_means():
     saved = other.to_dict()
     assert (saved["init_parameters"]["method"], saved["init_parameters"]["method_kwargs"]) == (
         "vrsd", {"refine": "swap"})
-    assert VRSDRanker.from_dict(saved).to_dict() == saved
+    assert DiverseRanker.from_dict(saved).to_dict() == saved
 
 
 def test_a_runs_top_k_is_checked_and_is_that_runs_only(in_memory_store, query_vectors):
-    ranker = VRSDRanker(top_k=K, method="mmr")
+    ranker = DiverseRanker(top_k=K, method="mmr")
     docs = candidates(in_memory_store, query_vectors[0])
     settings = ranker.settings()
     for bad in (0, -1, "2", 2.5, True):
@@ -116,7 +116,7 @@ def test_a_relevance_callable_scores_one_document_with_or_without_a_query(in_mem
     from vrsd_core import select
 
     docs = candidates(in_memory_store, query_vectors[1])
-    ranker = VRSDRanker(top_k=K, method="mmr", relevance=lambda d: float(d.meta["row"]))
+    ranker = DiverseRanker(top_k=K, method="mmr", relevance=lambda d: float(d.meta["row"]))
     want = select(query_vectors[1], [d.embedding for d in docs], K, method="mmr",
                   relevance=[float(d.meta["row"]) for d in docs])
     for query in (None, QUERY):
@@ -131,7 +131,7 @@ def test_a_relevance_callable_scores_one_document_with_or_without_a_query(in_mem
 ])
 def test_no_query_text_warns_once_where_the_method_would_read_the_words(
         in_memory_store, query_vectors, settings, warns):
-    ranker = VRSDRanker(top_k=K, **settings)
+    ranker = DiverseRanker(top_k=K, **settings)
     docs = candidates(in_memory_store, query_vectors[0])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -39,10 +39,10 @@ def langchain_retriever() -> Case:
     from langchain_core.embeddings import DeterministicFakeEmbedding
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     store = InMemoryVectorStore.from_texts(TEXTS, DeterministicFakeEmbedding(size=DIM))
-    return Case(lambda: VRSDRetriever(vectorstore=store, k=3, fetch_k=6, method="mmr"),
+    return Case(lambda: DiverseRetriever(vectorstore=store, k=3, fetch_k=6, method="mmr"),
                 lambda r: [d.page_content for d in r.invoke(QUERY)],
                 [("k", 0, "k"), ("fetch_k", "20", "fetch_k"), ("fetch_k", 2, "fetch_k"),
                  ("method", "nope", "method")],
@@ -69,10 +69,10 @@ def langchain_compressor() -> Case:
     from langchain_core.documents import Document
     from langchain_core.embeddings import DeterministicFakeEmbedding
 
-    from vrsd_langchain import VRSDCompressor
+    from vrsd_langchain import DiverseCompressor
 
     docs = [Document(page_content=t) for t in TEXTS]
-    return Case(lambda: VRSDCompressor(embeddings=DeterministicFakeEmbedding(size=DIM), k=3,
+    return Case(lambda: DiverseCompressor(embeddings=DeterministicFakeEmbedding(size=DIM), k=3,
                                        method="mmr"),
                 lambda c: [d.page_content for d in c.compress_documents(docs, QUERY)],
                 [("k", 0, "k"), ("k", "3", "k"), ("method", "nope", "method")],
@@ -89,10 +89,10 @@ def _nodes() -> list[Any]:
 def llamaindex_postprocessor() -> Case:
     from llama_index.core.schema import QueryBundle
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     bundle = QueryBundle(QUERY, embedding=vector(99))
-    return Case(lambda: VRSDPostprocessor(top_n=3, method="mmr"),
+    return Case(lambda: DiversePostprocessor(top_n=3, method="mmr"),
                 lambda p: [n.node.node_id for n in p.postprocess_nodes(_nodes(), bundle)],
                 [("top_n", 0, "top_n"), ("top_n", "3", "top_n"), ("method", "nope", "method")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
@@ -102,14 +102,14 @@ def llamaindex_retriever() -> Case:
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import QueryBundle
 
-    from vrsd_llamaindex import VRSDRetriever
+    from vrsd_llamaindex import DiverseRerankRetriever
 
     class Fixed(BaseRetriever):
         def _retrieve(self, query_bundle):
             return _nodes()
 
     bundle = QueryBundle(QUERY, embedding=vector(99))
-    return Case(lambda: VRSDRetriever(Fixed(), top_n=3, fetch_k=6, method="mmr"),
+    return Case(lambda: DiverseRerankRetriever(Fixed(), top_n=3, fetch_k=6, method="mmr"),
                 lambda r: [n.node.node_id for n in r.retrieve(bundle)],
                 [("fetch_k", 0, "fetch_k"), ("fetch_k", "20", "fetch_k"),
                  ("top_n", 0, "top_n"), ("method", "nope", "method")],
@@ -119,22 +119,22 @@ def llamaindex_retriever() -> Case:
 def haystack_ranker() -> Case:
     from haystack import Document
 
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
     docs = [Document(content=t, id=f"d{i}", embedding=vector(i)) for i, t in enumerate(TEXTS)]
-    return Case(lambda: VRSDRanker(top_k=3, method="mmr"),
+    return Case(lambda: DiverseRanker(top_k=3, method="mmr"),
                 lambda r: [d.id for d in r.run(documents=docs, query_embedding=vector(99),
                                                query=QUERY)["documents"]],
                 [("top_k", -1, "top_k"), ("top_k", "3", "top_k"), ("method", "nope", "method")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
-BUILDERS = [(langchain_retriever, "langchain VRSDRetriever"),
+BUILDERS = [(langchain_retriever, "langchain DiverseRetriever"),
             (langchain_search_type, "langchain DiverseVectorStoreRetriever"),
-            (langchain_compressor, "langchain VRSDCompressor"),
-            (llamaindex_postprocessor, "llamaindex VRSDPostprocessor"),
-            (llamaindex_retriever, "llamaindex VRSDRetriever"),
-            (haystack_ranker, "haystack VRSDRanker")]
+            (langchain_compressor, "langchain DiverseCompressor"),
+            (llamaindex_postprocessor, "llamaindex DiversePostprocessor"),
+            (llamaindex_retriever, "llamaindex DiverseRerankRetriever"),
+            (haystack_ranker, "haystack DiverseRanker")]
 
 
 def cases() -> list[Any]:

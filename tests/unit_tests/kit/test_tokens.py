@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vrsd_eval.datasets import default_data_dir, read_jsonl
-from vrsd_kit.contract import check_budget_options
+from vrsd_kit.settings import build_settings
 from vrsd_kit.tokens import approx_token_count, check_token_counter, count_tokens
 
 
@@ -56,9 +56,13 @@ def test_counter_checks():
     assert count_tokens(lambda t: np.int32(4), ["a"]).tolist() == [4]
 
 
-def test_budget_options():
-    assert check_budget_options(None, None) == (None, approx_token_count)
-    assert check_budget_options(1, len) == (1, len)
+def test_budget_settings():
+    def budget(max_tokens, token_counter):
+        settings = build_settings({"max_tokens": max_tokens, "token_counter": token_counter})
+        return settings.max_tokens, settings.token_counter
+
+    assert budget(None, None) == (None, approx_token_count)
+    assert budget(1, len) == (1, len)
     for bad in (0, -1, 2.0, "10", True):  # below one token: refused like k=0
         with pytest.raises(ValueError, match="^max_tokens: "):
-            check_budget_options(bad, None)
+            budget(bad, None)

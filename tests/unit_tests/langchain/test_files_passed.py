@@ -1,4 +1,4 @@
-"""What a warm ``VRSDRetriever.invoke`` walks through in the project: its own classes, the
+"""What a warm ``DiverseRetriever.invoke`` walks through in the project: its own classes, the
 store's fast path, and the kit's one body; no settings are built or checked on a plain
 call (they were, when the retriever was built). ``benchmarks/retriever_overhead.py
 --files`` lists the same on FAISS, the core's files included."""
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vrsd_langchain import VRSDRetriever
+from vrsd_langchain import DiverseRetriever
 
 ROOT = Path(__file__).resolve().parents[3]
 OURS = ("vrsd_kit", "vrsd_langchain")
@@ -34,7 +34,7 @@ def files_entered(call: Any) -> dict[str, int]:
 
 
 def test_a_warm_invoke_checks_nothing_and_enters_few_files(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=4, fetch_k=20)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=4, fetch_k=20)
     retriever.invoke("water vapor heat")
     kept = retriever.settings()
     seen = files_entered(lambda: retriever.invoke("water vapor heat"))

@@ -10,13 +10,13 @@ import asyncio
 import pytest
 
 from tests.helpers.frames import frames_to_select
-from vrsd_langchain import DiverseVectorStore, EmbeddingCache, VRSDCompressor, VRSDRetriever
+from vrsd_langchain import DiverseVectorStore, EmbeddingCache, DiverseCompressor, DiverseRetriever
 
 QUERY = "Which process changes liquid water into water vapor?"
 
 
 def test_a_plain_call_uses_the_settings_built_with_the_retriever(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
     settings = retriever.settings()
     for _ in range(2):
         assert len(retriever.invoke(QUERY)) == 3
@@ -29,7 +29,7 @@ def test_a_plain_call_uses_the_settings_built_with_the_retriever(in_memory_store
 
 
 def test_an_assigned_field_is_checked_and_honoured(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
     retriever.k = 6
     assert retriever.settings().k == 6 and len(retriever.invoke(QUERY)) == 6
     retriever.search_kwargs = {"filter": lambda doc: int(doc.metadata["row"]) % 2 == 0}
@@ -48,7 +48,7 @@ def test_an_assigned_field_is_checked_and_honoured(in_memory_store):
 
 def test_the_settings_are_not_a_field(in_memory_store):
     cache = EmbeddingCache()
-    one, two = (VRSDRetriever(vectorstore=in_memory_store, k=3, cache=cache) for _ in "12")
+    one, two = (DiverseRetriever(vectorstore=in_memory_store, k=3, cache=cache) for _ in "12")
     assert one.settings() is not two.settings() and one == two
     dumped = one.model_dump()
     assert not any(key.startswith("_") for key in dumped) and "_vrsd" not in repr(one)
@@ -62,7 +62,7 @@ def test_the_settings_are_not_a_field(in_memory_store):
     ("max_per_group", 2, "group_by"), ("reembed", "never", "reembed"),
 ])
 def test_an_invalid_assignment_is_refused_there(in_memory_store, field, value, name):
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
     before, settings = getattr(retriever, field), retriever.settings()
     with pytest.raises(ValueError, match=f"^{name}:"):
         setattr(retriever, field, value)
@@ -71,8 +71,8 @@ def test_an_invalid_assignment_is_refused_there(in_memory_store, field, value, n
 
 
 def test_a_misspelt_field_is_refused_with_the_closest(in_memory_store):
-    retriever = VRSDRetriever(vectorstore=in_memory_store)
-    with pytest.raises(ValueError, match=r"^fetchk: not a field of VRSDRetriever; did you mean "
+    retriever = DiverseRetriever(vectorstore=in_memory_store)
+    with pytest.raises(ValueError, match=r"^fetchk: not a field of DiverseRetriever; did you mean "
                                          r"fetch_k\?"):
         retriever.fetchk = 3  # type: ignore[attr-defined]
 
@@ -94,7 +94,7 @@ def test_the_search_type_retriever_checks_assignments(in_memory_store):
 
 def test_the_compressor_checks_an_assignment(in_memory_store, embeddings):
     docs = in_memory_store.similarity_search(QUERY, k=12)
-    compressor = VRSDCompressor(embeddings=embeddings, k=3)
+    compressor = DiverseCompressor(embeddings=embeddings, k=3)
     assert len(compressor.compress_documents(docs, QUERY)) == 3
     compressor.k = 5
     assert len(compressor.compress_documents(docs, QUERY)) == 5
@@ -108,11 +108,11 @@ def test_the_compressor_checks_an_assignment(in_memory_store, embeddings):
 def test_a_call_reaches_the_selection_through_the_one_body(in_memory_store, embeddings):
     """Only the entry point, ``choose`` and the kit's ``rerank`` stand between a call and
     the core: the I/O steps (``vrsd_kit.steps``) have returned before the selection."""
-    retriever = VRSDRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3, fetch_k=12)
     store = DiverseVectorStore(in_memory_store)
     by_type = store.as_retriever(search_type="complement", search_kwargs={"k": 3})
     qvec = embeddings.embed_query(QUERY)
-    compressor = VRSDCompressor(embeddings=embeddings, k=3)
+    compressor = DiverseCompressor(embeddings=embeddings, k=3)
     docs = in_memory_store.similarity_search(QUERY, k=12)
     for call, entry in [
         (lambda: retriever.invoke(QUERY), "_get_relevant_documents"),

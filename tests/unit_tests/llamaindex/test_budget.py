@@ -1,5 +1,5 @@
 """The token budget in the LlamaIndex adapter: ``max_tokens`` + ``token_counter`` on
-``VRSDPostprocessor`` and ``VRSDRetriever``, counted on each node's LLM text."""
+``DiversePostprocessor`` and ``DiverseRerankRetriever``, counted on each node's LLM text."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_kit.tokens import approx_token_count
-from vrsd_llamaindex import VRSDPostprocessor
+from vrsd_llamaindex import DiversePostprocessor
 
 from .test_per_candidate import QUERY, VECTORS, ids
 
@@ -30,7 +30,7 @@ def llm_counts(counter) -> list[int]:
 
 
 def run(**settings) -> list[NodeWithScore]:
-    return VRSDPostprocessor(**settings).postprocess_nodes(
+    return DiversePostprocessor(**settings).postprocess_nodes(
         long_nodes(), query_bundle=QueryBundle("what?", embedding=QUERY.tolist()))
 
 
@@ -62,13 +62,13 @@ def test_a_custom_counter_counts_the_llm_text():
 def test_retriever_passes_the_budget_on():
     from llama_index.core.retrievers import BaseRetriever
 
-    from vrsd_llamaindex import VRSDRetriever
+    from vrsd_llamaindex import DiverseRerankRetriever
 
     class Fixed(BaseRetriever):
         def _retrieve(self, query_bundle):  # noqa: ANN001, ANN202
             return long_nodes()
 
-    retriever = VRSDRetriever(Fixed(), top_n=6, max_tokens=150)
+    retriever = DiverseRerankRetriever(Fixed(), top_n=6, max_tokens=150)
     out = retriever.retrieve(QueryBundle("what?", embedding=QUERY.tolist()))
     sel = select(QUERY, VECTORS, 6, method=DEFAULT_METHOD, max_tokens=150,
                  token_counts=llm_counts(approx_token_count))
@@ -82,7 +82,7 @@ def test_retriever_passes_the_budget_on():
 ])
 def test_bad_budget_settings(settings, message):
     with pytest.raises(ValueError, match=message):
-        VRSDPostprocessor(**settings)
+        DiversePostprocessor(**settings)
 
 
 def test_no_budget_is_unchanged():

@@ -10,7 +10,7 @@ import pytest
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from vrsd_core import select
-from vrsd_llamaindex import VRSDPostprocessor
+from vrsd_llamaindex import DiversePostprocessor
 
 rng = np.random.default_rng(7)
 QUERY = rng.normal(size=8)
@@ -33,7 +33,7 @@ def ids(out: list[NodeWithScore]) -> list[str]:
 
 
 def run(**settings) -> list[NodeWithScore]:
-    return VRSDPostprocessor(**settings).postprocess_nodes(
+    return DiversePostprocessor(**settings).postprocess_nodes(
         nodes(), query_bundle=QueryBundle("what?", embedding=QUERY.tolist()))
 
 

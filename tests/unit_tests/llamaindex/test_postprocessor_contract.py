@@ -17,7 +17,7 @@ from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, select
-from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
 QUERY = np.array([1.0, 0.6, 0.0])
 # Two near-duplicates along x, one vector along y, one off-topic along z.
@@ -45,16 +45,16 @@ def snapshot(nodes: list[NodeWithScore]) -> list[dict[str, Any]]:
 
 
 def test_duplicates_lose_to_the_complementary_vector():
-    out = VRSDPostprocessor(top_n=2).postprocess_nodes(make_nodes(), query_bundle=bundle())
+    out = DiversePostprocessor(top_n=2).postprocess_nodes(make_nodes(), query_bundle=bundle())
     assert {n.node.node_id for n in out} == {"n0", "n2"}  # x + y, not x + x'
-    plain = VRSDPostprocessor(top_n=2, method="similarity").postprocess_nodes(
+    plain = DiversePostprocessor(top_n=2, method="similarity").postprocess_nodes(
         make_nodes(), query_bundle=bundle())
     assert [n.node.node_id for n in plain] == ["n0", "n1"]
 
 
 def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
     # the vectors only: with the words the score is the fused relevance (test_words.py)
-    out = VRSDPostprocessor(top_n=3, lexical=False).postprocess_nodes(make_nodes(),
+    out = DiversePostprocessor(top_n=3, lexical=False).postprocess_nodes(make_nodes(),
                                                                       query_bundle=bundle())
     sel = select(QUERY, VECTORS, 3, method=DEFAULT_METHOD)
     assert [n.node.node_id for n in out] == [f"n{i}" for i in sel.indices]
@@ -62,7 +62,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         v = VECTORS[i]
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
-        # the payload both adapters share (vrsd_kit.contract.selection_metadata)
+        # the payload both adapters share (vrsd_kit.entries)
         held = n.node.metadata["vrsd"]["held_back"]
         assert {e["id"] for e in held} <= {f"n{j}" for j in sel.info["held_back"]}
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
@@ -74,7 +74,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
 
 
 def test_vrsd_entry_is_hidden_from_llm_and_embedder_text():
-    out = VRSDPostprocessor(top_n=2).postprocess_nodes(make_nodes(), query_bundle=bundle())
+    out = DiversePostprocessor(top_n=2).postprocess_nodes(make_nodes(), query_bundle=bundle())
     node = out[0].node
     assert "vrsd" in node.metadata
     for mode in (MetadataMode.LLM, MetadataMode.EMBED):
@@ -90,7 +90,7 @@ async def test_callers_nodes_are_unchanged(mode):
     nodes = make_nodes()
     before = snapshot(nodes)
     ids_before = [id(n.node) for n in nodes]
-    postprocessor = VRSDPostprocessor(top_n=2)
+    postprocessor = DiversePostprocessor(top_n=2)
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle())
     else:
@@ -107,7 +107,7 @@ async def test_callers_nodes_are_unchanged(mode):
 
 def test_top_n_at_least_len_returns_all_in_selection_order():
     for top_n in (4, 10):
-        out = VRSDPostprocessor(top_n=top_n).postprocess_nodes(make_nodes(),
+        out = DiversePostprocessor(top_n=top_n).postprocess_nodes(make_nodes(),
                                                                query_bundle=bundle())
         want = select(QUERY, VECTORS, 4, method=DEFAULT_METHOD).indices
         assert [n.node.node_id for n in out] == [f"n{i}" for i in want]
@@ -116,7 +116,7 @@ def test_top_n_at_least_len_returns_all_in_selection_order():
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_empty_input_returns_empty(mode):
-    postprocessor = VRSDPostprocessor(top_n=2)
+    postprocessor = DiversePostprocessor(top_n=2)
     if mode == "sync":
         assert postprocessor.postprocess_nodes([], query_bundle=bundle()) == []
     else:
@@ -125,7 +125,7 @@ async def test_empty_input_returns_empty(mode):
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_no_query_is_a_value_error(mode):
-    postprocessor = VRSDPostprocessor(top_n=2)
+    postprocessor = DiversePostprocessor(top_n=2)
     call = (postprocessor.postprocess_nodes if mode == "sync"
             else postprocessor.apostprocess_nodes)
     for query_bundle in (None, QueryBundle("")):
@@ -165,7 +165,7 @@ async def test_no_query_is_a_value_error(mode):
 )
 def test_bad_method_or_options_fail_at_construction(kwargs, named):
     with pytest.raises(ValueError, match=named):
-        VRSDPostprocessor(**kwargs)
+        DiversePostprocessor(**kwargs)
 
 
 def summary_retriever():
@@ -177,7 +177,7 @@ def summary_retriever():
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_retriever_wraps_any_retriever(mode):
-    retriever = VRSDRetriever(summary_retriever(), top_n=2, fetch_k=4)
+    retriever = DiverseRerankRetriever(summary_retriever(), top_n=2, fetch_k=4)
     if mode == "sync":
         out = retriever.retrieve(bundle())
     else:
@@ -189,34 +189,34 @@ async def test_retriever_wraps_any_retriever(mode):
 
 def test_bad_retriever_arguments():
     with pytest.raises(ValueError, match="retriever"):
-        VRSDRetriever(object())  # type: ignore[arg-type]
+        DiverseRerankRetriever(object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="fetch_k"):
-        VRSDRetriever(summary_retriever(), top_n=5, fetch_k=3)
+        DiverseRerankRetriever(summary_retriever(), top_n=5, fetch_k=3)
     for top_n in (True, "3", 2.0, 0):
         with pytest.raises(ValueError, match="^top_n: expected an integer >= 1"):
-            VRSDRetriever(summary_retriever(), top_n=top_n, fetch_k=4)
+            DiverseRerankRetriever(summary_retriever(), top_n=top_n, fetch_k=4)
     for fetch_k in (True, "20", 20.0):
         with pytest.raises(ValueError, match="^fetch_k: expected an integer >= 1"):
-            VRSDRetriever(summary_retriever(), top_n=2, fetch_k=fetch_k)
-    assert VRSDRetriever(summary_retriever(), top_n=np.int64(2), fetch_k=np.int64(4)).top_n == 2
+            DiverseRerankRetriever(summary_retriever(), top_n=2, fetch_k=fetch_k)
+    assert DiverseRerankRetriever(summary_retriever(), top_n=np.int64(2), fetch_k=np.int64(4)).top_n == 2
     with pytest.raises(ValueError, match="method"):
-        VRSDRetriever(summary_retriever(), method="nope")
+        DiverseRerankRetriever(summary_retriever(), method="nope")
     with pytest.raises(ValueError, match="query"):
-        VRSDRetriever(summary_retriever(), top_n=2, fetch_k=4).retrieve("")
+        DiverseRerankRetriever(summary_retriever(), top_n=2, fetch_k=4).retrieve("")
 
 
 def test_class_name_and_serialisation():
-    postprocessor = VRSDPostprocessor(top_n=3, method="mmr", method_kwargs={"lambda_mult": 0.3})
-    assert postprocessor.class_name() == "VRSDPostprocessor"
+    postprocessor = DiversePostprocessor(top_n=3, method="mmr", method_kwargs={"lambda_mult": 0.3})
+    assert postprocessor.class_name() == "DiversePostprocessor"
     data = postprocessor.to_dict()
-    assert data["class_name"] == "VRSDPostprocessor"
+    assert data["class_name"] == "DiversePostprocessor"
     assert data["method_kwargs"] == {"lambda_mult": 0.3}
-    assert VRSDPostprocessor.from_dict(data).method_kwargs == {"lambda_mult": 0.3}
+    assert DiversePostprocessor.from_dict(data).method_kwargs == {"lambda_mult": 0.3}
 
 
 def test_json_schema_names_the_methods():
     """The typed fields (callables included) give a JSON schema: the methods as an enum."""
-    schema = VRSDPostprocessor.model_json_schema()["properties"]
+    schema = DiversePostprocessor.model_json_schema()["properties"]
     assert schema["method"]["enum"] == list(METHOD_INFO)
     assert {"relevance", "group_by", "token_counter", "max_tokens"} <= set(schema)
 
@@ -264,7 +264,7 @@ def instrumented():
 async def test_rerank_events_and_span_fire(instrumented, mode):
     events, spans = instrumented
     legacy = _LegacyCollect()
-    postprocessor = VRSDPostprocessor(top_n=2, callback_manager=CallbackManager([legacy]))
+    postprocessor = DiversePostprocessor(top_n=2, callback_manager=CallbackManager([legacy]))
     nodes = make_nodes()
     if mode == "sync":
         out = postprocessor.postprocess_nodes(nodes, query_bundle=bundle())
@@ -277,7 +277,7 @@ async def test_rerank_events_and_span_fire(instrumented, mode):
     assert [n.node.node_id for n in starts[0].nodes] == [n.node.node_id for n in nodes]
     assert [n.node.node_id for n in ends[0].nodes] == [n.node.node_id for n in out]
     span_names = [s.id_ for s in spans.completed_spans]
-    assert any("VRSDPostprocessor._" in name and "postprocess_nodes" in name
+    assert any("DiversePostprocessor._" in name and "postprocess_nodes" in name
                for name in span_names)
     assert [t for t, _ in legacy.starts] == [CBEventType.RERANKING]
     assert [t for t, _ in legacy.ends] == [CBEventType.RERANKING]

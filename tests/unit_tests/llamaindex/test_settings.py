@@ -13,7 +13,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from tests.helpers.frames import frames_to_select
-from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
 from .conftest import WordsEmbedding
 
@@ -24,8 +24,8 @@ def candidates(index, embed_model, count: int = 12) -> list[NodeWithScore]:
     return index.as_retriever(similarity_top_k=count, embed_model=embed_model).retrieve(QUERY)
 
 
-def postprocessor(index, **settings) -> VRSDPostprocessor:
-    return VRSDPostprocessor(**{"top_n": 3, "embed_model": index._embed_model,
+def postprocessor(index, **settings) -> DiversePostprocessor:
+    return DiversePostprocessor(**{"top_n": 3, "embed_model": index._embed_model,
                                 "vector_store": index.vector_store, **settings})
 
 
@@ -33,7 +33,7 @@ def ids(nodes: list[NodeWithScore]) -> list[str]:
     return [n.node.node_id for n in nodes]
 
 
-# --- VRSDPostprocessor ---------------------------------------------------------------------
+# --- DiversePostprocessor ---------------------------------------------------------------------
 
 def test_a_plain_call_uses_the_settings_built_with_the_postprocessor(index, embed_model):
     pp = postprocessor(index)
@@ -90,7 +90,7 @@ def test_an_invalid_assignment_to_the_postprocessor_is_refused_there(
 
 def test_a_misspelt_field_and_a_bad_copy_are_refused(index):
     pp = postprocessor(index)
-    with pytest.raises(ValueError, match=r"^topn: not a field of VRSDPostprocessor; did you "
+    with pytest.raises(ValueError, match=r"^topn: not a field of DiversePostprocessor; did you "
                                          r"mean top_n\?"):
         pp.topn = 3  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="^top_n: "):
@@ -109,10 +109,10 @@ def test_options_changed_in_place_are_checked_at_the_next_call(index, embed_mode
         pp.postprocess_nodes(nodes, query_str=QUERY)
 
 
-# --- VRSDRetriever -------------------------------------------------------------------------
+# --- DiverseRerankRetriever -------------------------------------------------------------------------
 
 def test_the_retriever_checks_its_counts_at_the_assignment(index):
-    retriever = VRSDRetriever(index.as_retriever(), top_n=3, fetch_k=6)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=3, fetch_k=6)
     picked = ids(retriever.retrieve(QUERY))
     for field, value, name in [("fetch_k", 0, "fetch_k"), ("fetch_k", "20", "fetch_k"),
                                ("fetch_k", None, "fetch_k"), ("fetch_k", 2, "fetch_k"),
@@ -126,11 +126,11 @@ def test_the_retriever_checks_its_counts_at_the_assignment(index):
         assert ids(retriever.retrieve(QUERY)) == picked, field
         assert ids(asyncio.run(retriever.aretrieve(QUERY))) == picked, field
     with pytest.raises(ValueError, match=r"did you mean top_n\?"):
-        VRSDRetriever(index.as_retriever(), topn=3)
+        DiverseRerankRetriever(index.as_retriever(), topn=3)
 
 
 def test_a_good_assignment_to_the_retriever_takes_effect(index):
-    retriever = VRSDRetriever(index.as_retriever(), top_n=3, fetch_k=6)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=3, fetch_k=6)
     retriever.fetch_k = 12
     retriever.top_n = 8
     assert (retriever.settings().fetch_k, retriever.settings().k) == (12, 8)
@@ -181,7 +181,7 @@ def test_a_bad_vector_from_the_model_is_refused_before_the_store_is_asked(index,
     pp = postprocessor(index, embed_model=zero)
     with pytest.raises(ValueError, match="^embed_model: returned a zero vector"):
         pp.postprocess_nodes(candidates(index, embed_model), query_str=QUERY)
-    retriever = VRSDRetriever(Counting(), top_n=3, fetch_k=6, embed_model=zero)
+    retriever = DiverseRerankRetriever(Counting(), top_n=3, fetch_k=6, embed_model=zero)
     for call in (lambda: retriever.retrieve(QUERY),
                  lambda: asyncio.run(retriever.aretrieve(QUERY))):
         with pytest.raises(ValueError, match="^embed_model: returned a zero vector"):
@@ -193,7 +193,7 @@ def test_a_bad_vector_from_the_model_is_refused_before_the_store_is_asked(index,
 
 def test_sync_equals_async(index, embed_model):
     pp = postprocessor(index, top_n=4)
-    retriever = VRSDRetriever(index.as_retriever(), top_n=4, fetch_k=12)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=4, fetch_k=12)
     nodes = candidates(index, embed_model)
 
     def key(out):
@@ -210,7 +210,7 @@ def test_a_call_reaches_the_selection_through_the_one_body(index, embed_model):
     """Only the entry points and the kit's ``rerank`` stand between a call and the core:
     the I/O steps (``vrsd_kit.steps``) have returned before the selection."""
     pp = postprocessor(index)
-    retriever = VRSDRetriever(index.as_retriever(), top_n=3, fetch_k=12)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=3, fetch_k=12)
     nodes = candidates(index, embed_model)
     bundle = QueryBundle(QUERY)
     for call, want in [

@@ -65,10 +65,10 @@ def _store_metadata(store: InMemoryVectorStore) -> list[dict]:
 
 
 def run_lc_retriever(count, settings, metas):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     store = _lc_store(metas)
-    out = VRSDRetriever(vectorstore=store, k=count, fetch_k=len(TEXTS), **settings).invoke(QUERY)
+    out = DiverseRetriever(vectorstore=store, k=count, fetch_k=len(TEXTS), **settings).invoke(QUERY)
     return [d.metadata for d in out], _store_metadata(store)
 
 
@@ -85,11 +85,11 @@ def dvs_run(search_type: str) -> Run:
 
 
 def run_lc_compressor(count, settings, metas):
-    from vrsd_langchain import VRSDCompressor
+    from vrsd_langchain import DiverseCompressor
 
     docs = [Document(t, metadata=m, id=str(i))
             for i, (t, m) in enumerate(zip(TEXTS, metas, strict=True))]
-    out = VRSDCompressor(embeddings=EMB, k=count, **settings).compress_documents(docs, QUERY)
+    out = DiverseCompressor(embeddings=EMB, k=count, **settings).compress_documents(docs, QUERY)
     return [d.metadata for d in out], [d.metadata for d in docs]
 
 
@@ -103,10 +103,10 @@ def _li_nodes(metas):
 def run_li_postprocessor(count, settings, metas):
     from llama_index.core.schema import NodeWithScore, QueryBundle
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     nodes = [NodeWithScore(node=n, score=1.0) for n in _li_nodes(metas)]
-    out = VRSDPostprocessor(top_n=count, **settings).postprocess_nodes(
+    out = DiversePostprocessor(top_n=count, **settings).postprocess_nodes(
         nodes, query_bundle=QueryBundle(QUERY, embedding=QUERY_VECTOR))
     run_li_postprocessor.last = out  # for the excluded-keys check
     return [n.node.metadata for n in out], [n.node.metadata for n in nodes]
@@ -116,11 +116,11 @@ def run_li_retriever(count, settings, metas):
     from llama_index.core import SummaryIndex
     from llama_index.core.schema import QueryBundle
 
-    from vrsd_llamaindex import VRSDRetriever
+    from vrsd_llamaindex import DiverseRerankRetriever
 
     nodes = _li_nodes(metas)
     index = SummaryIndex(nodes)
-    out = VRSDRetriever(index.as_retriever(), top_n=count, **settings).retrieve(
+    out = DiverseRerankRetriever(index.as_retriever(), top_n=count, **settings).retrieve(
         QueryBundle(QUERY, embedding=QUERY_VECTOR))
     stored = [index.docstore.get_node(str(i)).metadata for i in range(len(TEXTS))]
     return [n.node.metadata for n in out], stored
@@ -129,23 +129,23 @@ def run_li_retriever(count, settings, metas):
 def run_haystack(count, settings, metas):
     from haystack import Document as HDocument
 
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
     docs = [HDocument(content=t, meta=m, embedding=v, id=str(i))
             for i, (t, m, v) in enumerate(zip(TEXTS, metas, VECTORS, strict=True))]
-    ranker = VRSDRanker(top_k=count, **settings)
-    ranker = VRSDRanker.from_dict(ranker.to_dict())  # what a saved pipeline runs
+    ranker = DiverseRanker(top_k=count, **settings)
+    ranker = DiverseRanker.from_dict(ranker.to_dict())  # what a saved pipeline runs
     out = ranker.run(documents=docs, query_embedding=QUERY_VECTOR, query=QUERY)["documents"]
     return [d.meta for d in out], [d.meta for d in docs]
 
 
 ADAPTERS = [
-    Adapter("langchain VRSDRetriever", "k", run_lc_retriever),
+    Adapter("langchain DiverseRetriever", "k", run_lc_retriever),
     *(Adapter(f"DiverseVectorStore {t}", "k", dvs_run(t)) for t in ("complement", "mmr", "dpp")),
-    Adapter("langchain VRSDCompressor", "k", run_lc_compressor),
-    Adapter("llamaindex VRSDPostprocessor", "top_n", run_li_postprocessor),
-    Adapter("llamaindex VRSDRetriever", "top_n", run_li_retriever),
-    Adapter("haystack VRSDRanker", "top_k", run_haystack),
+    Adapter("langchain DiverseCompressor", "k", run_lc_compressor),
+    Adapter("llamaindex DiversePostprocessor", "top_n", run_li_postprocessor),
+    Adapter("llamaindex DiverseRerankRetriever", "top_n", run_li_retriever),
+    Adapter("haystack DiverseRanker", "top_k", run_haystack),
 ]
 IDS = [a.name for a in ADAPTERS]
 
@@ -283,13 +283,13 @@ def test_metadata_key_names_the_entry(adapter):
 
 def test_an_entry_vrsd_wrote_is_replaced_not_moved():
     """A result passed through vrsd twice (a retriever, then a compressor) has one entry."""
-    from vrsd_langchain import VRSDCompressor, VRSDRetriever
+    from vrsd_langchain import DiverseCompressor, DiverseRetriever
 
-    first = VRSDRetriever(vectorstore=_lc_store(metadatas()), k=K, fetch_k=len(TEXTS),
+    first = DiverseRetriever(vectorstore=_lc_store(metadatas()), k=K, fetch_k=len(TEXTS),
                           method="mmr").invoke(QUERY)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        again = VRSDCompressor(embeddings=EMB, k=2).compress_documents(first, QUERY)
+        again = DiverseCompressor(embeddings=EMB, k=2).compress_documents(first, QUERY)
     assert [sorted(k for k in d.metadata if k.startswith("vrsd")) for d in again] == [["vrsd"]] * 2
     assert {d.metadata["vrsd"]["method"] for d in again} == {"complement"}
 
@@ -304,8 +304,8 @@ def test_llamaindex_excludes_whichever_key_holds_the_entry():
 
 
 def test_haystack_saves_metadata_key():
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
-    data = VRSDRanker(top_k=2, metadata_key="why").to_dict()
+    data = DiverseRanker(top_k=2, metadata_key="why").to_dict()
     assert data["init_parameters"]["metadata_key"] == "why"
-    assert VRSDRanker.from_dict(data).metadata_key == "why"
+    assert DiverseRanker.from_dict(data).metadata_key == "why"

@@ -22,7 +22,7 @@ from vrsd_eval._compat import PRIVATE_MEMBERS as EVAL_PRIVATE
 from vrsd_kit.adapters import ADAPTERS, Adapter
 from vrsd_kit.stores import PrivateMember, StoreRecord
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _source(module: str) -> Path:

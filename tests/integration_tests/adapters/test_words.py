@@ -72,19 +72,19 @@ def lc_store(demo, lc_embeddings):
 
 
 def test_langchain_retriever_compressor_and_search_type(demo, lc_store, lc_embeddings):
-    from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+    from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
 
     qvec = np.asarray(lc_embeddings.embed_query(QUESTION))
     want, sel = with_words(demo, qvec)
     plain, _ = vectors_only(demo, qvec)
     assert want != plain  # the question's words change the picks on this question
-    retriever = VRSDRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K)
     got = retriever.invoke(QUESTION)
     assert [d.id for d in got] == want
     check_parts([d.metadata["vrsd"] for d in got], sel)
     # off per call, off at construction, through as_retriever: the vectors only
     for docs in (retriever.invoke(QUESTION, lexical=False),
-                 VRSDRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K,
+                 DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K,
                                lexical=False).invoke(QUESTION),
                  DiverseVectorStore(lc_store).as_retriever(
                      search_type=DEFAULT_METHOD,
@@ -96,26 +96,26 @@ def test_langchain_retriever_compressor_and_search_type(demo, lc_store, lc_embed
     found, _ = pool(demo, qvec)
     from langchain_core.documents import Document
 
-    compressor = VRSDCompressor(embeddings=lc_embeddings, k=K)
+    compressor = DiverseCompressor(embeddings=lc_embeddings, k=K)
     kept = compressor.compress_documents([Document(page_content=p.text, id=p.id) for p in found],
                                          QUESTION)
     assert [d.id for d in kept] == want
 
 
 async def test_langchain_async_reads_the_same_words(lc_store):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K)
+    retriever = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K)
     got = await retriever.ainvoke(QUESTION)
     assert [d.id for d in got] == [d.id for d in retriever.invoke(QUESTION)]
 
 
 def test_other_methods_and_outside_relevance_do_not_read_the_words(lc_store):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    mmr = VRSDRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K, method="mmr")
+    mmr = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K, method="mmr")
     assert not {"cosine", "lexical"} & set(mmr.invoke(QUESTION)[0].metadata["vrsd"])
-    scored = VRSDRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K,
+    scored = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K,
                            relevance=lambda q, docs: [float(len(d.page_content)) for d in docs])
     entry = scored.invoke(QUESTION)[0].metadata["vrsd"]
     assert not {"cosine", "lexical"} & set(entry)
@@ -123,25 +123,25 @@ def test_other_methods_and_outside_relevance_do_not_read_the_words(lc_store):
 
 @pytest.mark.parametrize("bad", ["no", 0, 1, None])
 def test_the_switch_is_a_bool_in_every_adapter(lc_store, lc_embeddings, bad):
-    from vrsd_haystack import VRSDRanker
-    from vrsd_langchain import VRSDCompressor, VRSDRetriever
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_haystack import DiverseRanker
+    from vrsd_langchain import DiverseCompressor, DiverseRetriever
+    from vrsd_llamaindex import DiversePostprocessor
 
-    for build in (lambda: VRSDRetriever(vectorstore=lc_store, lexical=bad),
-                  lambda: VRSDCompressor(embeddings=lc_embeddings, lexical=bad),
-                  lambda: VRSDPostprocessor(lexical=bad),
-                  lambda: VRSDRanker(lexical=bad)):
+    for build in (lambda: DiverseRetriever(vectorstore=lc_store, lexical=bad),
+                  lambda: DiverseCompressor(embeddings=lc_embeddings, lexical=bad),
+                  lambda: DiversePostprocessor(lexical=bad),
+                  lambda: DiverseRanker(lexical=bad)):
         with pytest.raises(ValueError, match="lexical"):
             build()
     with pytest.raises(ValueError, match="lexical"):
-        VRSDRetriever(vectorstore=lc_store).invoke(QUESTION, lexical=bad)
+        DiverseRetriever(vectorstore=lc_store).invoke(QUESTION, lexical=bad)
 
 
 def test_llamaindex_postprocessor_and_retriever(demo, li_embed_model):
     from llama_index.core import VectorStoreIndex
     from llama_index.core.schema import TextNode
 
-    from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+    from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
     index = VectorStoreIndex([TextNode(text=p.text, id_=p.id) for p in demo[0]],
                              embed_model=li_embed_model)
@@ -150,7 +150,7 @@ def test_llamaindex_postprocessor_and_retriever(demo, li_embed_model):
     plain, _ = vectors_only(demo, qvec)
     nodes = index.as_retriever(similarity_top_k=FETCH_K).retrieve(QUESTION)
     for lexical, expected in ((True, want), (False, plain)):
-        post = VRSDPostprocessor(top_n=K, embed_model=li_embed_model, lexical=lexical,
+        post = DiversePostprocessor(top_n=K, embed_model=li_embed_model, lexical=lexical,
                                  vector_store=index.vector_store)
         kept = post.postprocess_nodes(nodes, query_str=QUESTION)
         assert [n.node.node_id for n in kept] == expected
@@ -158,7 +158,7 @@ def test_llamaindex_postprocessor_and_retriever(demo, li_embed_model):
             check_parts([n.node.metadata["vrsd"] for n in kept], sel)
             assert [n.score for n in kept] == pytest.approx(
                 [n.node.metadata["vrsd"]["relevance"] for n in kept], rel=1e-9)
-        retriever = VRSDRetriever(index.as_retriever(), top_n=K, fetch_k=FETCH_K,
+        retriever = DiverseRerankRetriever(index.as_retriever(), top_n=K, fetch_k=FETCH_K,
                                   lexical=lexical)
         assert [n.node.node_id for n in retriever.retrieve(QUESTION)] == expected
 
@@ -166,7 +166,7 @@ def test_llamaindex_postprocessor_and_retriever(demo, li_embed_model):
 def test_haystack_ranker_reads_the_query_input(demo, lc_embeddings):
     from haystack import Document, Pipeline
 
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
     qvec = np.asarray(lc_embeddings.embed_query(QUESTION))
     found, vectors = pool(demo, qvec)
@@ -174,7 +174,7 @@ def test_haystack_ranker_reads_the_query_input(demo, lc_embeddings):
             for p, v in zip(found, vectors, strict=True)]
     want, sel = with_words(demo, qvec)
     plain, _ = vectors_only(demo, qvec)
-    ranker = VRSDRanker(top_k=K)
+    ranker = DiverseRanker(top_k=K)
     out = ranker.run(documents=docs, query_embedding=qvec.tolist(), query=QUESTION)["documents"]
     assert [d.id for d in out] == want
     check_parts([d.meta["vrsd"] for d in out], sel)
@@ -189,7 +189,7 @@ def test_haystack_ranker_reads_the_query_input(demo, lc_embeddings):
     # lexical=False is quiet, and the setting survives a pipeline's YAML
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        quiet = VRSDRanker(top_k=K, lexical=False)
+        quiet = DiverseRanker(top_k=K, lexical=False)
         assert [d.id for d in quiet.run(documents=docs,
                                         query_embedding=qvec.tolist())["documents"]] == plain
     pipe = Pipeline()

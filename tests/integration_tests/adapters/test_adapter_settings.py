@@ -89,21 +89,21 @@ def refused(build: Callable[[], Any], bad: str, closest: str) -> str:
 
 
 def test_langchain_retriever_refuses_misspelt_fields(store):
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    message = refused(lambda: VRSDRetriever(vectorstore=store, k=2, fetchk=4), "fetchk",
+    message = refused(lambda: DiverseRetriever(vectorstore=store, k=2, fetchk=4), "fetchk",
                       "fetch_k")
-    assert "fetchk: unknown keyword for VRSDRetriever; did you mean fetch_k?" in message
-    refused(lambda: VRSDRetriever(vectorstore=store, k=2, methd="mmr"), "methd", "method")
-    refused(lambda: VRSDRetriever(vectorstore=store, method="mmr",
+    assert "fetchk: unknown keyword for DiverseRetriever; did you mean fetch_k?" in message
+    refused(lambda: DiverseRetriever(vectorstore=store, k=2, methd="mmr"), "methd", "method")
+    refused(lambda: DiverseRetriever(vectorstore=store, method="mmr",
                                   method_kwargs={"lamda_mult": 0.3}), "lamda_mult", "lambda_mult")
 
 
 def test_langchain_compressor_refuses_misspelt_fields(embeddings):
-    from vrsd_langchain import VRSDCompressor
+    from vrsd_langchain import DiverseCompressor
 
-    refused(lambda: VRSDCompressor(embeddings=embeddings, methd="mmr"), "methd", "method")
-    refused(lambda: VRSDCompressor(embeddings=embeddings, max_token=10), "max_token",
+    refused(lambda: DiverseCompressor(embeddings=embeddings, methd="mmr"), "methd", "method")
+    refused(lambda: DiverseCompressor(embeddings=embeddings, max_token=10), "max_token",
             "max_tokens")
 
 
@@ -125,9 +125,9 @@ def test_as_retriever_refuses_misspelt_search_kwargs(request, which):
 def test_invoke_keywords_are_search_arguments_checked_like_search_kwargs(request, which):
     """As in LangChain, ``invoke(q, **kwargs)`` overrides the call's settings: k, fetch_k,
     method options, per-candidate inputs; anything else is a store search argument."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=request.getfixturevalue(which), k=2, fetch_k=4,
+    retriever = DiverseRetriever(vectorstore=request.getfixturevalue(which), k=2, fetch_k=4,
                               reembed="allow")
     assert len(retriever.invoke("plants", k=3)) == 3  # the usual override keeps working
     refused(lambda: retriever.invoke("plants", fetchk=3), "fetchk", "fetch_k")
@@ -136,35 +136,35 @@ def test_invoke_keywords_are_search_arguments_checked_like_search_kwargs(request
 
 def test_a_store_without_fast_path_gets_its_own_search_arguments(plain_store):
     """Only near-misses of vrsd's keywords are refused: the store's own arguments pass."""
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
-    retriever = VRSDRetriever(vectorstore=plain_store, k=2, fetch_k=4, reembed="allow",
+    retriever = DiverseRetriever(vectorstore=plain_store, k=2, fetch_k=4, reembed="allow",
                               search_kwargs={"where": {"topic": "plants"}})
     retriever.invoke("plants", timeout=5)
     assert plain_store.searched_with[-1] == {"where": {"topic": "plants"}, "timeout": 5}
 
 
 def test_llamaindex_adapters_refuse_misspelt_keywords(li_retriever):
-    from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+    from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
-    message = refused(lambda: VRSDPostprocessor(topn=2), "topn", "top_n")
-    assert "unknown keyword for VRSDPostprocessor" in message
-    refused(lambda: VRSDPostprocessor(top_n=2, methd="mmr"), "methd", "method")
-    message = refused(lambda: VRSDRetriever(li_retriever, topn=2), "topn", "top_n")
-    assert "unknown keyword for VRSDRetriever" in message
-    refused(lambda: VRSDRetriever(li_retriever, top_n=2, fetchk=4), "fetchk", "fetch_k")
+    message = refused(lambda: DiversePostprocessor(topn=2), "topn", "top_n")
+    assert "unknown keyword for DiversePostprocessor" in message
+    refused(lambda: DiversePostprocessor(top_n=2, methd="mmr"), "methd", "method")
+    message = refused(lambda: DiverseRerankRetriever(li_retriever, topn=2), "topn", "top_n")
+    assert "unknown keyword for DiverseRerankRetriever" in message
+    refused(lambda: DiverseRerankRetriever(li_retriever, top_n=2, fetchk=4), "fetchk", "fetch_k")
 
 
 def test_haystack_ranker_refuses_misspelt_keywords():
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
-    message = refused(lambda: VRSDRanker(topk=2), "topk", "top_k")
-    assert "unknown keyword for VRSDRanker" in message
-    refused(lambda: VRSDRanker(method_kwarg={}), "method_kwarg", "method_kwargs")
+    message = refused(lambda: DiverseRanker(topk=2), "topk", "top_k")
+    assert "unknown keyword for DiverseRanker" in message
+    refused(lambda: DiverseRanker(method_kwarg={}), "method_kwarg", "method_kwargs")
     # a pipeline file with the typo: the same message when it is loaded
-    data = VRSDRanker(top_k=2).to_dict()
+    data = DiverseRanker(top_k=2).to_dict()
     data["init_parameters"]["methd"] = data["init_parameters"].pop("method")
-    refused(lambda: VRSDRanker.from_dict(data), "methd", "method")
+    refused(lambda: DiverseRanker.from_dict(data), "methd", "method")
 
 
 # ----------------------------------------------------------------- one rule for k < 1
@@ -176,24 +176,24 @@ def count_refused(build: Callable[[], Any], name: str) -> None:
 
 
 def test_every_langchain_entry_point_refuses_k_below_one(store, embeddings):
-    from vrsd_langchain import DiverseVectorStore, VRSDCompressor, VRSDRetriever
+    from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
 
-    count_refused(lambda: VRSDRetriever(vectorstore=store, k=0), "k")
-    count_refused(lambda: VRSDRetriever(vectorstore=store, k=2).invoke("plants", k=0), "k")
-    count_refused(lambda: VRSDRetriever(vectorstore=store, k=2, fetch_k=0), "fetch_k")
-    count_refused(lambda: VRSDCompressor(embeddings=embeddings, k=0), "k")
+    count_refused(lambda: DiverseRetriever(vectorstore=store, k=0), "k")
+    count_refused(lambda: DiverseRetriever(vectorstore=store, k=2).invoke("plants", k=0), "k")
+    count_refused(lambda: DiverseRetriever(vectorstore=store, k=2, fetch_k=0), "fetch_k")
+    count_refused(lambda: DiverseCompressor(embeddings=embeddings, k=0), "k")
     count_refused(lambda: DiverseVectorStore(store).as_retriever(
         search_type="mmr", search_kwargs={"k": 0}), "k")
 
 
 def test_every_llamaindex_and_haystack_entry_point_refuses_below_one(li_retriever):
-    from vrsd_haystack import VRSDRanker
-    from vrsd_llamaindex import VRSDPostprocessor, VRSDRetriever
+    from vrsd_haystack import DiverseRanker
+    from vrsd_llamaindex import DiversePostprocessor, DiverseRerankRetriever
 
-    count_refused(lambda: VRSDPostprocessor(top_n=0), "top_n")
-    count_refused(lambda: VRSDRetriever(li_retriever, top_n=0), "top_n")
-    count_refused(lambda: VRSDRanker(top_k=0), "top_k")
-    count_refused(lambda: VRSDRanker(top_k=2).run(documents=[], query_embedding=[1.0],
+    count_refused(lambda: DiversePostprocessor(top_n=0), "top_n")
+    count_refused(lambda: DiverseRerankRetriever(li_retriever, top_n=0), "top_n")
+    count_refused(lambda: DiverseRanker(top_k=0), "top_k")
+    count_refused(lambda: DiverseRanker(top_k=2).run(documents=[], query_embedding=[1.0],
                                                   top_k=0), "top_k")
 
 

@@ -102,12 +102,12 @@ def test_langchain(vectors, lc_embeddings):
     from langchain_core.documents import Document
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from vrsd_langchain import VRSDRetriever
+    from vrsd_langchain import DiverseRetriever
 
     store = InMemoryVectorStore(lc_embeddings)
     store.add_documents([Document(page_content=t, id=i, metadata={"source": f"{i}.txt"})
                          for i, t in corpus()])
-    docs = VRSDRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(QUESTION)
+    docs = DiverseRetriever(vectorstore=store, k=K, fetch_k=FETCH_K).invoke(QUESTION)
     check({d.id: d.metadata["vrsd"]["held_back"] for d in docs}, dict(corpus()),
           lc_embeddings.embed_query(QUESTION), vectors)
 
@@ -116,14 +116,14 @@ def test_llamaindex(vectors, li_embed_model):
     from llama_index.core import VectorStoreIndex
     from llama_index.core.schema import TextNode
 
-    from vrsd_llamaindex import VRSDPostprocessor
+    from vrsd_llamaindex import DiversePostprocessor
 
     index = VectorStoreIndex([TextNode(text=t, id_=i, metadata={"file_path": f"{i}.txt"},
                                        excluded_embed_metadata_keys=["file_path"],
                                        excluded_llm_metadata_keys=["file_path"])
                               for i, t in corpus()], embed_model=li_embed_model)
     nodes = index.as_retriever(similarity_top_k=FETCH_K).retrieve(QUESTION)
-    kept = VRSDPostprocessor(top_n=K, embed_model=li_embed_model,
+    kept = DiversePostprocessor(top_n=K, embed_model=li_embed_model,
                              vector_store=index.vector_store).postprocess_nodes(
         nodes, query_str=QUESTION)
     check({n.node.node_id: n.node.metadata["vrsd"]["held_back"] for n in kept},
@@ -133,7 +133,7 @@ def test_llamaindex(vectors, li_embed_model):
 def test_haystack(vectors, lc_embeddings):
     from haystack import Document
 
-    from vrsd_haystack import VRSDRanker
+    from vrsd_haystack import DiverseRanker
 
     q = np.asarray(lc_embeddings.embed_query(QUESTION))
     ids = list(vectors)
@@ -143,6 +143,6 @@ def test_haystack(vectors, lc_embeddings):
     text = dict(corpus())
     docs = [Document(id=i, content=text[i], embedding=vectors[i].tolist(),
                      meta={"file_path": f"{i}.txt"}) for i in pool]
-    out = VRSDRanker(top_k=K).run(documents=docs, query_embedding=q.tolist(),
+    out = DiverseRanker(top_k=K).run(documents=docs, query_embedding=q.tolist(),
                                   query=QUESTION)["documents"]
     check({d.id: d.meta["vrsd"]["held_back"] for d in out}, text, q, vectors)
