@@ -412,7 +412,8 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
             "nothing to choose from, so they come back as retrieved (plain top-k). Fetch "
             "more candidates than top_n: similarity_top_k on the index's retriever or query "
             f"engine (LlamaIndex's default is 2), e.g. similarity_top_k={4 * top_n}; "
-            "for vrsd_llamaindex.DiverseRerankRetriever, its fetch_k. (Warned once per postprocessor.)",
+            "for vrsd_llamaindex.DiverseRerankRetriever, its fetch_k. (Warned once per "
+            "postprocessor.)",
             UserWarning,
             stacklevel=user_stacklevel(),
         )

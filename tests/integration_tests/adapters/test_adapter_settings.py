@@ -176,7 +176,7 @@ def count_refused(build: Callable[[], Any], name: str) -> None:
 
 
 def test_every_langchain_entry_point_refuses_k_below_one(store, embeddings):
-    from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+    from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore
 
     count_refused(lambda: DiverseRetriever(vectorstore=store, k=0), "k")
     count_refused(lambda: DiverseRetriever(vectorstore=store, k=2).invoke("plants", k=0), "k")

@@ -72,7 +72,7 @@ def lc_store(demo, lc_embeddings):
 
 
 def test_langchain_retriever_compressor_and_search_type(demo, lc_store, lc_embeddings):
-    from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+    from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore
 
     qvec = np.asarray(lc_embeddings.embed_query(QUESTION))
     want, sel = with_words(demo, qvec)

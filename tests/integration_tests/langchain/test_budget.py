@@ -14,7 +14,7 @@ import pytest
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_kit.tokens import approx_token_count
-from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore
 
 from . import test_per_candidate as per_candidate
 from .conftest import row_of

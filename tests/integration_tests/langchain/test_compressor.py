@@ -12,7 +12,7 @@ from langchain_community.retrievers import BM25Retriever
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import METADATA_KEY, EmbeddingCache, DiverseCompressor, DiverseRetriever
+from vrsd_langchain import METADATA_KEY, DiverseCompressor, DiverseRetriever, EmbeddingCache
 
 K, FETCH = 4, 20
 QUERY = "What causes the seasons on Earth?"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
 from vrsd_core import select
-from vrsd_langchain import DiverseVectorStore, EmbeddingCache, DiverseRetriever
+from vrsd_langchain import DiverseRetriever, DiverseVectorStore, EmbeddingCache
 from vrsd_langchain.candidates import fast_path_for
 
 K, FETCH_K = 4, 20

@@ -16,7 +16,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from tests.helpers.approx import approx_scores, results
 from vrsd_core import select
-from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore
 
 from .conftest import row_of
 

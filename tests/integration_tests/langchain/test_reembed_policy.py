@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers.approx import approx_scores, results
 from vrsd_kit.stores import ReembeddingWarning
-from vrsd_langchain import DiverseVectorStore, DiverseRetriever
+from vrsd_langchain import DiverseRetriever, DiverseVectorStore
 
 K, FETCH_K = 4, 20
 

@@ -17,9 +17,9 @@ from tests.helpers.approx import approx_scores, results
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import (
     METADATA_KEY,
+    DiverseRetriever,
     DiverseVectorStore,
     DiverseVectorStoreRetriever,
-    DiverseRetriever,
 )
 
 QUERY = "Which process changes liquid water into water vapor?"

@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import METADATA_KEY, DiverseVectorStore, DiverseRetriever
+from vrsd_langchain import METADATA_KEY, DiverseRetriever, DiverseVectorStore
 from vrsd_langchain.candidates import fast_path_for, reembedding_reason
 
 from .conftest import BUILDERS, STORE_KINDS

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from tests.helpers.approx import approx_scores, results
-from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore
 
 K, FETCH_K = 3, 12
 

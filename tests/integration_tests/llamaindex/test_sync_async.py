@@ -35,7 +35,8 @@ async def test_postprocessor_sync_equals_async(index, spy, queries, from_store):
 
 
 async def test_retriever_sync_equals_async(index, spy, queries):
-    retriever = DiverseRerankRetriever(index.as_retriever(embed_model=spy), top_n=TOP_N, fetch_k=FETCH_K)
+    retriever = DiverseRerankRetriever(index.as_retriever(embed_model=spy), top_n=TOP_N,
+                                       fetch_k=FETCH_K)
     for query in queries[:2]:
         want = retriever.retrieve(query)
         got = await retriever.aretrieve(query)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers.words import default_selection
 from vrsd_core import DEFAULT_METHOD, select
-from vrsd_langchain import METADATA_KEY, DiverseVectorStore, DiverseRetriever
+from vrsd_langchain import METADATA_KEY, DiverseRetriever, DiverseVectorStore
 from vrsd_langchain.candidates import fast_path_for
 
 pytestmark = pytest.mark.slow

@@ -284,8 +284,8 @@ def test_lc_corrupt_query_embeddings(request, hf_embeddings, store_name, mode):
 
     store = request.getfixturevalue(f"hostile_{store_name}_store")
     before = store_snapshot(store)
-    retriever = DiverseRetriever(vectorstore=store, embeddings=CorruptEmbeddings(hf_embeddings, mode),
-                              k=2, fetch_k=5)
+    retriever = DiverseRetriever(vectorstore=store,
+                                 embeddings=CorruptEmbeddings(hf_embeddings, mode), k=2, fetch_k=5)
     try:
         docs, err = call_checked(lambda: retriever.invoke("plants"), QUERY_NAMES)
     finally:

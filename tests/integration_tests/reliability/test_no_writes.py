@@ -104,7 +104,7 @@ def test_chroma_collections_unchanged_after_1000_mixed_queries(
 
 
 def test_in_memory_store_unchanged_after_mixed_queries(in_memory_store, queries):
-    from vrsd_langchain import DiverseVectorStore, DiverseRetriever
+    from vrsd_langchain import DiverseRetriever, DiverseVectorStore
 
     store = in_memory_store
     before = copy.deepcopy(store.store)

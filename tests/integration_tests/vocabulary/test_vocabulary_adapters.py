@@ -25,7 +25,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from vrsd_core import DEFAULT_METHOD, select
 from vrsd_eval.methods import parse_method
-from vrsd_langchain import DiverseVectorStore, DiverseCompressor, DiverseRetriever
+from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore
 from vrsd_llamaindex import DiversePostprocessor
 from vrsd_llamaindex import DiverseRerankRetriever as LIRetriever
 
@@ -142,7 +142,8 @@ def test_vrsd_swap_is_accepted_everywhere_as_vrsd_with_refine_swap(store):
         by_type = DiverseVectorStore(store).as_retriever(
             search_type="vrsd_swap", search_kwargs={"k": 2, "fetch_k": 4})
         post = DiversePostprocessor(top_n=2, method="vrsd_swap", embed_model=TableEmbedModel())
-        per_call = DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q", method="vrsd_swap")
+        per_call = DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke(
+            "q", method="vrsd_swap")
     assert len(caught) == 5 and {w.filename for w in caught} == {__file__}
     with pytest.warns(DeprecationWarning):  # the CLI prints it as one line (test_cli_errors)
         cli = parse_method("vrsd_swap", name_of_argument="method")[0]
@@ -248,4 +249,5 @@ def test_the_haystack_ranker_takes_the_same_names():
     assert (swap.method, swap.method_kwargs) == ("vrsd", {"refine": "swap"})
     assert ranked(swap) == picks("vrsd", refine="swap")
     assert ranked(DiverseRanker(method="vrsd")) == picks("vrsd")
-    assert DiverseRanker().method == DEFAULT_METHOD and ranked(DiverseRanker()) == picks(DEFAULT_METHOD)
+    assert DiverseRanker().method == DEFAULT_METHOD
+    assert ranked(DiverseRanker()) == picks(DEFAULT_METHOD)

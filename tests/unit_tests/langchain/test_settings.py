@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from tests.helpers.frames import frames_to_select
-from vrsd_langchain import DiverseVectorStore, EmbeddingCache, DiverseCompressor, DiverseRetriever
+from vrsd_langchain import DiverseCompressor, DiverseRetriever, DiverseVectorStore, EmbeddingCache
 
 QUERY = "Which process changes liquid water into water vapor?"
 

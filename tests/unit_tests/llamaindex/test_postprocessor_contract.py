@@ -198,7 +198,8 @@ def test_bad_retriever_arguments():
     for fetch_k in (True, "20", 20.0):
         with pytest.raises(ValueError, match="^fetch_k: expected an integer >= 1"):
             DiverseRerankRetriever(summary_retriever(), top_n=2, fetch_k=fetch_k)
-    assert DiverseRerankRetriever(summary_retriever(), top_n=np.int64(2), fetch_k=np.int64(4)).top_n == 2
+    wrapper = DiverseRerankRetriever(summary_retriever(), top_n=np.int64(2), fetch_k=np.int64(4))
+    assert wrapper.top_n == 2
     with pytest.raises(ValueError, match="method"):
         DiverseRerankRetriever(summary_retriever(), method="nope")
     with pytest.raises(ValueError, match="query"):

@@ -109,7 +109,7 @@ def test_options_changed_in_place_are_checked_at_the_next_call(index, embed_mode
         pp.postprocess_nodes(nodes, query_str=QUERY)
 
 
-# --- DiverseRerankRetriever -------------------------------------------------------------------------
+# --- DiverseRerankRetriever ------------------------------------------------------------
 
 def test_the_retriever_checks_its_counts_at_the_assignment(index):
     retriever = DiverseRerankRetriever(index.as_retriever(), top_n=3, fetch_k=6)
