@@ -145,7 +145,7 @@ def test_compat_member_exists_and_is_read_there_only(adapter, record):
 
 # Reads of vrsd's own private members on objects other than ``self`` (same module).
 OWN_PRIVATE_READS = {("vrsd_langchain/vectorstore.py", "retriever._embedder"),
-                     ("vrsd_langchain/vectorstore.py", "retriever._plan")}
+                     ("vrsd_langchain/vectorstore.py", "retriever._core_settings")}
 
 
 def test_no_private_member_is_read_outside_the_store_and_compat_modules():

@@ -305,27 +305,19 @@ def test_bad_per_call_values_fail(in_memory_store):
         retriever.invoke(QUERY, method="mmr2")
 
 
-def test_settings_are_validated_once_not_on_every_call(in_memory_store):
-    """The method and options are checked at construction (a trial run of the core);
-    calls with the same settings check nothing again, per-call options are checked."""
-    from vrsd_core.api import _check_cached
-
+def test_a_call_checks_the_options_it_overrides(in_memory_store):
+    """The settings are checked at construction; a call's own options are checked as
+    they are given (tests/unit_tests/langchain: a plain call rebuilds nothing)."""
     retriever = DiverseRetriever(vectorstore=in_memory_store, k=2, fetch_k=6, method="mmr",
-                              method_kwargs={"lambda_mult": 0.37})
-    before = _check_cached.cache_info()
-    for _ in range(3):
-        retriever.invoke(QUERY)
-    after = _check_cached.cache_info()
-    assert after == before  # the plan built at construction is reused as it is
-    retriever.invoke(QUERY, lambda_mult=0.61)  # new options: checked once ...
-    retriever.invoke(QUERY, lambda_mult=0.61)  # ... then remembered
-    assert _check_cached.cache_info().misses == after.misses + 1
+                                 method_kwargs={"lambda_mult": 0.37})
+    retriever.invoke(QUERY, lambda_mult=0.61)
     for _ in range(2):  # a refusal is not remembered as a pass
         with pytest.raises(ValueError, match="lambda_mult: must be in"):
             retriever.invoke(QUERY, lambda_mult=1.5)
     retriever.invoke(QUERY, lambda_mult=1)
     with pytest.raises(ValueError, match="lambda_mult: expected a number"):
         retriever.invoke(QUERY, lambda_mult=True)  # equal to 1, which passed: still refused
+    assert retriever.method_kwargs == {"lambda_mult": 0.37}  # the call changed nothing
 
 
 def test_unknown_search_type_lists_the_allowed_ones(in_memory_store):
