@@ -150,13 +150,11 @@ async def test_async_fast_path_matches_sync_and_embeds_only_the_query(case, quer
 def test_search_type_retriever_on_each_store(case, queries):
     wrapped = DiverseVectorStore(case.store)
     assert fast_path_for(wrapped).name == case.kind
-    # every search type is the method of that name; "vrsd" may still name another method
-    # in search_kwargs (as it could when it meant the recommendation)
-    for search_type, method, extra in ((DEFAULT_METHOD, DEFAULT_METHOD, {}), ("dpp", "dpp", {}),
-                                       ("vrsd", "vrsd", {"method": "vrsd"}),
-                                       ("vrsd", DEFAULT_METHOD, {"method": DEFAULT_METHOD})):
+    # every search type is the method of that name
+    for search_type, method in ((DEFAULT_METHOD, DEFAULT_METHOD), ("dpp", "dpp"),
+                                ("vrsd", "vrsd")):
         retriever = wrapped.as_retriever(
-            search_type=search_type, search_kwargs={"k": K, "fetch_k": FETCH_K, **extra}
+            search_type=search_type, search_kwargs={"k": K, "fetch_k": FETCH_K}
         )
         got = retriever.invoke(queries[0])
         assert rows(got) == expected(case, queries[0], method)[0]
