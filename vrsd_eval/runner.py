@@ -1,6 +1,7 @@
-"""``vrsd eval --protocol evidence``: the evidence protocol at fixed k (``evidence``) and
-at equal token budgets (``budget``) on every geometry asked for (``geometries``), each
-corpus' candidate pools fetched once for both; the reports printed and written.
+"""``vrsd eval evidence`` and ``vrsd eval budget``: the evidence protocol at fixed k
+(``evidence``) and at equal token budgets (``budget``) on every geometry asked for
+(``geometries``), each corpus' candidate pools fetched once for both; the reports printed
+and written.
 
 ``--docs`` runs both and writes the two generated parts of the docs, each headed by
 the command and what it was measured on: ``evaluation_summary.md``, the block of
