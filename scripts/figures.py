@@ -7,7 +7,8 @@ benchmarks, write their results files to docs/results, and rewrite the generated
 
 Steps (``--only`` runs a subset): ``evidence`` (``vrsd eval evidence --model all --docs``:
 the four geometries at fixed k and at token budgets), ``paper`` (``vrsd eval paper``),
-``gap`` (benchmarks/optimality_gap.py), ``speed`` (benchmarks/speed.py), then ``render``
+``gap`` (benchmarks/optimality_gap.py), ``speed`` (benchmarks/speed.py), ``index``
+(benchmarks/indexing.py on the first 400 files of /usr/share/doc), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the pages to their results files.
 """
 
@@ -28,8 +29,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed copy
 from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
-PAGES = ("README.md", "docs/evaluation.md", "docs/speed.md")
-STEPS = ("evidence", "paper", "gap", "speed", "render")
+PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+STEPS = ("evidence", "paper", "gap", "speed", "index", "render")
 
 
 def run_evidence(work: Path, results: Path) -> None:
@@ -59,11 +60,12 @@ def run_script(*argv: str) -> None:
 
 
 def render(results: Path) -> None:
-    for page in PAGES:
-        path = ROOT / page
+    for path in PAGES:
         text = path.read_text(encoding="utf-8")
-        path.write_text(figures.render_page(text, figures.BLOCKS, results), encoding="utf-8")
-        print(f"rendered {page}")
+        if figures.blocks_in(text):
+            path.write_text(figures.render_page(text, figures.BLOCKS, results),
+                            encoding="utf-8")
+            print(f"rendered {path.relative_to(ROOT)}")
     figures.plot_overview(results, ROOT / "docs" / "evaluation.png")
     print("wrote docs/evaluation.png")
 
@@ -86,6 +88,8 @@ def main() -> int:
                                   "--plot", "results/figures/optimality_gap.png"),
         "speed": lambda: run_script("benchmarks/speed.py", "--json", "docs/results/speed.json",
                                     "--plot", "results/figures/speed.png"),
+        "index": lambda: run_script("benchmarks/indexing.py", "--limit", "400", "--json",
+                                    "docs/results/indexing.json"),
     }
     for name, step in steps.items():
         if name in args.only:

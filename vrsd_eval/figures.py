@@ -400,6 +400,25 @@ def optimality_gap(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def indexing(results_dir: str | Path = RESULTS_DIR) -> str:
+    """Where ``vrsd index``'s time goes, and its rate against the model's own."""
+    data = read_json("indexing.json", results_dir)
+    total = data["total"]
+    lines = [f"Measured with `.venv/bin/python {data['command']}`: {data['files']} files read, "
+             f"{data['skipped']} skipped, {data['chunks']} chunks ({data['distinct']} distinct "
+             f"texts); wall-clock, load average {data['load_average']} on {data['cpus']} CPUs.",
+             "", "| stage of vrsd index | seconds | share |", "|---|---:|---:|"]
+    lines += [f"| {stage} | {seconds:.1f} | {seconds / total:.0%} |"
+              for stage, seconds in data["stages"].items()]
+    lines += [f"| **total** | **{total:.1f}** | |", "",
+              "| rate | chunks/s |", "|---|---:|",
+              f"| vrsd index (model loaded) | {data['index_rate']:.1f} |",
+              f"| the model's raw encoding, same chunks, one call | {data['raw_rate']:.1f} |",
+              f"| ratio | {data['index_rate'] / data['raw_rate']:.0%} |", "",
+              f"Re-indexing the unchanged folder: {data['reindex']:.1f} s."]
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "evaluation overview": overview,
     "evaluation summary": evaluation_summary,
@@ -412,6 +431,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "speed ratios": speed_ratios,
     "speed batch": speed_batch,
     "speed words": speed_words,
+    "indexing": indexing,
 }
 
 
