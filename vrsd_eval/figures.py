@@ -451,7 +451,10 @@ def render_page(text: str, blocks: Mapping[str, Callable[[Path], str]],
     """``text`` with every generated block rendered again from ``results_dir``."""
 
     def fill(m: re.Match[str]) -> str:
-        body = blocks[m["name"]](results_dir).strip()
+        try:
+            body = blocks[m["name"]](results_dir).strip()
+        except (FileNotFoundError, StopIteration):  # its results file not written yet
+            return m.group(0)
         head = m.group(0).split("\n", 1)[0]
         return f"{head}\n{body}\n<!-- end generated: {m['name']} -->"
 
