@@ -279,11 +279,6 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
     )
     paper.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
                        help="arc_da and/or openbookqa (default: both)")
-    paper.add_argument("--data-dir", default=None,
-                       help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
-                       "else the data vendored with vrsd)")
-    paper.add_argument("--limit", type=_positive_int, default=None,
-                       help="evaluate only the first N queries of each dataset")
     paper.add_argument("--corpus-limit", type=_positive_int, default=None,
                        help="index only the first N corpus texts of each dataset (quick runs)")
     paper.add_argument("--store", choices=("faiss", "memory"), default="faiss",
@@ -302,7 +297,16 @@ def _add_eval(ev: argparse.ArgumentParser) -> None:
             help="similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any other "
             "registered method, or NAME:key=value,... (default: all of them except "
             "vrsd_exact)")
-    for protocol in (evidence, budget, haystack, paper):
+    hotpotqa = ("hotpotqa_dev500", "only the first N questions, and only their paragraphs "
+                "are pooled")
+    for protocol, (data, limit) in ((evidence, hotpotqa), (budget, hotpotqa),
+                                    (haystack, hotpotqa),
+                                    (paper, ("arc_da/ and openbookqa/", "evaluate only the "
+                                             "first N queries of each dataset"))):
+        protocol.add_argument("--data-dir", default=None,
+                              help=f"folder holding {data} (default: $VRSD_DATA_DIR, else "
+                              "the data vendored with vrsd)")
+        protocol.add_argument("--limit", type=_positive_int, default=None, help=limit)
         protocol.add_argument("--fetch-k", type=_positive_int, default=None,
                               help="candidates over-fetched per query (default: 50)")
         protocol.add_argument("--out", default="results",
@@ -322,11 +326,6 @@ def _add_evidence_flags(p: argparse.ArgumentParser, *, one_model: bool) -> None:
     p.add_argument("--questions", default=None, metavar="JSONL",
                    help='your labelled questions as JSON lines {"question": ..., "gold": '
                    "[ids or docs of --corpus]}; with --corpus")
-    p.add_argument("--data-dir", default=None,
-                   help="folder holding hotpotqa_dev500 (default: $VRSD_DATA_DIR, else the "
-                   "data vendored with vrsd)")
-    p.add_argument("--limit", type=_positive_int, default=None,
-                   help="only the first N questions, and only their paragraphs are pooled")
     p.add_argument("--half", choices=HALVES, default=None,
                    help="only the questions at even or odd positions (the corpus unchanged), "
                    "to choose a constant on one half and report it on the other")
