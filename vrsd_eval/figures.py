@@ -438,12 +438,12 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
 # --------------------------------------------------------------------------- the pages
 
 BEGIN = re.compile(r"<!-- begin generated: (?P<name>[\w ]+?) \(scripts/figures\.py; do not "
-                   r"edit\) -->\n(?P<body>.*?)\n<!-- end generated: (?P=name) -->", re.S)
+                   r"edit\) -->\n(?P<body>(?:.*?\n)?)<!-- end generated: (?P=name) -->", re.S)
 
 
 def blocks_in(text: str) -> dict[str, str]:
     """NAME -> the body of each generated block of a page."""
-    return {m["name"]: m["body"] for m in BEGIN.finditer(text)}
+    return {m["name"]: m["body"].rstrip("\n") for m in BEGIN.finditer(text)}
 
 
 def render_page(text: str, blocks: Mapping[str, Callable[[Path], str]],
