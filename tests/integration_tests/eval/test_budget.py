@@ -23,7 +23,7 @@ def test_budget_helpers():
     assert be.parse_budgets("200,400, 800") == [200, 400, 800]
     assert be.parse_budgets(None) is None
     for bad in ("200,-1", "200,0", "two", ""):
-        with pytest.raises(ValueError, match="^budget: "):
+        with pytest.raises(ValueError, match="^budgets: "):
             be.parse_budgets(bad)
 
 
