@@ -4,7 +4,7 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench eval dist
+.PHONY: setup demo test lint bench eval figures dist
 
 # One stamp per set of extras: `make demo` then `make test` still installs the test tools.
 $(VENV)/.installed-%: pyproject.toml scripts/setup.sh
@@ -27,7 +27,12 @@ bench: setup
 	$(PY) benchmarks/speed.py
 
 eval: $(VENV)/.installed-eval
-	$(VENV)/bin/vrsd eval
+	$(VENV)/bin/vrsd eval paper
+
+# every figure the README and docs quote: the protocols and benchmarks run, their results
+# files written to docs/results, the generated blocks rewritten (tests/test_docs_figures.py)
+figures: $(VENV)/.installed-dev
+	$(PY) scripts/figures.py
 
 # the wheel and sdist in dist/, their metadata checked (tests/integration_tests/packaging/test_build.py)
 dist: setup

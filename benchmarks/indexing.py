@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -71,6 +73,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="the first N files only")
     parser.add_argument("--chunk-size", type=int, default=800)
     parser.add_argument("--chunk-overlap", type=int, default=100)
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write the figures to this JSON file (docs/results/"
+                        "indexing.json: what docs/speed.md shows)")
     args = parser.parse_args()
 
     from langchain_chroma import Chroma
@@ -132,6 +137,17 @@ def main() -> None:
     print(f"| ratio | {index_rate / raw_rate:.0%} |")
     print()
     print(f"re-indexing the unchanged folder: {reindex:.1f} s ({again.unchanged} unchanged)")
+    if args.json is not None:
+        command = " ".join(["benchmarks/indexing.py", *sys.argv[1:]])
+        args.json.write_text(json.dumps({
+            "command": command, "files": report.files, "skipped": len(report.skipped),
+            "chunks": report.chunks, "distinct": len(set(texts)), "cpus": os.cpu_count(),
+            "load_average": round(os.getloadavg()[0], 1),
+            "stages": {stage: round(seconds, 2) for stage, seconds in stages.items()},
+            "total": round(total, 2), "index_rate": round(index_rate, 2),
+            "raw_rate": round(raw_rate, 2), "reindex": round(reindex, 2)}, indent=1) + "\n",
+            encoding="utf-8")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

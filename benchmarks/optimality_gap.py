@@ -17,8 +17,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -45,6 +47,9 @@ def main() -> None:
     ap.add_argument("--k", type=int, nargs="+", default=[3, 4, 5, 6, 8])
     ap.add_argument("--limit", type=int, default=None, help="first N queries only")
     ap.add_argument("--plot", type=Path, default=ROOT / "results" / "optimality_gap.png")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="also write the table to this JSON file (docs/results/"
+                    "optimality_gap.json: what docs/evaluation.md shows)")
     args = ap.parse_args()
 
     data = load_dataset("arc_da")
@@ -60,6 +65,7 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     optimal: dict[str, dict[str, float]] = {}
     mean_gap: dict[str, dict[str, float]] = {}
+    rows = []
     for k in args.k:
         gaps = {"vrsd": [], "swap": []}
         t_exact = 0.0
@@ -79,10 +85,20 @@ def main() -> None:
               f"| {t_exact / len(Q):.3f} |")
         optimal[f"k={k}"] = {"greedy": float(np.mean(g <= tol)), "swap": float(np.mean(s <= tol))}
         mean_gap[f"k={k}"] = {"greedy": float(g.mean()), "swap": float(s.mean())}
+        rows.append({"k": k, "subsets": math.comb(args.n, k),
+                     "greedy_optimal": float(np.mean(g <= tol)),
+                     "swap_optimal": float(np.mean(s <= tol)),
+                     "greedy_mean_gap": float(g.mean()), "greedy_worst_gap": float(g.max()),
+                     "swap_mean_gap": float(s.mean()), "swap_worst_gap": float(s.max())})
     print("\ngap = exact optimum - heuristic objective (cosine units); 'optimal' = gap <= 1e-9.")
     path = bar_panels([("share of queries at the optimum", "share", optimal),
                        ("mean gap to the optimum", "cosine units", mean_gap)], args.plot)
     print(f"wrote {path}")
+    if args.json is not None:
+        command = " ".join(["benchmarks/optimality_gap.py", *sys.argv[1:]])
+        args.json.write_text(json.dumps({"command": command, "queries": len(Q), "n": args.n,
+                                         "rows": rows}, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import platform
 import statistics
@@ -46,6 +47,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -249,8 +251,10 @@ def blas_description() -> str:
 BATCH_METHODS = ("complement", "vrsd")  # the default, and the paper's method
 
 
-def run_batch(rng: np.random.Generator, repeats: int) -> dict[str, float]:
-    """Per method: select_batch's time per query over one select call's."""
+def run_batch(rng: np.random.Generator, repeats: int,
+              record: dict[str, Any] | None = None) -> dict[str, float]:
+    """Per method: select_batch's time per query over one select call's (``record``
+    gets every median, in ms)."""
     B, n, d, k = BATCH
     pools = [retrieved_pool(rng, n, d) for _ in range(B)]
     Q = np.stack([q for q, _ in pools])
@@ -277,10 +281,17 @@ def run_batch(rng: np.random.Generator, repeats: int) -> dict[str, float]:
             print(f"| {method} | {name.split(': ', 1)[1]} | {fmt_ms(t)} | {fmt_ms(per)} | "
                   f"{fmt_ratio(per / single)} |")
         out[method] = bt.median(f"{method}: select_batch (all {B})") / B / single
+    if record is not None:
+        record["batch"] = {"B": B, "n": n, "d": d, "k": k,
+                           "median_ms": {name: bt.median(name) * 1e3 for name in fns}}
     return out
 
 
-def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
+def run(repeats: int, quick: bool, seed: int, plot: Path,
+        record: dict[str, Any] | None = None) -> int:
+    """Every case, the batch and the forms; ``record`` (when given) gets the machine,
+    every median (ms) and every ratio, for ``--json``."""
+    record = {} if record is None else record
     rng = np.random.default_rng(seed)
     coretype = os.environ.get("OPENBLAS_CORETYPE")
     print("# vrsd_core speed benchmark\n")
@@ -291,6 +302,9 @@ def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
           f"{SLOW_CALL_SECONDS * 1e3:.0f} ms a call: 3 rounds)")
     print(f"- numpy {np.__version__}, Python {platform.python_version()}, "
           f"BLAS: {blas_description()}")
+    record["machine"] = {"clock": clock_name, "repeats": repeats, "seed": seed,
+                         "numpy": np.__version__, "python": platform.python_version(),
+                         "blas": blas_description(), "cpus": os.cpu_count()}
     print(f"- OPENBLAS_CORETYPE={coretype or '(unset)'}, "
           f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE') or '(unset)'}\n")
 
@@ -314,8 +328,13 @@ def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
         same = select(q, C, k, method="vrsd").indices.tolist() == paper_algorithm_1(q, C, k)
         agreement.append(f"({n},{d},{k}) {'yes' if same else 'NO (a float32 near-tie?)'}")
     print(f"\nCore vrsd picks == the Algorithm 1 loop's picks: {', '.join(agreement)}.")
+    record["cases"] = [{"n": n, "d": d, "k": k, "median_ms": {name: t * 1e3 for name, t in
+                                                              med.items()}}
+                       for (n, d, k), med in medians.items()]
+    record["same_picks_as_algorithm_1"] = agreement
+    record["versus"] = VERSUS
 
-    batch = run_batch(rng, repeats)
+    batch = run_batch(rng, repeats, record)
     mid = medians[(1000, 768, 20)]
     small = medians[(100, 384, 10)]
     real = medians[(50, 384, 10)]
@@ -341,8 +360,9 @@ def run(repeats: int, quick: bool, seed: int, plot: Path) -> int:
             ratios.append(Ratio(f"({n},{d},{k}) {ours} / {theirs}",
                                 med[ours] / med[theirs], 1.0))
     if not quick:
-        ratios += run_words(repeats)
+        ratios += run_words(repeats, record)
     print_ratios(ratios)
+    record["ratios"] = [{"what": r.what, "value": r.value} for r in ratios]
     from vrsd_eval.report import bar_panels
 
     by_case = {f"n={n}, d={d}, k={k}": {name: t * 1e3 for name, t in med.items()}
@@ -420,7 +440,7 @@ WORDS_WARM = "vrsd_kit bm25, tokenised before"
 WORDS_FUSED = "vrsd_kit pool_relevance (cosine, bm25, word profiles), tokenised before"
 
 
-def run_words(repeats: int) -> list[Ratio]:
+def run_words(repeats: int, record: dict[str, Any] | None = None) -> list[Ratio]:
     """The words' cost per query: BM25 of a pool against the query (vrsd_kit.lexical),
     its texts tokenised before (an adapter that saw them) and from scratch, beside bm25s
     and rank-bm25 indexing the same pool per query; then how it grows with the pool."""
@@ -435,6 +455,9 @@ def run_words(repeats: int) -> list[Ratio]:
         for name, t in med.items():
             print(f"| {n} | {name} | {fmt_ms(t)} | {fmt_ratio(t / med[WORDS_WARM])} |")
         print(f"| {n} | (mean characters per passage: {chars:.0f}) | | |")
+        if record is not None:
+            record.setdefault("words", []).append(
+                {"n": n, "chars": chars, "median_ms": {name: t * 1e3 for name, t in med.items()}})
         if n == 50:
             targets.append(Ratio("(50 passages) the words per query, texts tokenised before",
                                  med[WORDS_FUSED] * 1e3, 1.0, unit=" ms"))
@@ -458,6 +481,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="cpu (default): this process's CPU time, steady on a machine "
                         "shared with other jobs; wall: elapsed time")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write the medians (ms), the ratios and the machine to "
+                        "this JSON file (docs/results/speed.json: what docs/speed.md shows)")
     parser.add_argument("--plot", type=Path,
                         default=Path(__file__).resolve().parent.parent / "results" / "speed.png",
                         help="the plot of every implementation's median time per case")
@@ -467,11 +493,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats is not None and args.repeats < 1:
         parser.error("--repeats must be >= 1")
     repeats = args.repeats or (10 if args.quick else 30)
+    record: dict[str, Any] = {"command": " ".join(["benchmarks/speed.py", *(
+        argv if argv is not None else sys.argv[1:])])}
+
     def chosen() -> int:
         if not args.words:
-            return run(repeats, args.quick, args.seed, args.plot)
-        print_ratios(run_words(repeats))
-        return 0
+            code = run(repeats, args.quick, args.seed, args.plot, record)
+        else:
+            print_ratios(run_words(repeats, record))
+            code = 0
+        if args.json is not None:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {args.json}")
+        return code
 
     if args.blas_threads > 0:
         try:

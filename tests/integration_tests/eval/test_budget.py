@@ -23,7 +23,7 @@ def test_budget_helpers():
     assert be.parse_budgets("200,400, 800") == [200, 400, 800]
     assert be.parse_budgets(None) is None
     for bad in ("200,-1", "200,0", "two", ""):
-        with pytest.raises(ValueError, match="^budget: "):
+        with pytest.raises(ValueError, match="^budgets: "):
             be.parse_budgets(bad)
 
 
@@ -81,12 +81,12 @@ def test_outputs(budget_run):
 
 
 def test_the_command_line_flag(vrsd, data_dir, tmp_path):
-    run = vrsd("eval", "--protocol", "evidence", "--budget", "120,240", "--data-dir", data_dir,
+    run = vrsd("eval", "budget", "--budgets", "120,240", "--data-dir", data_dir,
                "--limit", 4, "--fetch-k", 20, "--methods", "default", "similarity",
                "--out", tmp_path, "--no-progress")
     assert run.code == 0, run.err
     assert "| 120 tokens | 240 tokens |" in run.out
     assert json.loads((tmp_path / "budget.json").read_text())["minilm"]["plain"][
         "budget"].keys() == {"120", "240"}
-    bad = vrsd("eval", "--protocol", "evidence", "--budget", "lots", "--out", tmp_path)
-    assert bad.code != 0 and "--budget: " in bad.err
+    bad = vrsd("eval", "budget", "--budgets", "lots", "--out", tmp_path)
+    assert bad.code != 0 and "--budgets: " in bad.err

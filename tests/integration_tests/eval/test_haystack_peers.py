@@ -107,7 +107,7 @@ def test_eval_haystack_writes_the_table_and_vrsd_ranker_matches_the_default(
         vrsd, data_dir, tmp_path):
     import json
 
-    run = vrsd("eval", "--protocol", "evidence", "--haystack", "--data-dir", data_dir,
+    run = vrsd("eval", "haystack", "--data-dir", data_dir,
                "--limit", "12", "--fetch-k", "20", "--k", "2", "4", "--out", tmp_path,
                "--no-progress")
     assert run.code == 0, run.err

@@ -22,7 +22,7 @@ def eval_run(tmp_path_factory, data_dir):
 
     out = tmp_path_factory.mktemp("eval_out")
     args = [
-        "eval", "--data-dir", str(data_dir), "--datasets", "arc_da", "--limit", str(LIMIT),
+        "eval", "paper", "--data-dir", str(data_dir), "--datasets", "arc_da", "--limit", str(LIMIT),
         "--corpus-limit", str(CORPUS), "--k", str(K), "--fetch-k", str(FETCH),
         "--methods", *METHODS, "--out", str(out), "--no-progress",
     ]
@@ -76,7 +76,7 @@ def test_eval_numbers_match_the_core_on_the_same_vectors(eval_run, arc_da, embed
 
 
 def test_second_run_encodes_nothing(vrsd, tmp_path, data_dir, eval_run):
-    run = vrsd("eval", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", LIMIT,
+    run = vrsd("eval", "paper", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", LIMIT,
                "--corpus-limit", CORPUS, "--k", K, "--fetch-k", FETCH, "--methods", "vrsd",
                "--out", tmp_path, "--no-progress")
     assert run.code == 0
@@ -98,7 +98,7 @@ def test_second_run_encodes_nothing(vrsd, tmp_path, data_dir, eval_run):
     ],
 )
 def test_eval_input_errors_exit_2_with_a_message(vrsd, tmp_path, args, message):
-    run = vrsd("eval", "--datasets", "arc_da", "--out", tmp_path, "--no-progress", *args)
+    run = vrsd("eval", "paper", "--datasets", "arc_da", "--out", tmp_path, "--no-progress", *args)
     assert run.code == 2
     assert message in run.err
     assert "Traceback" not in run.err
@@ -106,7 +106,7 @@ def test_eval_input_errors_exit_2_with_a_message(vrsd, tmp_path, args, message):
 
 
 def test_eval_usage_errors_from_argparse(vrsd):
-    run = vrsd("eval", "--k", "0")
+    run = vrsd("eval", "paper", "--k", "0")
     assert run.code == 2 and "expected a number >= 1" in run.err
 
 
@@ -122,7 +122,7 @@ def test_default_methods_follow_the_paper_and_the_registry():
 
 def test_in_memory_store_gives_the_same_numbers_as_faiss(vrsd, tmp_path, data_dir, eval_run):
     out, _, _ = eval_run
-    run = vrsd("eval", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", LIMIT,
+    run = vrsd("eval", "paper", "--data-dir", data_dir, "--datasets", "arc_da", "--limit", LIMIT,
                "--corpus-limit", CORPUS, "--k", K, "--fetch-k", FETCH, "--methods", *METHODS,
                "--store", "memory", "--out", tmp_path, "--no-progress")
     assert run.code == 0, run.err

@@ -120,7 +120,7 @@ def test_the_environment_is_small_with_no_torch_and_no_database_client(fresh, ex
 @pytest.mark.parametrize(("args", "needs"), [
     (["index", "notes"], "langchain-chroma"),
     (["search", "what did I decide?"], "langchain-chroma"),
-    (["eval", "--protocol", "evidence"], "pyversity"),
+    (["eval", "evidence"], "pyversity"),
     (["demo"], "langchain-huggingface"),
 ])
 def test_the_command_says_which_extra_a_subcommand_needs(fresh, tmp_path, args, needs):

