@@ -1,5 +1,7 @@
-"""The prepared form every method works on (input checks: ``_checks``), its tie tolerance,
-and the geometry the profiles give (``with_word_profiles``).
+"""The prepared form every method works on (input checks: ``_checks``), its tie rule
+(``argmax_first``: scores within ``Prepared.tie_rtol`` of the best tie, and the lowest
+candidate index, the store's own rank, wins), and the geometry the profiles give
+(``with_word_profiles``).
 
 All methods see the same thing: a stack of B queries, each with n candidate
 rows (some masked out), plus the relevance of every candidate. The caller's
@@ -35,6 +37,47 @@ from ._groups import feasible_counts, group_codes
 #   1e-6 keeps a 3x margin over that at d = 4096, and float32 picks equal a
 #   float64 run on the same values unless two gains are within 1e-6 relative.
 TIE_RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-10}
+
+
+DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]  # the tie tolerance of float64 input
+
+# The lowest finite float64: a tie threshold never goes below it, so a score of -inf
+# (a candidate already picked or closed) never ties a best score near -1.8e308, whose
+# threshold would overflow to -inf.
+LOWEST = float(np.finfo(np.float64).min)
+
+
+def tie_margin(best: Any, rtol: float) -> Any:
+    """How close to ``best`` a score ties it: rtol * max(1, |best|). The project's one tie
+    rule: ``argmax_first`` picks with it, and a search that keeps a best value
+    (``beats``) replaces it only beyond it."""
+    return rtol * np.maximum(1.0, np.abs(best))
+
+
+def tie_threshold(best: Any, rtol: float) -> Any:
+    """The lowest score that ties ``best`` (best - ``tie_margin``), kept finite; a NaN
+    best gives a NaN threshold (nothing ties it)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.maximum(best - tie_margin(best, rtol), LOWEST)
+
+
+def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
+    """``value`` is above ``best`` by more than a tie: an earlier best keeps its place."""
+    return bool(value > best + tie_margin(best, rtol))
+
+
+def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``scores``, the lowest index whose score ties the row's best (within
+    ``rtol``: the store's rank decides between equals), and each row's tie threshold.
+    A row holding NaN has a NaN threshold and returns index 0."""
+    threshold = tie_threshold(scores.max(axis=-1), rtol)
+    return np.argmax(scores >= threshold[..., None], axis=-1), threshold
+
+
+def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
+    return first_of_best(scores, rtol)[0]
 
 
 def _squared_lengths(

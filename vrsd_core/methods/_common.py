@@ -1,7 +1,6 @@
-"""Small pieces the method modules share: the result of a run (``Picked``), the tie rule
-(``argmax_first``: scores within ``Prepared.tie_rtol`` of the best tie, and the lowest
-candidate index, the store's own rank, wins), guarded cosines, pick counts and the
-cap and budget tracker's steps."""
+"""Small pieces the method modules share: the result of a run (``Picked``), pick counts,
+the cap and budget tracker's steps, and guarded cosines (the tie rule is the prepared
+problem's: ``vrsd_core._prepare.argmax_first``)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._constraints import Constraints
-from .._prepare import TIE_RTOL, Prepared
+from .._prepare import Prepared
 
 
 @dataclass(slots=True)
@@ -86,47 +85,6 @@ def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list
 
 # A sum vector shorter than this (squared) has no direction: its cosine is 0.
 TINY = 1e-12
-
-
-DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]  # the tie tolerance of float64 input
-
-# The lowest finite float64: a tie threshold never goes below it, so a score of -inf
-# (a candidate already picked or closed) never ties a best score near -1.8e308, whose
-# threshold would overflow to -inf.
-LOWEST = float(np.finfo(np.float64).min)
-
-
-def tie_margin(best: Any, rtol: float) -> Any:
-    """How close to ``best`` a score ties it: rtol * max(1, |best|). The project's one tie
-    rule: ``argmax_first`` picks with it, and a search that keeps a best value
-    (``beats``) replaces it only beyond it."""
-    return rtol * np.maximum(1.0, np.abs(best))
-
-
-def tie_threshold(best: Any, rtol: float) -> Any:
-    """The lowest score that ties ``best`` (best - ``tie_margin``), kept finite; a NaN
-    best gives a NaN threshold (nothing ties it)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.maximum(best - tie_margin(best, rtol), LOWEST)
-
-
-def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
-    """``value`` is above ``best`` by more than a tie: an earlier best keeps its place."""
-    return bool(value > best + tie_margin(best, rtol))
-
-
-def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of ``scores``, the lowest index whose score ties the row's best (within
-    ``rtol``: the store's rank decides between equals), and each row's tie threshold.
-    A row holding NaN has a NaN threshold and returns index 0."""
-    threshold = tie_threshold(scores.max(axis=-1), rtol)
-    return np.argmax(scores >= threshold[..., None], axis=-1), threshold
-
-
-def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
-    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
-    return first_of_best(scores, rtol)[0]
 
 
 def cosine_from_parts(num: Any, den2: Any, q_norm: Any = 1.0) -> np.ndarray:

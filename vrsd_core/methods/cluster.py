@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from .._constraints import Constraints
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first
 from ..options import OptionSpec, seed_option
-from ._common import Picked, argmax_first, pick_counts, start_constraints
+from ._common import Picked, pick_counts, start_constraints
 from ._sampling import query_rng, resolve_seed
 
 N_ITER = OptionSpec("n_iter", "integer", 100, "most Lloyd iterations of k-means", low=0)

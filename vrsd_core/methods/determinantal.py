@@ -59,18 +59,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first
 from ..options import OptionSpec
 from ..relevance import standardised
-from ._common import (
-    Picked,
-    argmax_first,
-    pick_counts,
-    split_rows,
-    start_constraints,
-    step_active,
-    taken_counts,
-)
+from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 # A determinant ratio below this fraction of the largest quality is numerical zero.
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}

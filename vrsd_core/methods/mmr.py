@@ -12,17 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first
 from ..options import OptionSpec
-from ._common import (
-    Picked,
-    argmax_first,
-    pick_counts,
-    split_rows,
-    start_constraints,
-    step_active,
-    taken_counts,
-)
+from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 LAMBDA_MULT = OptionSpec("lambda_mult", "unit", 0.5,
                          "1 = relevance only, 0 = diversity only (LangChain's meaning)")

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared
-from ._common import (
-    Picked,
-    argmax_first,
-    pick_counts,
-    split_rows,
-    start_constraints,
-    step_active,
-    taken_counts,
-)
+from .._prepare import Prepared, argmax_first
+from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:

@@ -12,15 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._constraints import Constraints
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first, beats, first_of_best
 from ..options import OptionSpec
 from ._common import (
     TINY,
     Picked,
-    argmax_first,
-    beats,
     cosine_from_parts,
-    first_of_best,
     pick_counts,
     split_rows,
     start_constraints,
