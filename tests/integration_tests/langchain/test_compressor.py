@@ -11,7 +11,7 @@ from langchain_community.retrievers import BM25Retriever
 
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
-from vrsd_core import DEFAULT_METHOD, select
+from vrsd_core import DEFAULT_METHOD, pool_units, select
 from vrsd_langchain import METADATA_KEY, EmbeddingCache, VRSDCompressor, VRSDRetriever
 
 K, FETCH = 4, 20
@@ -129,7 +129,8 @@ async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
     q = np.asarray(embeddings.embed_query(QUERY))
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in fused]))
     words = pool_relevance(QUERY, [d.page_content for d in fused], q, vecs)
-    sel = select(q, vecs, K, method=DEFAULT_METHOD, relevance=words.signals)
+    sel = select(q, vecs, K, method=DEFAULT_METHOD, relevance=pool_units(words.signals),
+                 profiles=words.profiles)
     assert rows(got) == [rows(fused)[i] for i in sel.indices]
     for doc, i, fused_relevance in zip(got, sel.indices, sel.relevance, strict=True):
         entry = doc.metadata[METADATA_KEY]

@@ -306,26 +306,23 @@ def test_bad_per_call_values_fail(in_memory_store):
 
 
 def test_settings_are_validated_once_not_on_every_call(in_memory_store):
-    """The method and options are checked at construction (a trial run of the core);
-    calls with the same settings check nothing again, per-call options are checked."""
-    from vrsd_core.api import _check_cached
-
+    """The method and options are checked at construction; calls with the same settings
+    read the kept settings (``tests/unit_tests/langchain/test_files_passed.py``: no
+    settings module entered), per-call options are checked on every call."""
     retriever = VRSDRetriever(vectorstore=in_memory_store, k=2, fetch_k=6, method="mmr",
                               method_kwargs={"lambda_mult": 0.37})
-    before = _check_cached.cache_info()
+    kept = retriever.settings()
     for _ in range(3):
         retriever.invoke(QUERY)
-    after = _check_cached.cache_info()
-    assert after == before  # the plan built at construction is reused as it is
-    retriever.invoke(QUERY, lambda_mult=0.61)  # new options: checked once ...
-    retriever.invoke(QUERY, lambda_mult=0.61)  # ... then remembered
-    assert _check_cached.cache_info().misses == after.misses + 1
+    assert retriever.settings() is kept  # the settings built at construction, as they are
+    retriever.invoke(QUERY, lambda_mult=0.61)  # new options: checked
     for _ in range(2):  # a refusal is not remembered as a pass
         with pytest.raises(ValueError, match="lambda_mult: must be in"):
             retriever.invoke(QUERY, lambda_mult=1.5)
     retriever.invoke(QUERY, lambda_mult=1)
     with pytest.raises(ValueError, match="lambda_mult: expected a number"):
         retriever.invoke(QUERY, lambda_mult=True)  # equal to 1, which passed: still refused
+    assert retriever.settings() is kept  # a call's options leave the retriever's alone
 
 
 def test_unknown_search_type_lists_the_allowed_ones(in_memory_store):
