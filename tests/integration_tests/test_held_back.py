@@ -48,7 +48,7 @@ def expected(kept: list[str], text: dict[str, str], query_vector, vectors: dict[
     """{kept id: [(held id, top-k rank, relation)]} from the texts: top-k by the
     default's relevance over the same pool; a held-back passage restates the kept one
     holding >= 90 % of its word pairs, else it is displaced by the next newcomer."""
-    from vrsd_core import select
+    from vrsd_core import pool_units, select
     from vrsd_kit.lexical import pool_relevance
 
     q = np.asarray(query_vector) / np.linalg.norm(query_vector)
@@ -56,7 +56,7 @@ def expected(kept: list[str], text: dict[str, str], query_vector, vectors: dict[
     matrix = np.stack([vectors[i] for i in ids])
     pool = [ids[i] for i in np.argsort(-(matrix @ q), kind="stable")[:FETCH_K]]
     pool_vectors = np.stack([vectors[i] for i in pool])
-    words = pool_relevance(QUESTION, [text[i] for i in pool], q, pool_vectors).signals
+    words = pool_units(pool_relevance(QUESTION, [text[i] for i in pool], q, pool_vectors).signals)
     top = [pool[i] for i in select(q, pool_vectors, K, method="similarity",
                                    relevance=words).indices]
     newcomers = iter([i for i in kept if i not in top])

@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.fixtures import li_embed_model_fixture  # noqa: F401  (a fixture)
 from vrsd_cli.inspection import inspect_store
 from vrsd_cli.inspection.known import agreement, demo_corpus, hotpotqa_corpora
-from vrsd_core import DEFAULT_METHOD, select
+from vrsd_core import DEFAULT_METHOD, pool_units, select
 from vrsd_kit.entries import shared_pairs
 from vrsd_kit.inspection import (
     CROWDED_RATE,
@@ -157,7 +157,7 @@ def test_a_question_of_the_users_is_the_cores_top_k_and_default(demo_store, embe
     top = select(qvec, cands, 5, method="similarity")
     texts = [demo_store.store[i]["text"] for i in ids]
     words = pool_relevance(question, texts, qvec, cands)
-    chosen = select(qvec, cands, 5, method=DEFAULT_METHOD, relevance=words.signals,
+    chosen = select(qvec, cands, 5, method=DEFAULT_METHOD, relevance=pool_units(words.signals),
                     profiles=words.profiles)
     assert [r.passage.id for r in q.top_k] == [ids[i] for i in top.indices]
     assert [r.passage.id for r in q.default] == [ids[i] for i in chosen.indices]
