@@ -7,7 +7,7 @@ candidates (FAISS, as ``vrsd eval`` fetches them) give, at k = 4 (``inspect``'s
 default) and k = 10:
 
 * the crowding rate, exactly as ``vrsd_kit.inspection`` measures it: top-k slots (by
-  cosine) that restate (``vrsd_kit.explain``) or share a source (the paragraph a
+  cosine) that restate (``vrsd_kit.entries``) or share a source (the paragraph a
   chunk comes from) with a passage ranked above them;
 * all-evidence (every gold paragraph among the k) of plain top-k, of top-k by the
   default's relevance (the vectors and the words), and of the default; the gain that

@@ -1,4 +1,7 @@
-"""The prepared form every method works on (input checks: ``_checks``; kernels: ``_kernels``).
+"""The prepared form every method works on (input checks: ``_checks``), its tie rule
+(``argmax_first``: scores within ``Prepared.tie_rtol`` of the best tie, and the lowest
+candidate index, the store's own rank, wins), and the geometry the profiles give
+(``with_word_profiles``).
 
 All methods see the same thing: a stack of B queries, each with n candidate
 rows (some masked out), plus the relevance of every candidate. The caller's
@@ -8,6 +11,7 @@ n-vectors the methods compute, so no normalised copy of the candidates exists.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -18,7 +22,62 @@ import numpy as np
 from ._checks import as_float_array, check_finite, check_int, check_length_range
 from ._constraints import token_table
 from ._groups import feasible_counts, group_codes
-from ._kernels import TIE_RTOL
+
+# Scores within this relative distance of the best count as a tie, and ties go
+# to the lower candidate index (the store's own rank). Scores and every running
+# quantity of the greedy methods (s.q, |s|^2, s.c_j, MMR's running maximum,
+# DPP's Cholesky rows) are float64 whatever the input; only the per-pick
+# matrix-vector products of float32 input are computed in float32 (BLAS), then
+# widened. The tolerance follows the *input* dtype (``Prepared.tie_rtol``):
+# - float64: 1e-10, far above the products' rounding (~1e-16 * sqrt(d)).
+# - float32: 1e-6. It cannot drop to 1e-10: two identical float32 rows get
+#   products that differ in the last bits (BLAS sums rows in different
+#   blockings), measured up to 6e-8 at d = 384..768 and 3.6e-7 at d = 4096 for
+#   unit vectors, and the store's rank must still decide between such twins.
+#   1e-6 keeps a 3x margin over that at d = 4096, and float32 picks equal a
+#   float64 run on the same values unless two gains are within 1e-6 relative.
+TIE_RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-10}
+
+
+DEFAULT_RTOL = TIE_RTOL[np.dtype(np.float64)]  # the tie tolerance of float64 input
+
+# The lowest finite float64: a tie threshold never goes below it, so a score of -inf
+# (a candidate already picked or closed) never ties a best score near -1.8e308, whose
+# threshold would overflow to -inf.
+LOWEST = float(np.finfo(np.float64).min)
+
+
+def tie_margin(best: Any, rtol: float) -> Any:
+    """How close to ``best`` a score ties it: rtol * max(1, |best|). The project's one tie
+    rule: ``argmax_first`` picks with it, and a search that keeps a best value
+    (``beats``) replaces it only beyond it."""
+    return rtol * np.maximum(1.0, np.abs(best))
+
+
+def tie_threshold(best: Any, rtol: float) -> Any:
+    """The lowest score that ties ``best`` (best - ``tie_margin``), kept finite; a NaN
+    best gives a NaN threshold (nothing ties it)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.maximum(best - tie_margin(best, rtol), LOWEST)
+
+
+def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
+    """``value`` is above ``best`` by more than a tie: an earlier best keeps its place."""
+    return bool(value > best + tie_margin(best, rtol))
+
+
+def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``scores``, the lowest index whose score ties the row's best (within
+    ``rtol``: the store's rank decides between equals), and each row's tie threshold.
+    A row holding NaN has a NaN threshold and returns index 0."""
+    threshold = tie_threshold(scores.max(axis=-1), rtol)
+    return np.argmax(scores >= threshold[..., None], axis=-1), threshold
+
+
+def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
+    return first_of_best(scores, rtol)[0]
 
 
 def _squared_lengths(
@@ -99,7 +158,7 @@ class Geometry:
 
     A ``Prepared`` problem carries two: ``candidates`` (the caller's vectors, always)
     and ``similarity`` (what the similarity between candidates reads: the candidates'
-    own geometry, or the vectors with their profiles, ``_profiles.with_word_profiles``).
+    own geometry, or the vectors with their profiles, ``with_word_profiles``).
     """
 
     vectors: np.ndarray  # (B, n, e)
@@ -157,7 +216,7 @@ class Prepared:
     1/|x_bi| when normalising, else 1, so ``scale * (X @ v)`` is the cosine
     geometry without a normalised copy of X. ``candidates`` is that geometry;
     ``similarity`` is what the methods' similarity between candidates reads (the
-    candidates unless ``profiles`` were given: ``vrsd_core._profiles``).
+    candidates unless ``profiles`` were given: ``with_word_profiles``).
     """
 
     X: np.ndarray  # (B, n, d)
@@ -240,7 +299,9 @@ def prepare(
         qsim = np.where(valid, qsim, 0.0)
     rel = qsim if relevance is None else _relevance(relevance, (B, n), valid, batched)
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
-    tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
+    tokens, budget = None, None
+    if token_counts is not None or max_tokens is not None:
+        tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
     return Prepared(
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
         rel=rel, normalize=normalize, all_real=all_real,
@@ -394,3 +455,43 @@ def _group_cap(
         return None, None, None
     codes = group_codes(groups, shape, valid, batched)
     return codes, cap, None if cap is None else feasible_counts(codes, valid, cap)
+
+
+def with_word_profiles(prep: Prepared, profiles: Any, *, batched: bool) -> Prepared:
+    """``prep`` whose ``similarity`` reads the candidates' profiles too: a second
+    description of each candidate, for the methods whose similarity between candidates
+    reads it (``MethodInfo.takes_profiles``: the default, ``complement``).
+
+    ``profiles`` is (n, f) in ``select``, (B, n, f) in ``select_batch``: any real
+    features, one row per candidate (the adapters pass the profile of each candidate's
+    words, ``vrsd_kit.lexical.word_profiles``). The similarity geometry is the vectors
+    [x, p / |p|] / sqrt(2) (``prep.candidates`` stays the vectors), whose inner products
+    are
+
+        S_ij = (cos(x_i, x_j) + cos(p_i, p_j)) / 2
+
+    (without ``normalize``: the vectors' inner product in place of their cosine; an
+    all-zero profile row shares nothing, so its own S_ii is 1/2). Only the similarity
+    between candidates reads it: the relevance, and everything the Selection reports but
+    ``gains`` (``relevance``, the sum-vector ``objective``), stays on the vectors.
+    ``params`` shows ``profiles`` as ``"given"``."""
+    given = as_float_array(profiles, "profiles")
+    B, n = prep.batch, prep.n
+    want = (B, n) if batched else (n,)
+    if given.ndim != len(want) + 1 or given.shape[:-1] != want:
+        shape = f"({', '.join(map(str, want))}, f)"
+        raise ValueError(f"profiles: expected shape {shape} (one row per candidate), got "
+                         f"{given.shape}")
+    P = given.astype(np.float64).reshape(B, n, given.shape[-1])
+    check_finite(P, "profiles", prep.valid)
+    lengths = np.sqrt(np.einsum("bnf,bnf->bn", P, P))
+    unit_profiles = np.divide(P, lengths[..., None], out=np.zeros_like(P),
+                              where=lengths[..., None] > 0)
+    dtype = prep.X.dtype
+    half = 1.0 / math.sqrt(2.0)
+    unit_vectors = prep.X * (prep.scale[..., None] * half).astype(dtype) if prep.normalize \
+        else prep.X * dtype.type(half)
+    joined = np.concatenate([unit_vectors, (unit_profiles * half).astype(dtype)], axis=2)
+    similarity = Geometry(joined, np.ones((B, n)), (prep.sq_norm + (lengths > 0)) / 2.0,
+                          normalize=False)
+    return dataclasses.replace(prep, similarity=similarity)

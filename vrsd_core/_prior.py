@@ -84,16 +84,3 @@ def apply_prior(
         return prep, rest, prior
     blended = np.where(prep.valid, (1.0 - weight) * prep.rel + weight * prior, 0.0)
     return dataclasses.replace(prep, rel=blended), rest, prior
-
-
-_PER_CANDIDATE = ("prior", "profiles")  # option arrays a Selection shows as "given"
-
-
-def shown_params(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` for the Selection: a per-candidate array (the prior, ``complement``'s
-    profiles) is shown as ``"given"``."""
-    arrays = [name for name in _PER_CANDIDATE if params.get(name) is not None]
-    if arrays:
-        return {**params, **dict.fromkeys(arrays, "given")}
-    return params
-

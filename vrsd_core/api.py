@@ -10,11 +10,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import check_int, check_k, did_you_mean
-from ._kernels import cosine_from_parts
-from ._prepare import Prepared, prepare
-from ._prior import apply_prior, checked_prior_weight, refuse_prior, shown_params
-from ._profiles import with_word_profiles
-from .methods._common import Picked, run_in_chunks
+from ._prepare import Prepared, prepare, with_word_profiles
+from ._prior import PRIOR_DEFAULTS, apply_prior, checked_prior_weight, refuse_prior
+from .methods._common import Picked, cosine_from_parts, run_in_chunks
 from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
@@ -49,10 +47,10 @@ def _option_defaults(method: str) -> dict[str, Any]:
 
 def _refuse_unknown(info: MethodInfo, options: Mapping[str, Any]) -> None:
     """ValueError naming the first option ``info``'s method does not take."""
-    refuse_prior(info, options)
     params = _option_defaults(info.name)
     unknown = sorted(set(options) - set(params))
     if unknown:
+        refuse_prior(info, options)  # a prior given to a method without one: say so
         allowed = ", ".join(sorted(params)) or "none"
         raise ValueError(
             f"{unknown[0]}: not an option of method {info.name!r} (its options: {allowed})"
@@ -97,9 +95,9 @@ def _setup(
     options, the parameters the Selection shows, and the prior (None without one).
 
     Two per-candidate options act on the problem before the method runs, each in its
-    named step: the quality prior blends into the relevance (``_prior.apply_prior``),
-    and ``profiles`` give the similarity between candidates its own geometry
-    (``_profiles.with_word_profiles``: ``Prepared.similarity``)."""
+    named step, only when given: the quality prior blends into the relevance
+    (``_prior.apply_prior``), and ``profiles`` give the similarity between candidates its
+    own geometry (``_prepare.with_word_profiles``: ``Prepared.similarity``)."""
     # a registered name is looked up once; an alias or an unknown name goes through
     # resolve_method (which warns or raises)
     info = METHOD_INFO.get(method) if isinstance(method, str) else None
@@ -116,15 +114,28 @@ def _setup(
     params = _option_defaults(info.name)
     if not options:
         return info, prep, options, params, None
-    # Quality prior: the method runs on the blended relevance; the Selection
-    # reports the plain one (see _prior.py).
-    shown = shown_params({**params, **options})
-    run_prep, options, prior = apply_prior(prep, options, batched=batched)
+    shown = _shown_params({**params, **options})
+    run_prep, prior = prep, None
+    if not options.keys().isdisjoint(PRIOR_DEFAULTS):
+        # the method runs on the blended relevance; the Selection reports the plain one
+        run_prep, options, prior = apply_prior(prep, options, batched=batched)
     profiles = options.get("profiles")
     if profiles is not None:
         run_prep = with_word_profiles(run_prep, profiles, batched=batched)
     own = {name: value for name, value in options.items() if name != "profiles"}
     return info, run_prep, own, shown, prior
+
+
+_PER_CANDIDATE = ("prior", "profiles")  # option arrays a Selection shows as "given"
+
+
+def _shown_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` for the Selection: a per-candidate array (the prior, ``complement``'s
+    profiles) is shown as ``"given"``."""
+    arrays = [name for name in _PER_CANDIDATE if params.get(name) is not None]
+    if arrays:
+        return {**params, **dict.fromkeys(arrays, "given")}
+    return params
 
 
 def _finish(

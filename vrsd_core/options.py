@@ -1,6 +1,7 @@
 """Method options as data: each option's name, kind, range or choices and default,
-declared once beside its method (``OPTIONS`` in each ``vrsd_core.methods`` module, the
-prior's and the profiles' in ``_prior`` and ``_profiles``) and checked by one checker,
+declared once beside its method (``OPTIONS`` in each ``vrsd_core.methods`` module,
+``DPP_OPTIONS`` in ``determinantal``; the prior's and the profiles' here, read by
+``_prior`` and ``_prepare.with_word_profiles``) and checked by one checker,
 ``OptionSpec.check``.
 
 ``vrsd_core.method_options(method)`` lists a method's specs (the adapters and the
@@ -115,4 +116,4 @@ PRIOR_OPTIONS = (
 PROFILES_OPTION = OptionSpec("profiles", "per_candidate", None,
                              "a second description of each candidate (its words' profile), "
                              "read by the similarity between candidates")
-"""The option of every method with ``takes_profiles`` (``_profiles``)."""
+"""The option of every method with ``takes_profiles`` (``_prepare.with_word_profiles``)."""

@@ -22,9 +22,9 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from .callers import user_stacklevel
-from .methods import cluster, dpp, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
+from .methods import cluster, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
 from .methods._common import Picked
-from .methods.complement import complement
+from .methods.determinantal import DPP_OPTIONS, complement, dpp
 from .methods.similarity import similarity
 from .options import PRIOR_OPTIONS, PROFILES_OPTION, OptionSpec
 
@@ -50,7 +50,7 @@ class MethodInfo:
             whose objective is the geometry itself: ``vrsd``, ``vrsd_exact``).
         takes_prior: accepts the quality prior options ``prior``/``prior_weight``.
         takes_profiles: accepts ``profiles``, a second description of each candidate
-            its similarity reads (``vrsd_core._profiles``).
+            its similarity reads (``vrsd_core._prepare.with_word_profiles``).
         reads_words: the adapters give it what the candidates' words say (their
             relevance fused with the cosine in pool units, their word profiles): the
             one place that decides where the words apply.
@@ -108,7 +108,7 @@ _TABLE = (
         summary="Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
         "to the picks"),
     MethodInfo(
-        name="dpp", fn=dpp.dpp, own_options=dpp.OPTIONS, takes_relevance=True,
+        name="dpp", fn=dpp, own_options=DPP_OPTIONS, takes_relevance=True,
         takes_prior=True, deterministic=True,
         summary="greedy MAP of a k-DPP, weights exp(theta/(2(1-theta)) * relevance) on the "
         "relevance's own scale (complement: the same loop, weights in pool units)"),

@@ -7,7 +7,8 @@ framework imports).
 * ``settings``: the settings, declared as data and checked once into a frozen object, at
   construction and at every assignment.
 * ``inputs``: one query's inputs: the query, what the pool's words say, per-candidate values.
-* ``entries``: the entry every returned item carries under ``metadata["vrsd"]``.
+* ``entries``: the entry every returned item carries under ``metadata["vrsd"]``, with
+  what the default held back and why.
 * ``renamed``: the adapters' former class names, answered with a warning for one release.
 * ``stores``: the shape of a store record, the private members an adapter reads,
   and the re-embedding policy.

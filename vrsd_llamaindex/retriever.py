@@ -195,7 +195,8 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
         """(the wrapped retriever's candidates, the bundle to rerank them for) as steps
         (``vrsd_kit.steps``): the query is embedded once, for both."""
         fetch_k = self.settings().fetch_k
-        assert fetch_k is not None  # the retriever's settings always have one
+        if fetch_k is None:  # the retriever's settings always have one
+            raise RuntimeError("the retriever's settings have no fetch_k")
         embedding = yield from self.postprocessor.query_vector_steps(query_bundle)
         fetch, ranked = self._bundles(query_bundle, embedding.tolist())
         fetcher = self._fetcher(fetch_k)

@@ -19,8 +19,9 @@ from vrsd_kit.lexical import pool_relevance
 def default_selection(query: str, texts: Sequence[str], query_vector: Any, vectors: Any, k: int,
                       **select_kwargs: Any) -> Selection:
     """``select(query_vector, vectors, k)`` with the default method and, as the adapters
-    give it, the cosine and the texts' BM25 against ``query`` as its relevance and the
-    texts' word profiles as its ``profiles``."""
+    give it, the cosine and the texts' BM25 against ``query`` fused in pool units
+    (``vrsd_core.pool_units``) as its relevance and the texts' word profiles as its
+    ``profiles``."""
     words = pool_relevance(query, list(texts), np.asarray(query_vector), np.asarray(vectors))
     return select(query_vector, vectors, k, method=DEFAULT_METHOD,
                   relevance=pool_units(words.signals), profiles=words.profiles, **select_kwargs)

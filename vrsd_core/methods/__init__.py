@@ -1,4 +1,5 @@
-"""One module per selection method, one function per module.
+"""One module per selection method (the determinantal pair, ``complement`` and ``dpp``,
+shares one: ``determinantal``), one function per method, named after it.
 
 The contract a method author writes against (``tests/unit_tests/core/
 test_method_contract.py`` checks every registered method against it):
@@ -23,7 +24,7 @@ test_method_contract.py`` checks every registered method against it):
   also bounded by the per-group cap); a deterministic greedy method returns
   exactly that many unless a token budget runs out first.
 - **Ties** go to the lower candidate index (the store's rank): score with
-  ``_kernels.argmax_first`` at ``prep.tie_rtol``, never a plain sort.
+  ``_prepare.argmax_first`` at ``prep.tie_rtol``, never a plain sort.
 - **Cap and budget.** Start the run's tracker with ``_common.start_constraints``
   (None without a cap or budget); mask out what it says is closed at the start
   (``cons.open``) and after each pick (``cons.add(picks, step_active(...))`` or

@@ -1,4 +1,6 @@
-"""Small pieces the method modules share."""
+"""Small pieces the method modules share: the result of a run (``Picked``), pick counts,
+the cap and budget tracker's steps, and guarded cosines (the tie rule is the prepared
+problem's: ``vrsd_core._prepare.argmax_first``)."""
 
 from __future__ import annotations
 
@@ -79,3 +81,13 @@ def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list
         Picked(picks[b, : counts[b]].astype(np.int64), gains[b, : counts[b]].astype(np.float64))
         for b in range(picks.shape[0])
     ]
+
+
+# A sum vector shorter than this (squared) has no direction: its cosine is 0.
+TINY = 1e-12
+
+
+def cosine_from_parts(num: Any, den2: Any, q_norm: Any = 1.0) -> np.ndarray:
+    """cos = num / (|q| sqrt(den2)); a sum vector of (near) zero length scores 0."""
+    ok = den2 > TINY
+    return np.where(ok, num / (np.sqrt(np.where(ok, den2, 1.0)) * q_norm), 0.0)

@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._constraints import Constraints
-from .._kernels import argmax_first
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first
 from ..options import OptionSpec, seed_option
 from ._common import Picked, pick_counts, start_constraints
 from ._sampling import query_rng, resolve_seed

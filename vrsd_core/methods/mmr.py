@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import argmax_first
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first
 from ..options import OptionSpec
 from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 

@@ -12,10 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from .._constraints import Constraints
-from .._kernels import TINY, argmax_first, beats, cosine_from_parts, first_of_best
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first, beats, first_of_best
 from ..options import OptionSpec
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import (
+    TINY,
+    Picked,
+    cosine_from_parts,
+    pick_counts,
+    split_rows,
+    start_constraints,
+    step_active,
+    taken_counts,
+)
 
 REFINE = OptionSpec("refine", "choice", None, "None (the paper's greedy) or 'swap' (then "
                     "1-swap local search)", choices=(None, "swap"))

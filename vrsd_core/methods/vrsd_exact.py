@@ -14,10 +14,9 @@ import math
 
 import numpy as np
 
-from .._kernels import argmax_first, beats, cosine_from_parts
-from .._prepare import Prepared
+from .._prepare import Prepared, argmax_first, beats
 from ..options import OptionSpec
-from ._common import Picked, pick_counts
+from ._common import Picked, cosine_from_parts, pick_counts
 from ._sampling import occurrence_rank
 from .vrsd import greedy_order
 

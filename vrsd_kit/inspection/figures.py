@@ -8,7 +8,7 @@ same ``fetch_k`` candidates.
 Definitions (docs/inspect.md says the same, with the calibration):
 
 * a **crowded slot**: a top-k slot whose passage restates a passage ranked above it in
-  the same top-k (90 % or more of its word pairs are in it: ``vrsd_kit.explain``) or
+  the same top-k (90 % or more of its word pairs are in it: ``vrsd_kit.entries``) or
   comes from the same source as one (when the passages carry a source). Measured on
   top-k's own list, whatever the default does, and free of the model's cosine range;
 * a **crowded question**: one with at least one crowded slot;
@@ -37,7 +37,7 @@ import numpy as np
 
 from vrsd_core import DEFAULT_METHOD
 
-from ..explain import held_back_entries, restated_by
+from ..entries import held_back_entries, restated_by
 from ..rerank import ItemView, rerank
 from ..settings import build_settings
 

@@ -9,7 +9,7 @@ relation does not call restatements) plus a near-copy of one passage (its first 
 dropped, as an overlapping chunk would): the copy or its original is held back as
 "restates" under the other; the rest are "displaced" under the pick that took their
 slot. The expectation is computed here from the texts, independently of
-``vrsd_kit.explain``."""
+``vrsd_kit.entries``."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def expected(kept: list[str], text: dict[str, str], query_vector, vectors: dict[
     matrix = np.stack([vectors[i] for i in ids])
     pool = [ids[i] for i in np.argsort(-(matrix @ q), kind="stable")[:FETCH_K]]
     pool_vectors = np.stack([vectors[i] for i in pool])
-    words = pool_relevance(QUESTION, [text[i] for i in pool], q, pool_vectors).signals
+    words = pool_units(pool_relevance(QUESTION, [text[i] for i in pool], q, pool_vectors).signals)
     top = [pool[i] for i in select(q, pool_vectors, K, method="similarity",
                                    relevance=pool_units(words)).indices]
     newcomers = iter([i for i in kept if i not in top])

@@ -1,4 +1,4 @@
-""""Restates" is measured true on labelled data (``vrsd_kit.explain``), on the vendored
+""""Restates" is measured true on labelled data (``vrsd_kit.entries``), on the vendored
 HotpotQA corpora of the evidence protocol:
 
 * labelled pairs, no model: two distinct evidence passages one question needs together
@@ -19,7 +19,7 @@ import pytest
 
 from vrsd_core import DEFAULT_METHOD, pool_units, select_batch
 from vrsd_eval.evidence import load_evidence_corpora
-from vrsd_kit.explain import restated_by
+from vrsd_kit.entries import restated_by
 from vrsd_kit.lexical import pool_relevance
 
 QUESTIONS = 120

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-TIE_RTOL = 1e-10  # the core's float64 tie tolerance (vrsd_core._kernels.TIE_RTOL)
+TIE_RTOL = 1e-10  # the core's float64 tie tolerance (vrsd_core._prepare.TIE_RTOL)
 TINY = 1e-12  # a sum vector with squared length at most this has no direction: cos = 0
 RANK_EPS = 1e-9  # dpp: a gain below this share of the largest diagonal is numerical zero
 

@@ -250,7 +250,7 @@ def test_held_back_is_the_same_single_and_batched_on_a_tie():
     assert one.info["top_k"] == many[0].info["top_k"]
 
 
-# --- profiles: a second description of each candidate (vrsd_core._profiles) ---
+# --- profiles: a second description of each candidate (vrsd_core._prepare.with_word_profiles) ---
 
 
 @pytest.mark.parametrize("copies", [False, True])

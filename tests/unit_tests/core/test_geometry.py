@@ -259,7 +259,7 @@ def test_similarity_near_ties_keep_the_store_order_where_a_sort_would_not():
 def test_scores_at_the_bottom_of_the_float_range_still_give_distinct_picks(method):
     """Relevance of -1.8e308 everywhere: the tie threshold would overflow to -inf, the
     mark of a candidate already picked, and the first candidate would be picked again;
-    the threshold stays finite (``_kernels.tie_threshold``), so the picks are distinct."""
+    the threshold stays finite (``_prepare.tie_threshold``), so the picks are distinct."""
     rng = np.random.default_rng(0)
     q, C = rng.normal(size=3), rng.normal(size=(10, 3))
     rel = np.full(10, np.finfo(np.float64).min)
