@@ -11,12 +11,12 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
-from vrsd_kit.explain import shared_pairs
 
 from tests.helpers.fixtures import li_embed_model_fixture  # noqa: F401  (a fixture)
 from vrsd_cli.inspection import inspect_store
 from vrsd_cli.inspection.known import agreement, demo_corpus, hotpotqa_corpora
 from vrsd_core import DEFAULT_METHOD, pool_units, select
+from vrsd_kit.entries import shared_pairs
 from vrsd_kit.inspection import (
     CROWDED_RATE,
     format_table,
