@@ -26,8 +26,7 @@ from vrsd_kit.entries import (
 from vrsd_kit.inputs import PoolSignals
 
 rng = np.random.default_rng(11)
-Q = rng.standard_normal(6)
-C = rng.standard_normal((9, 6))
+Q, C = rng.standard_normal(6), rng.standard_normal((9, 6))  # a query and 9 candidates
 
 
 def test_metadata_key():
