@@ -226,7 +226,7 @@ def test_an_empty_metadata_key_is_refused(adapter):
 def test_the_command_line_refuses_a_budget_below_one_token(capsys):
     from vrsd_eval.budget import parse_budgets
 
-    with pytest.raises(ValueError, match="^budget: expected integers >= 1"):
+    with pytest.raises(ValueError, match="^budgets: expected integers >= 1"):
         parse_budgets("0,228")
     assert parse_budgets("1,228") == [1, 228]
 

@@ -58,7 +58,7 @@ def expected(kept: list[str], text: dict[str, str], query_vector, vectors: dict[
     pool_vectors = np.stack([vectors[i] for i in pool])
     words = pool_units(pool_relevance(QUESTION, [text[i] for i in pool], q, pool_vectors).signals)
     top = [pool[i] for i in select(q, pool_vectors, K, method="similarity",
-                                   relevance=pool_units(words)).indices]
+                                   relevance=words).indices]
     newcomers = iter([i for i in kept if i not in top])
     under: dict[str, list[tuple[str, int, str]]] = {i: [] for i in kept}
     for rank, held in enumerate(top, start=1):
