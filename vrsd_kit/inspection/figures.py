@@ -44,9 +44,8 @@ from ..settings import build_settings
 CROWDED_RATE = 0.2
 """The verdict's threshold: top-k is called crowded when at least this share of its
 slots restate or share a source with a passage ranked above them. Calibrated on the
-evidence protocol's corpora (docs/inspect.md): at k = 4 of 20, the default added
-all-evidence over top-k by the same relevance on every corpus and geometry from a
-crowding rate of 0.226 up, and none at 0.167 and below."""
+evidence protocol's corpora: docs/inspect.md shows the run
+(docs/results/crowding_calibration.json), tests/test_docs_figures.py holds it."""
 
 
 @dataclass(frozen=True)
