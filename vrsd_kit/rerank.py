@@ -120,9 +120,13 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
 
 
 def _as_matrix(vectors: ArrayLike) -> Any:
-    """The candidates' vectors as a float64 array when they are numbers (else as given:
-    the core's checks name them)."""
+    """The candidates' vectors as an array, in the store's own float type (a float32 index
+    is selected in float32, as the core would be called on it directly); other numbers as
+    float64; anything else as given: the core's checks name it."""
     try:
+        matrix = np.asarray(vectors)
+        if matrix.dtype.kind == "f":
+            return matrix
         return np.asarray(vectors, dtype=np.float64)
     except (TypeError, ValueError):
         return vectors
