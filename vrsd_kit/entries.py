@@ -36,8 +36,7 @@ from typing import Any
 from vrsd_core import Selection
 from vrsd_core.callers import user_stacklevel
 
-from .inputs import PoolSignals
-from .lexical import tokenize
+from .lexical import PoolRelevance, tokenize
 
 METADATA_KEY = "vrsd"
 """The metadata entry every returned item gets (the default of each adapter's
@@ -97,7 +96,7 @@ def source_of(metadata: Mapping[str, Any] | None) -> Any:
 
 def entries(
     selection: Selection, ids: Sequence[Any] | None = None,
-    signals: PoolSignals | None = None, texts: Sequence[str] | None = None,
+    signals: PoolRelevance | None = None, texts: Sequence[str] | None = None,
     sources: Sequence[Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The ``METADATA_KEY`` entry of every pick of ``selection``, in selection order::

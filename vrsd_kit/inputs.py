@@ -8,7 +8,8 @@ read from each candidate.
   each candidate's BM25 score in the pool (fused with its cosine in pool units,
   ``vrsd_core.pool_units``) and its word profile (the method's similarity reads it).
   A new signal read from the pool's words (links between candidates) is a field of
-  ``PoolSignals``, a row of ``relevance_rows`` or a keyword of ``select_keywords``,
+  ``vrsd_kit.lexical.PoolRelevance``, a row of its ``signals`` or a keyword of
+  ``select_keywords``,
   and its part of each pick's entry (``parts``);
 * per candidate (``candidate_keywords``): a quality prior, an outside relevance, a group
   label (a metadata field or a callable, through the adapter's item view) and token counts.
@@ -19,15 +20,14 @@ numpy only, no framework imports.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from vrsd_core import METHOD_INFO, pool_units
+from vrsd_core import METHOD_INFO
 
-from .lexical import pool_relevance
+from .lexical import PoolRelevance, pool_relevance
 from .tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -87,35 +87,6 @@ def check_query_vector(vector: Any, name: str = "embeddings",
 
 # --- what the pool's words say ----------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PoolSignals:
-    """What one query's pool says beyond the candidates' vectors, read from their words.
-
-    Attributes:
-        cosine: each candidate's cosine to the query (what the vectors say).
-        lexical: each candidate's BM25 score against the query within the pool.
-        profiles: each candidate's word profile (``vrsd_kit.lexical.word_profiles``):
-            how alike two candidates' words are, as the query sees them.
-    """
-
-    cosine: NDArray[np.float64]
-    lexical: NDArray[np.float64]
-    profiles: NDArray[np.float64]
-
-    def relevance_rows(self) -> NDArray[np.float64]:
-        """(s, n): one row per relevance signal, fused by ``vrsd_core.pool_units``."""
-        return np.stack([self.cosine, self.lexical])
-
-    def select_keywords(self) -> dict[str, Any]:
-        """``select``'s keywords these signals give: the relevance in pool units, and the
-        profiles the method's similarity reads."""
-        return {"relevance": pool_units(self.relevance_rows()), "profiles": self.profiles}
-
-    def parts(self, index: int) -> dict[str, float]:
-        """Candidate ``index``'s parts of its relevance, for its entry."""
-        return {"cosine": float(self.cosine[index]), "lexical": float(self.lexical[index])}
-
-
 def reads_words(method: str, *, lexical: bool, relevance: Any, query: str | None) -> bool:
     """Whether the pool's words are read: the method reads them (its declared capability,
     ``vrsd_core.METHOD_INFO[method].reads_words``: the one place this is decided),
@@ -125,15 +96,14 @@ def reads_words(method: str, *, lexical: bool, relevance: Any, query: str | None
 
 
 def pool_signals(query: str, query_vector: NDArray[np.float64], vectors: Any,
-                 texts: Sequence[str]) -> PoolSignals | None:
-    """What the pool's words say (``PoolSignals``), read once for this query; None for
-    vectors the core will refuse, so that its error names them (a cosine of them would
-    blame the relevance instead)."""
+                 texts: Sequence[str]) -> PoolRelevance | None:
+    """What the pool's words say (``vrsd_kit.lexical.PoolRelevance``), read once for this
+    query; None for vectors the core will refuse, so that its error names them (a cosine
+    of them would blame the relevance instead)."""
     if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape[1:] != (
             query_vector.shape) or len(vectors) != len(texts) or not np.isfinite(vectors).all():
         return None
-    found = pool_relevance(query, texts, query_vector, vectors)
-    return PoolSignals(found.cosine, found.lexical, found.profiles)
+    return pool_relevance(query, texts, query_vector, vectors)
 
 
 # --- what is read from each candidate ---------------------------------------------------------

@@ -4,7 +4,7 @@ A small embedding model blurs the names, numbers and rare terms a question turns
 on; the candidates' own words keep them. ``bm25`` scores the pool's texts against
 the query with statistics from the pool alone (no index: the n candidates are the
 collection). ``pool_relevance`` gives both signals; the rerank body
-(``vrsd_kit.inputs.PoolSignals``) fuses them in the pool's own units with
+(``PoolRelevance.select_keywords``) fuses them in the pool's own units with
 ``vrsd_core.pool_units`` and gives the core one relevance per candidate::
 
     relevance_i = z(z(cosine) + z(bm25))_i,   z(x) = (x - mean(x)) / std(x) over the pool
@@ -35,9 +35,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from vrsd_core import pool_units
 
 K1 = 1.5
 B = 0.75
@@ -187,8 +190,17 @@ class PoolRelevance:
 
     @property
     def signals(self) -> NDArray[np.float64]:
-        """(2, n): the rows ``vrsd_core.pool_units`` fuses as z(z(cosine) + z(lexical))."""
+        """(2, n): one row per relevance signal, fused by ``vrsd_core.pool_units``."""
         return np.stack([self.cosine, self.lexical])
+
+    def select_keywords(self) -> dict[str, Any]:
+        """``select``'s keywords these signals give: the relevance in pool units, and the
+        profiles the method's similarity reads."""
+        return {"relevance": pool_units(self.signals), "profiles": self.profiles}
+
+    def parts(self, index: int) -> dict[str, float]:
+        """Candidate ``index``'s parts of its relevance, for its entry."""
+        return {"cosine": float(self.cosine[index]), "lexical": float(self.lexical[index])}
 
 
 def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]

@@ -23,7 +23,7 @@ from vrsd_kit.entries import (
     shared_pairs,
     word_pairs,
 )
-from vrsd_kit.inputs import PoolSignals
+from vrsd_kit.lexical import PoolRelevance
 
 rng = np.random.default_rng(11)
 Q, C = rng.standard_normal(6), rng.standard_normal((9, 6))  # a query and 9 candidates
@@ -77,8 +77,8 @@ def test_the_entry_carries_the_prior_when_one_was_used():
 
 
 def test_the_entry_shows_the_parts_of_the_relevance_when_the_words_were_read():
-    signals = PoolSignals(np.linspace(0.1, 0.9, len(C)), np.arange(len(C), dtype=float),
-                          np.eye(len(C)))
+    signals = PoolRelevance(np.linspace(0.1, 0.9, len(C)), np.arange(len(C), dtype=float),
+                            np.eye(len(C)))
     sel = select(Q, C, 3, **signals.select_keywords())
     for i, entry in enumerate(entries(sel, signals=signals)):
         pick = int(sel.indices[i])
