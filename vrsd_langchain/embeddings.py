@@ -14,7 +14,9 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
 
     langchain-huggingface and the model are imported here, on first use, so
     ``import vrsd_langchain`` stays light. ``kwargs`` go to ``HuggingFaceEmbeddings``
-    (e.g. ``encode_kwargs={"batch_size": 64}``).
+    (e.g. ``encode_kwargs={"batch_size": 64}``). The model is read from its folder
+    with ``local_files_only=True`` (in ``model_kwargs``, unless given there): no
+    environment variable is set.
 
     Raises:
         ImportError: with the install command, if an extra is missing.
@@ -23,8 +25,9 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
 
     hf = import_from_extra("langchain_huggingface", "default_embeddings", "langchain-embeddings")
     path = bundled_model_path()
+    model_kwargs = {"local_files_only": True, **(kwargs.pop("model_kwargs", None) or {})}
     with quiet_model_loading():
-        return hf.HuggingFaceEmbeddings(model_name=path, **kwargs)
+        return hf.HuggingFaceEmbeddings(model_name=path, model_kwargs=model_kwargs, **kwargs)
 
 
 def warm_query_cache(
