@@ -22,10 +22,18 @@ class LazyEmbeddings(Embeddings):
     A query for the bundled model (``model`` None) is encoded by
     ``vrsd_kit.numpy_encoder`` (the same vectors, without torch: ``vrsd search``'s
     new question); if that cannot run, by the model, after one warning saying why.
+    Many questions at once (``warm_query_cache``, ``vrsd inspect``) go to the model in
+    batches (``queries_as_documents``).
     """
 
     def __init__(self, model: str | None = None) -> None:
         self.model = model
+
+    @property
+    def queries_as_documents(self) -> bool:
+        """Whether a query's vector is its vector as a document (the bundled model's: so
+        ``warm_query_cache`` encodes many questions in batches, through the model)."""
+        return self.model is None
 
     @property
     def loaded(self) -> Embeddings:

@@ -37,9 +37,10 @@ def warm_query_cache(
 
     ``embed_query`` encodes one text per call. When the underlying model embeds a
     query exactly like a document (``HuggingFaceEmbeddings`` without
-    ``query_encode_kwargs``: the same ``encode`` call), the missing queries are
-    encoded in batches instead, which is many times faster on a CPU; otherwise
-    they go through ``embed_query`` one by one.
+    ``query_encode_kwargs``: the same ``encode`` call; or an embeddings object whose
+    ``queries_as_documents`` is True), the missing queries are encoded in batches
+    instead, which is many times faster on a CPU; otherwise they go through
+    ``embed_query`` one by one.
     """
     store = embeddings.query_embedding_store
     if store is None or not queries:
@@ -47,9 +48,9 @@ def warm_query_cache(
     unique = list(dict.fromkeys(queries))
     missing = [q for q, v in zip(unique, store.mget(unique), strict=True) if v is None]
     base = embeddings.underlying_embeddings
-    same_path = type(base).__name__ == "HuggingFaceEmbeddings" and not getattr(
-        base, "query_encode_kwargs", None
-    )
+    same_path = getattr(base, "queries_as_documents", False) is True or (
+        type(base).__name__ == "HuggingFaceEmbeddings"
+        and not getattr(base, "query_encode_kwargs", None))
     for i in range(0, len(missing), batch_size):
         chunk = missing[i : i + batch_size]
         if same_path:

@@ -167,3 +167,24 @@ def test_without_the_numpy_encoder_a_query_vector_is_the_models(no_numpy_encoder
     assert [str(w.message).split(":")[0] for w in caught] == [
         "the question is encoded with torch (slower to start), as the numpy encoder cannot run"]
     np.testing.assert_allclose(vector, base_embeddings().embed_query("kettle"), atol=1e-7)
+
+
+def test_many_questions_at_once_go_to_the_model_in_batches(tmp_path, monkeypatch, encoder):
+    """``vrsd inspect`` warms the query cache with many questions: one batched call of
+    the model (as before), not one numpy encoding each; a single question after that
+    is read from the cache, and a new one goes to the numpy encoder."""
+    from tests.helpers.spies import SpyEmbeddings
+    from vrsd_eval.disk_embeddings import cached_embeddings
+    from vrsd_langchain.embeddings import warm_query_cache
+
+    spy = SpyEmbeddings(base_embeddings())
+    monkeypatch.setattr(lazy_embeddings, "base_embeddings", lambda model=None: spy)
+    embeddings = cached_embeddings(None, tmp_path, lazy=True)
+    questions = ["how fast does a kettle boil?", "what is tea?", "why is the sky blue?"]
+    assert warm_query_cache(embeddings, questions) == 3
+    assert (spy.document_calls, spy.counts) == (1, (0, 3))
+    cached = embeddings.embed_query(questions[1])
+    new = embeddings.embed_query("a question not warmed")
+    assert spy.counts == (0, 3)  # neither went to the model
+    np.testing.assert_allclose(cached, encoder.embed([questions[1]])[0], atol=1e-5)
+    np.testing.assert_allclose(new, encoder.embed(["a question not warmed"])[0], atol=1e-7)
