@@ -33,9 +33,9 @@ probe() {  # the URL pip would take torch==$TORCH_VERSION from with these source
     report=$(mktemp)
     if pip install --dry-run --ignore-installed --no-deps --quiet --retries 0 --timeout 15 \
             --report "$report" "torch==$TORCH_VERSION" "$@" >/dev/null 2>&1; then
-        "$VENV/bin/python" -c 'import json, sys
-print(json.load(open(sys.argv[1]))["install"][0]["download_info"]["url"])' "$report" \
-            2>/dev/null || true
+        "$VENV/bin/python" -c 'import json, sys, urllib.parse
+print(urllib.parse.unquote(json.load(open(sys.argv[1]))["install"][0]["download_info"]["url"]))' \
+            "$report" 2>/dev/null || true
     fi
     rm -f "$report"
 }

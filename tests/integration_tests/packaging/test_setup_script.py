@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -99,7 +100,8 @@ def test_an_ordinary_machine_gets_the_cpu_build_from_pytorchs_cpu_index(tmp_path
     assert "torch==2.13.0" in install and f"--index-url {CPU_INDEX}" in install
     assert "--extra-index-url https://pypi.org/simple" in install  # torch's dependencies
     assert calls[-1] == "-m pip install --quiet -e .[demo]"  # torch first, then vrsd
-    assert f"torch: installed 2.13.0+cpu CPU from PyTorch's CPU index, {CPU_URL}" in done.stdout
+    said = f"torch: installed 2.13.0+cpu CPU from PyTorch's CPU index, {unquote(CPU_URL)}"
+    assert said in done.stdout  # (the URL readable: %2B is +)
     assert done.stdout.strip().endswith("(extras: demo; torch 2.13.0+cpu CPU)")
     assert done.stderr == ""  # quiet: pip's warnings kept aside when it succeeds
 
