@@ -632,13 +632,15 @@ def _run_search(args: argparse.Namespace) -> int:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
     asked = DEFAULT_METHOD if args.method is None else args.method
     try:
-        spec = parse_method(asked, expand_mmr=False, name_of_argument="method")[0]
         hits = search_index(
             args.query, index_dir=args.index_dir, k=args.k, method=asked,
             fetch_k=args.fetch_k, cache_dir=args.cache_dir, lexical=not args.vectors_only,
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
+    with warnings.catch_warnings():  # (a deprecated name was warned about by the search)
+        warnings.simplefilter("ignore")
+        spec = parse_method(asked, expand_mmr=False, name_of_argument="method")[0]
     if args.method is None:
         label = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
     else:
@@ -657,10 +659,14 @@ def _run_search(args: argparse.Namespace) -> int:
 
 
 def _index_chunks(index_dir: str | None) -> int | None:
-    """How many chunks the index holds (what a search could fetch at most)."""
+    """How many chunks the index holds (what a search could fetch at most), or None when
+    it cannot be read (the results are printed without it)."""
     from .indexing import open_index
 
-    return int(open_index(index_dir)._collection.count())
+    try:
+        return int(open_index(index_dir)._collection.count())
+    except ValueError:
+        return None
 
 
 def _run_inspect(args: argparse.Namespace) -> int:
