@@ -26,7 +26,7 @@ CLEAR = "\x1b[2J"  # erase the screen
 TITLE = "\x1b]0;owned\x07"  # OSC: set the window's title
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what must never be printed raw
 HOSTILE_TEXT = f"Caffeine lasts five hours.{CLEAR} Coffee{TITLE} keeps you awake at night."
-HOSTILE_NAME = "evil\x1b[31mred.txt"
+HOSTILE_NAME = f"evil{CLEAR}red{TITLE}.txt"
 
 
 def assert_no_raw_controls(text: str) -> None:
@@ -68,7 +68,7 @@ def test_search_prints_a_files_escape_sequences_escaped(vrsd, hostile_index):
     run = vrsd("search", f"caffeine{CLEAR}?", "--index-dir", hostile_index, "--k", "3")
     assert run.code == 0, run.err
     assert_no_raw_controls(run.out + run.err)
-    assert "evil\\x1b[31mred.txt" in run.out  # the name, escaped
+    assert "evil\\x1b[2Jred\\x1b]0;owned\\x07.txt" in run.out  # the name, escaped
     assert "\\x1b[2J" in run.out and "\\x1b]0;owned\\x07" in run.out  # the text, escaped
     as_json = run_json = vrsd("search", "caffeine", "--index-dir", hostile_index, "--json")
     assert_no_raw_controls(run_json.out)
