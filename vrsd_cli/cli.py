@@ -13,9 +13,13 @@ Everything runs offline on the bundled all-MiniLM-L6-v2. Heavy libraries
 (torch, LangChain, Chroma, matplotlib) are imported only by the command that
 needs them, so ``vrsd --help`` is instant.
 
-Exit codes: 0 success; 2 any failure, with one line on stderr saying what went wrong
-(a usage or input problem, a missing optional dependency with the extra to install,
-or an unexpected error; ``VRSD_DEBUG=1`` shows the traceback instead); 130 interrupted.
+Exit codes (``EXIT_CODES``): 0 success; 2 any failure, with one line on stderr saying
+what went wrong (a usage or input problem, a missing optional dependency with the extra
+to install, or an unexpected error; ``VRSD_DEBUG=1`` shows the traceback instead); 130
+interrupted (Ctrl-C).
+
+Everything printed that comes from the user's files or input goes through
+``printing.safe``: control characters are shown escaped, never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -28,12 +32,20 @@ import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
 
+from .printing import emit, safe
 from .telemetry import disable_telemetry
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+EXIT_CODES = {0: "success", 2: "any failure: a usage or input problem, a missing optional "
+              "dependency, or an unexpected error (one line on stderr)",
+              130: "interrupted (Ctrl-C)"}
 
 
 class CLIError(ValueError):
@@ -97,6 +109,47 @@ def require(command: str, label: str | None = None, **flags: Any) -> None:
         )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse as users type options: no prefix matching (``--fetch 5`` is refused, not
+    taken as ``--fetch-k``); an unknown option is refused by the sub-command that was
+    given it, under its own usage line, with the closest option ("did you mean
+    --fetch-k?"); what it prints is ``safe`` (a typed escape sequence is not replayed)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:  # a sub-command's parser sees them first: its usage line is printed
+            self.error(self._unrecognized(extras))
+        return parsed, extras
+
+    def _unrecognized(self, extras: list[str]) -> str:
+        from vrsd_kit.settings import did_you_mean
+
+        options = [o for o in self._option_string_actions if o.startswith("--")]
+        for token in extras:
+            name = token.split("=", 1)[0]
+            if name.startswith("-") and not _is_number(name):
+                hint = did_you_mean(name, options) or f"; its options: {', '.join(options)}"
+                return f"{name}: unknown option{hint}"
+        return f"unrecognized arguments: {' '.join(extras)}"
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        super()._print_message(safe(message) if message else message, file)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -142,7 +195,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vrsd`` (all subcommands)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vrsd",
         description="Relevant and diverse retrieval: VRSD, MMR, k-DPP and more.",
     )
@@ -194,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     idx.add_argument("--no-progress", action="store_true",
                      help="no progress bar (there is none unless stderr is a terminal)")
     _add_model(idx)
+    _add_cache(idx)
 
     se = sub.add_parser(
         "search", help="search the index built by 'vrsd index'",
@@ -218,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--vectors-only", action="store_true",
                     help="the default's relevance from the vectors only, not the chunks' words "
                     "too (lexical=False)")
+    _add_cache(se)
     _add_inspect(sub.add_parser(
         "inspect", help="how crowded is top-k on the index, and what would the default change",
         description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
@@ -436,7 +491,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _as_flag(exc, {"fetch_k": "--fetch-k", "lambda_mult": "--lambda-mult",
                              "theta": "--theta"}) from None
-    print(report)
+    emit(report)
     return 0
 
 
@@ -488,10 +543,10 @@ def _run_eval(args: argparse.Namespace) -> int:
               f"{res.encoded} corpus texts encoded ({res.n_corpus - res.encoded} from cache), "
               f"{res.seconds:.0f} s", file=sys.stderr)
         results.append(res)
-    print(ev.format_report(results))
+    emit(ev.format_report(results))
     paths = ev.write_paper_outputs(results, args.out)
     for what, path in paths.items():
-        print(f"wrote {what}: {path}", file=sys.stderr)
+        emit(f"wrote {what}: {path}", file=sys.stderr)
     return 0
 
 
@@ -528,7 +583,7 @@ def _run_evidence(args: argparse.Namespace) -> int:
             raise CLIError(f"--data-dir: cannot read {evd.DATASET}: {exc}") from None
     if args.half is not None:
         corpora = [evd.question_half(corpus, args.half) for corpus in corpora]
-    log = lambda line: print(line, file=sys.stderr)  # noqa: E731
+    log = lambda line: emit(line, file=sys.stderr)  # noqa: E731
     if haystack:  # Haystack's rankers on the same candidates (haystack_protocol)
         from vrsd_eval.haystack_protocol import run_haystack_protocol
 
@@ -552,39 +607,66 @@ def _run_index(args: argparse.Namespace) -> int:
 
     report = index_folder(
         args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
-        chunk_overlap=args.chunk_overlap, model=args.model, progress=show_progress(args),
+        chunk_overlap=args.chunk_overlap, model=args.model, cache_dir=args.cache_dir,
+        progress=show_progress(args),
     )
     for path, reason in report.skipped:
-        print(f"vrsd index: warning: skipped {path}: {reason}", file=sys.stderr)
+        emit(f"vrsd index: warning: skipped {safe(path, one_line=True)}: {reason}",
+             file=sys.stderr)
     skipped = report.skipped_summary()
     if skipped:
-        print(f"vrsd index: {skipped}", file=sys.stderr)
-    print(report.summary())
+        emit(f"vrsd index: {skipped}", file=sys.stderr)
+    emit(report.summary())
     return 0
 
 
 def _run_search(args: argparse.Namespace) -> int:
     require("search")
 
-    from .indexing import format_hits, hits_json, search_fetch_k, search_index
+    from vrsd_eval.methods import parse_method
+
+    from .indexing import search_fetch_k, search_index
+    from .printing import format_hits, hits_json
 
     if args.fetch_k is not None and args.fetch_k < args.k:
         raise CLIError(f"--fetch-k: {args.fetch_k} is smaller than --k ({args.k})")
+    asked = DEFAULT_METHOD if args.method is None else args.method
     try:
         hits = search_index(
-            args.query, index_dir=args.index_dir, k=args.k,
-            method=DEFAULT_METHOD if args.method is None else args.method,
-            fetch_k=args.fetch_k, lexical=not args.vectors_only,
+            args.query, index_dir=args.index_dir, k=args.k, method=asked,
+            fetch_k=args.fetch_k, cache_dir=args.cache_dir, lexical=not args.vectors_only,
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
+    with warnings.catch_warnings():  # (a deprecated name was warned about by the search)
+        warnings.simplefilter("ignore")
+        spec = parse_method(asked, expand_mmr=False, name_of_argument="method")[0]
     if args.method is None:
-        method = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
+        label = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
     else:
-        method = args.method
-    show = hits_json if args.json else format_hits
-    print(show(args.query, hits, method=method, fetch_k=search_fetch_k(args.k, args.fetch_k)))
+        label = args.method
+    fetch_k = search_fetch_k(args.k, args.fetch_k)
+    in_index = _index_chunks(args.index_dir)
+    fetched = fetch_k if in_index is None else min(fetch_k, in_index)
+    if args.json:
+        emit(hits_json(args.query, hits, method=spec.method or DEFAULT_METHOD,
+                       options=dict(spec.options), label=label, k=args.k, fetch_k=fetch_k,
+                       fetched=fetched, in_index=in_index))
+    else:
+        emit(format_hits(args.query, hits, method=label, k=args.k, fetch_k=fetch_k,
+                         fetched=fetched, in_index=in_index))
     return 0
+
+
+def _index_chunks(index_dir: str | None) -> int | None:
+    """How many chunks the index holds (what a search could fetch at most), or None when
+    it cannot be read (the results are printed without it)."""
+    from .indexing import open_index
+
+    try:
+        return int(open_index(index_dir)._collection.count())
+    except ValueError:
+        return None
 
 
 def _run_inspect(args: argparse.Namespace) -> int:
@@ -608,13 +690,13 @@ def _run_inspect(args: argparse.Namespace) -> int:
         raise _as_flag(exc, {"store": "--index-dir", "index_dir": "--index-dir",
                              "questions": "--questions", "k": "--k", "fetch_k": "--fetch-k",
                              "sample": "--sample", "seed": "--seed"}) from None
-    print(format_table(found, show=args.show, width=report_width()))
+    emit(format_table(found, show=args.show, width=report_width()))
     if not args.no_html:
         try:
             path = write_html(found, args.html)
         except ValueError as exc:
             raise _as_flag(exc, {"html": "--html"}) from None
-        print(f"wrote report: {path}", file=sys.stderr)
+        emit(f"wrote report: {path}", file=sys.stderr)
     return 0
 
 
@@ -630,7 +712,7 @@ def _one_line_warnings(command: str) -> Iterator[None]:
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: object = None, line: str | None = None) -> None:
-        text = " ".join(str(message).split())
+        text = safe(" ".join(str(message).split()), one_line=True)
         print(f"vrsd {command}: warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
@@ -672,7 +754,7 @@ def _one_line(exc: Exception, extra: str = "cli") -> str:
     """What went wrong, on one line. Bad input (CLIError, and the library's ValueErrors
     naming the argument) is said as it is; a missing module names ``extra``, the extra
     to install; anything else is named as unexpected, with how to see the traceback."""
-    text = " ".join(str(exc).split())
+    text = safe(" ".join(str(exc).split()), one_line=True)
     if isinstance(exc, ValueError):
         return text
     if isinstance(exc, ModuleNotFoundError):

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -338,77 +337,3 @@ def search_fetch_k(k: int, fetch_k: int | None) -> int:
     """The candidates ``search_index`` fetches: ``fetch_k``, else
     ``max(DEFAULT_SEARCH_FETCH_K, k)``."""
     return max(DEFAULT_SEARCH_FETCH_K, k) if fetch_k is None else fetch_k
-
-
-def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
-                width: int = 100) -> str:
-    """Readable search results with their reasons: the method, each result's relevance
-    (and its parts, the cosine and the words' BM25, when the method used both), its
-    text, and the candidates plain top-k would have returned that the method held back
-    beside the result they are attached to, with the relation when the entry has one."""
-    infos = [doc.metadata.get("vrsd", {}) for doc in docs]
-    if any("cosine" in info for info in infos):
-        relevance = ("relevance: z(cosine) + z(BM25 of the words), in the fetched pool's "
-                     "units (0 its mean, 1 one standard deviation above)")
-    else:
-        relevance = "relevance: cosine to the question"
-    held = [entry for info in infos for entry in info.get("held_back", ())]
-    lines = [f"{len(docs)} results for {query!r}",
-             f"method: {method}: {len(docs)} kept of {fetch_k} fetched by similarity", relevance]
-    if held:
-        lines.append(f"held back from top-{len(docs)}: {_held_back_count(held)}")
-    lines.append("")
-    for i, (doc, info) in enumerate(zip(docs, infos, strict=True), 1):
-        rel = info.get("relevance")
-        head = f"{i}. {doc.metadata.get('source', '?')} (chunk {doc.metadata.get('chunk', '?')})"
-        if rel is not None:
-            head += f"  relevance {rel:.3f}"
-        if "cosine" in info:  # the default's parts: the vector's and the words'
-            head += f" (cosine {info['cosine']:.3f}, words {info['lexical']:.1f})"
-        lines.append(head)
-        body = " ".join(doc.page_content.split())
-        lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
-                               max_lines=4, placeholder=" ...")
-        lines += _held_back_lines(info.get("held_back", ()), width)
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-_RELATIONS = {"restates": "restates this", "displaced": "made room for this"}
-
-
-def _held_back_count(held: list[Any]) -> str:
-    """How many were held back, by relation when the entries say it."""
-    relations = Counter(str(e["relation"]) for e in held if isinstance(e, dict)
-                        and e.get("relation"))
-    parts = [f"{n} {_RELATIONS.get(r, r).removesuffix(' this')}" for r, n in relations.items()]
-    return f"{len(held)}" + (f" ({', '.join(parts)})" if parts else "")
-
-
-def _held_back_lines(held: Any, width: int) -> list[str]:
-    """One line per held-back entry: a dict (source, rank, relation, excerpt), or a bare
-    id (held back, no relation given)."""
-    ids = [str(entry) for entry in held if not isinstance(entry, dict)]
-    lines = [f"   - held back: {', '.join(ids)}"] if ids else []
-    for entry in (e for e in held if isinstance(e, dict)):
-        where = entry.get("source") or entry.get("id") or "?"
-        rank = entry.get("rank")
-        line = f"- held back {where}" + (f" (top-k #{rank})" if isinstance(rank, int) else "")
-        relation = entry.get("relation")
-        if relation:
-            line += f": {_RELATIONS.get(relation, relation)}"
-        excerpt = " ".join(str(entry.get("excerpt") or "").split())
-        if excerpt:
-            line += f': "{excerpt}"'
-        lines.append("   " + (textwrap.shorten(line, width=width - 3, placeholder=' ..."')
-                                if len(line) > width - 3 else line))
-    return lines
-
-
-def hits_json(query: str, docs: list[Document], *, method: str, fetch_k: int) -> str:
-    """The search as JSON for scripts: the query, the method, k and fetch_k, and each
-    result's text and metadata (``metadata["vrsd"]`` included, JSON-ready)."""
-    return json.dumps({
-        "query": query, "method": method, "k": len(docs), "fetch_k": fetch_k,
-        "results": [{"text": doc.page_content, "metadata": doc.metadata} for doc in docs],
-    }, ensure_ascii=False, indent=1)

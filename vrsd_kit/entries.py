@@ -27,7 +27,6 @@ cosine alone cannot say it: two siblings' biographies sit at cosine 0.96.
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -73,10 +72,12 @@ def entry_key(metadata: Mapping[str, Any], key: str = METADATA_KEY) -> str:
 
 def with_entry(metadata: Mapping[str, Any], entry: dict[str, Any],
                key: str = METADATA_KEY) -> tuple[dict[str, Any], str]:
-    """(a deep copy of ``metadata`` with ``entry`` added under ``entry_key(metadata, key)``,
-    that key): the caller's metadata is never changed, nor a value of its own replaced."""
+    """(a new dict: ``metadata``'s items with ``entry`` added under ``entry_key(metadata,
+    key)``, that key): the caller's metadata is never changed, nor a value of its own
+    replaced. The values are the caller's own objects, not copies, as a store's own search
+    returns them: a value that cannot be copied (a lock, a client) comes back as it is."""
     chosen = entry_key(metadata, key)
-    out = copy.deepcopy(dict(metadata))
+    out = dict(metadata)
     out[chosen] = entry
     return out, chosen
 

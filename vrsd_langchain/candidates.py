@@ -204,7 +204,8 @@ def fetch_candidates(
 
 class DocumentView(ItemView[Document]):
     """How the rerank body reads a LangChain ``Document``: the words and the token budget
-    read ``page_content``; the copy gets a deep copy of the metadata with the entry."""
+    read ``page_content``; the copy gets a new metadata dict with the entry (the
+    metadata's values are the caller's own, not copies)."""
 
     def id(self, item: Document) -> Any:
         return item.id

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -242,8 +243,25 @@ def test_copies_in_selection_order_and_the_callers_documents_unchanged(adapter):
     assert len(out) == K
     assert [m["vrsd"]["rank"] for m in out] == list(range(K))
     assert after == before  # the caller's (and the store's) documents are not changed
-    out[0]["nested"]["i"] = "changed"  # a deep copy: changing a result changes nothing else
-    assert metas == before
+    out[0]["added"] = "by the user"  # each result's metadata is a dict of its own
+    assert metas == before and after == before
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=IDS)
+def test_metadata_values_that_cannot_be_copied_come_back_as_they_are(adapter):
+    """A lock (or a client, an open file) in the metadata: the result carries the same
+    object, as the store's own search returns it; nothing is deep-copied (a lock cannot
+    be: ``cannot pickle '_thread.lock' object``), and the caller's documents are
+    unchanged."""
+    lock = threading.Lock()
+    metas = [{**meta, "lock": lock} for meta in metadatas()]
+    before = [{k: v for k, v in meta.items() if k != "lock"} for meta in metas]
+    out, after = annotated(adapter, metas=metas)
+    assert len(out) == K
+    assert all(m["lock"] is lock for m in out)
+    assert [m["vrsd"]["rank"] for m in out] == list(range(K))
+    assert all(m["lock"] is lock for m in after)
+    assert [{k: v for k, v in m.items() if k != "lock"} for m in after] == before
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS, ids=IDS)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli_fixtures import stored, write
-from vrsd_cli.indexing import find_files, format_hits, load_chunks
+from vrsd_cli.indexing import find_files, load_chunks
+from vrsd_cli.printing import format_hits
 
 CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
 
@@ -164,18 +165,25 @@ def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
     run = vrsd(*ask)
     assert run.code == 0, run.err
     lines = run.out.splitlines()
-    assert lines[1] == "method: complement (the default): 3 kept of 20 fetched by similarity"
+    as_json = json.loads(vrsd(*ask, "--json").out)
+    held = as_json["index_chunks"]
+    assert 8 <= held < 20  # fewer than fetched by default: said so
+    assert lines[1] == (f"method: complement (the default): 3 kept of {held} fetched by "
+                        f"similarity (--k 3, --fetch-k 20: the index holds only {held} chunks)")
     assert lines[2].startswith("relevance: z(cosine) + z(BM25")
     assert "held back from top-3: " in run.out and "   - held back" in run.out  # the copies
-    as_json = json.loads(vrsd(*ask, "--json").out)
-    assert (as_json["method"], as_json["k"], as_json["fetch_k"]) == (
-        "complement (the default)", 3, 20)
+    assert (as_json["method"], as_json["options"], as_json["method_label"]) == (
+        "complement", {}, "complement (the default)")
+    assert (as_json["k"], as_json["fetch_k"], as_json["kept"], as_json["fetched"]) == (
+        3, 20, 3, held)
     top = as_json["results"][0]
     assert top["metadata"]["source"] in {"coffee.txt", "copy.txt"}
     assert {"relevance", "cosine", "lexical", "rank"} <= set(top["metadata"]["vrsd"])
     assert sum(len(r["metadata"]["vrsd"].get("held_back", [])) for r in as_json["results"]) >= 1
     mmr = vrsd(*ask, "--method", "mmr:lambda_mult=0.7", "--fetch-k", "8")
-    assert "method: mmr:lambda_mult=0.7: 3 kept of 8 fetched" in mmr.out
+    assert "method: mmr:lambda_mult=0.7: 3 kept of 8 fetched by similarity\n" in mmr.out
+    mmr_json = json.loads(vrsd(*ask, "--method", "mmr:lambda_mult=0.7", "--json").out)
+    assert (mmr_json["method"], mmr_json["options"]) == ("mmr", {"lambda_mult": 0.7})
     assert "relevance: cosine to the question" in mmr.out and "held back" not in mmr.out
 
 
@@ -189,11 +197,13 @@ def test_held_back_entries_print_their_source_rank_relation_and_excerpt():
     doc = Document(page_content="Caffeine has a half-life of about five hours.", metadata={
         "source": "coffee.txt", "chunk": 0,
         "vrsd": {"rank": 0, "relevance": 1.2, "cosine": 0.8, "lexical": 3.0, "held_back": held}})
-    out = format_hits("caffeine?", [doc], method="complement (the default)", fetch_k=20)
+    out = format_hits("caffeine?", [doc], method="complement (the default)", k=1, fetch_k=20,
+                      fetched=20)
     assert "held back from top-1: 2 (1 restates, 1 made room for)" in out
     assert ('   - held back copy.txt (top-k #1): restates this: '
             '"Caffeine has a half-life"') in out
     assert '   - held back ? (top-k #3): made room for this: "Decaf still has some"' in out
     old = Document(page_content="x", metadata={"vrsd": {"rank": 0, "relevance": 0.5,
                                                         "held_back": ["id-1", 7]}})
-    assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", fetch_k=4)
+    assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", k=1, fetch_k=4,
+                                                 fetched=4)

@@ -99,10 +99,12 @@ async def test_callers_nodes_are_unchanged(mode):
     assert [id(n.node) for n in nodes] == ids_before
     assert not {id(n) for n in out} & {id(n) for n in nodes}
     assert not {id(n.node) for n in out} & set(ids_before)
-    # writing to an output node's metadata does not reach the input
+    # writing to an output node's metadata does not reach the input; the values are the
+    # caller's own objects (not deep copies), as the store's own search returns them
     out[0].node.metadata["extra"] = 1
-    out[0].node.metadata["tags"].append("u")
     assert snapshot(nodes) == before
+    given = {n.node.node_id: n.node.metadata for n in nodes}
+    assert all(n.node.metadata["tags"] is given[n.node.node_id]["tags"] for n in out)
 
 
 def test_top_n_at_least_len_returns_all_in_selection_order():
