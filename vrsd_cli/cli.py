@@ -1,6 +1,6 @@
 """The ``vrsd`` command line: ``demo``, ``eval``, ``index``, ``search`` and ``inspect``.
 
-    vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
+    vrsd demo ["question"]            the default against top-k, MMR and DPP on a built-in folder
     vrsd eval evidence                evidence coverage on HotpotQA multi-hop questions, at k
     vrsd eval budget                  the same at equal token budgets
     vrsd eval haystack                Haystack's rankers on the same candidates
@@ -150,14 +150,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     demo = sub.add_parser(
-        "demo", help="compare similarity, VRSD, MMR and DPP on a built-in corpus",
-        description="Top-k of a built-in corpus (67 short passages on eight topics, with "
-        "near-duplicates) by plain similarity, VRSD, MMR and DPP, each with its Sim. and Div.",
+        "demo", help="what the default does against top-k, MMR and DPP on a built-in folder",
+        description="A built-in documentation folder (with the copies real folders hold, "
+        "two-step questions and paraphrases): one table of facts found, repeats and "
+        "two-step evidence for top-k and the default over all its questions, then one "
+        "question (yours, or a built-in one) by plain similarity, the default, VRSD, MMR "
+        "and DPP.",
     )
     demo.add_argument("query", nargs="?", default=None,
                       help="your question, any question (default: a sample)")
     demo.add_argument("--question", default=None, help="the question, as an option")
-    demo.add_argument("--k", type=_positive_int, default=5, help="passages per method (5)")
+    demo.add_argument("--k", type=_positive_int, default=4,
+                      help="passages per method (4, DiverseRetriever()'s own)")
     demo.add_argument("--fetch-k", type=_positive_int, default=None,
                       help="candidates over-fetched by similarity, at least --k (default: 20, "
                       "or --k if larger)")
