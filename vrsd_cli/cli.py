@@ -406,6 +406,10 @@ def _add_inspect(ins: argparse.ArgumentParser) -> None:
     ins.add_argument("--source", default="source",
                      help="the metadata field naming a chunk's source ('source': the file, as "
                      "vrsd index records it); '' for none")
+    ins.add_argument("--max-per-group", type=_positive_int, default=None, metavar="N",
+                     help="a per-source cap: the default keeps at most N chunks per source, "
+                     "and a top-k slot past it counts as crowded (default: no cap; sharing "
+                     "a source is then shown, not counted)")
     ins.add_argument("--html", default="vrsd_inspect.html", metavar="PATH",
                      help="where to write the HTML report (vrsd_inspect.html)")
     ins.add_argument("--no-html", action="store_true", help="write no HTML report")
@@ -606,12 +610,14 @@ def _run_inspect(args: argparse.Namespace) -> int:
             default_index_dir() if args.index_dir is None else args.index_dir, args.questions,
             k=args.k, fetch_k=args.fetch_k, sample=args.sample or DEFAULT_SAMPLE,
             seed=args.seed, source=args.source or None, cache_dir=args.cache_dir,
+            max_per_group=args.max_per_group,
             progress=sys.stderr.isatty(),
         )
     except ValueError as exc:
         raise _as_flag(exc, {"store": "--index-dir", "index_dir": "--index-dir",
                              "questions": "--questions", "k": "--k", "fetch_k": "--fetch-k",
-                             "sample": "--sample", "seed": "--seed"}) from None
+                             "sample": "--sample", "seed": "--seed",
+                             "max_per_group": "--max-per-group"}) from None
     print(format_table(found, show=args.show, width=report_width()))
     if not args.no_html:
         try:
