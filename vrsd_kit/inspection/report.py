@@ -51,23 +51,31 @@ def _figures(ins: Inspection) -> list[tuple[str, str, str, str, float | None]]:
     return rows
 
 
+_KEEP = "\u00a0"  # joins a name's words while wrapping: textwrap never breaks there
+
+
 def _slot_lines(q: QuestionFigures) -> list[str]:
-    """One line per crowded slot: its rank and name, how it repeats, and the one above."""
+    """One line per crowded slot: its rank and name, how it repeats, and the one above
+    (each name held together, so wrapping never cuts it)."""
     out = []
     for slot in q.crowded_slots:
         this, above = q.repeats(slot)
         verb = "restates" if slot.relation == "restates" else "is over the source cap after"
-        out.append(f"#{slot.rank} {this.passage.label} {verb} #{slot.by} "
-                   f"{above.passage.label}")
+        out.append(f"#{slot.rank}{_KEEP}{_whole(this.passage.label)} {verb} "
+                   f"#{slot.by}{_KEEP}{_whole(above.passage.label)}")
     return out
+
+
+def _whole(name: str) -> str:
+    return name.replace(" ", _KEEP)
 
 
 def _wrap(text: str, width: int, indent: str) -> list[str]:
     """``text`` wrapped to ``width`` at spaces: a name is never cut (one longer than the
     line stands on a line of its own)."""
-    return textwrap.wrap(text, width=width, initial_indent=indent,
-                         subsequent_indent=indent + "  ", break_long_words=False,
-                         break_on_hyphens=False)
+    return [line.replace(_KEEP, " ") for line in textwrap.wrap(
+        text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+        break_long_words=False, break_on_hyphens=False)]
 
 
 def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:

@@ -277,8 +277,9 @@ def test_a_long_name_is_never_cut():
                         [Ranked(first, 0.9)], [],
                         crowded_slots=crowded_slots([first, second]))
     table = format_table(Inspection("a store", "given", 2, 20, [q]), width=60)
-    assert name in table.splitlines() or any(name in line for line in table.splitlines())
-    assert (name + "x") in table
+    lines = table.splitlines()
+    assert any(line.strip() == f"#1 {name}" for line in lines), table  # whole, alone
+    assert any(name + "x" in line for line in lines)
 
 
 # --- the HTML report -------------------------------------------------------------------
@@ -364,7 +365,9 @@ def test_the_html_report_without_sources_or_crowding(demo_store):
 
 
 def _held(found):
-    return [[(r.passage.id, h.rank, h.kept, h.relation) for h in q.held_back
+    """Per question, each held-back passage (by its text: the same page in two files
+    ties, and stores break exact ties their own way), its rank, the kept rank, why."""
+    return [[(r.passage.text, h.rank, h.kept, h.relation) for h in q.held_back
              for r in [q.top_k[h.rank - 1]]] for q in found.questions]
 
 
@@ -407,7 +410,7 @@ def test_a_llamaindex_index_gives_the_same_report(demo, li_embed_model, demo_fou
     # the same model through another framework: the same held-back passages
     # (floats may differ in the last bits, so allow a near-tie to go the other way)
     same = sum(a == b for a, b in zip(_held(found), _held(demo_found), strict=True))
-    assert same >= 64
+    assert same >= len(demo.ids) - 3
     assert found.crowding_rate == pytest.approx(demo_found.crowding_rate, abs=0.02)
 
 
@@ -496,7 +499,7 @@ def test_bad_questions_files(tmp_path, content, message):
 def test_questions_files_of_both_kinds(tmp_path):
     lines = tmp_path / "q.txt"
     lines.write_text("Why is Mars red?\n  What is sourdough?  \n\n", encoding="utf-8")
-    assert read_questions(lines) == ["Who chairs Tern?", "What is sourdough?"]
+    assert read_questions(lines) == ["Why is Mars red?", "What is sourdough?"]
     jsonl = tmp_path / "q.jsonl"
     jsonl.write_text("\n".join(json.dumps({"question": q, "gold": [1]})
                                for q in ("Who chairs Tern?", "What is sourdough?")),
@@ -514,13 +517,14 @@ def test_questions_files_of_both_kinds(tmp_path):
 
 @pytest.fixture(scope="module")
 def demo_folder(tmp_path_factory, demo):
-    """The demo corpus as notes, one file per topic, each passage a paragraph."""
+    """The demo's folder as files again, each chunk a paragraph."""
     folder = tmp_path_factory.mktemp("notes")
-    topics: dict[str, list[str]] = {}
+    files: dict[str, list[str]] = {}
     for source, text in zip(demo.sources, demo.texts, strict=True):
-        topics.setdefault(source, []).append(text)
-    for topic, texts in topics.items():
-        (folder / f"{topic}.md").write_text("\n\n".join(texts) + "\n", encoding="utf-8")
+        files.setdefault(source, []).append(text)
+    for name, texts in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("\n\n".join(texts) + "\n", encoding="utf-8")
     return folder
 
 
