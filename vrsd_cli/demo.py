@@ -32,7 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vrsd_core import MethodName
 
 DEFAULT_QUERY = "Who chairs the group that maintains the scheduler core?"
 """The question shown in detail after the table (one of the built-in ones)."""
@@ -175,10 +178,11 @@ def load_questions() -> list[Question]:
     stated = {f for p in load_folder() for f in p.facts}
     out = []
     for n, (kind, needs, text) in _lines(_data("demo_questions.txt")):
-        chain = None
+        chain: tuple[str, str] | None = None
+        facts: tuple[str, ...]
         if ">" in needs:
             first, second = (f.strip() for f in needs.split(">"))
-            chain, facts = (first, second), (first, second)
+            chain = facts = (first, second)
         else:
             facts = tuple(f.strip() for f in needs.split(","))
         unknown = sorted(set(facts) - stated)
@@ -241,7 +245,7 @@ class Method:
     """A row of the detail: its name, method, options and what it is."""
 
     name: str
-    method: str
+    method: MethodName
     options: dict[str, Any]
     about: str
 
@@ -503,7 +507,9 @@ def run_demo(
         "relevant as a whole; Div. = mean pairwise cosine, lower is more diverse; repeats: "
         "picks that state no fact beyond the picks above them."
     )
-    out += [f"Query: {query}", textwrap.fill(about_corpus, width=width, break_on_hyphens=False)]
+    out += [*textwrap.wrap(f"Query: {query}", width=width, subsequent_indent="  ",
+                           break_on_hyphens=False),
+            textwrap.fill(about_corpus, width=width, break_on_hyphens=False)]
     by_id = {p.id: p for p in passages}
     vectors = demo.vectors
     query_vec = np.asarray(demo.embeddings.embed_query(query))

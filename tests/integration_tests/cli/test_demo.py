@@ -89,7 +89,7 @@ def test_the_built_in_folder_holds_the_copies_real_folders_hold():
         "README.md", "docs/index.md"}
     # a page in overlapping chunks, one sentence of it quoted in another file
     first, second = (text[f"config-{n}"].split(". ") for n in (1, 2))
-    assert first[-1] == second[0] and text["faq-1"] in text["config-1"]
+    assert first[-1].rstrip(".") == second[0] and text["faq-1"] in text["config-1"]
     # a disclaimer under every policy chunk, each stating its own facts
     policy = [p for p in passages if p.source and p.source.startswith("policies/")]
     tails = {p.text[p.text.index("This page describes"):] for p in policy}
@@ -110,7 +110,7 @@ def test_the_built_in_questions():
     for q in two_step:
         assert q.chain is not None
         first, second = ([p for p in passages if fact in p.facts] for fact in q.chain)
-        names = {w for w in re.findall(r"\b[A-Z][a-z]+\b", first[0].text)}
+        names = set(re.findall(r"\b[A-Z]\w+", first[0].text))
         bridge = {w for w in names if w in second[0].text and w not in q.text}
         assert bridge, q.text
     assert all(q.chain is None for q in questions if q.kind != "two-step")
@@ -266,19 +266,19 @@ def test_the_default_finds_no_fewer_facts_and_more_two_step_evidence(first_scree
 
 def test_demo_default_query_shows_the_default_and_four_methods(first_screen):
     out, _ = first_screen
-    assert f"\nQuery: {DEFAULT_QUERY}\n" in out
+    assert f"\nQuery: {DEFAULT_QUERY}\n" in out  # 100 wide: on one line
     found = blocks(out)
     default = f"default: {DEFAULT_METHOD}"
     assert list(found) == [default, "similarity", "vrsd", "mmr", "dpp"]
     assert all(len(b["ids"]) == 4 for b in found.values())
     assert max(len(line) for line in out.splitlines()) <= 100
-    # what the default held back names a top-k passage and the pick that kept or
-    # replaced it
+    # what the default held back (from top-k by its own relevance) is not among its
+    # picks, and names the pick that restates it or took its place
     held = [re.match(r"\s+held back: (\S+) \(top-k #(\d)\), (?:restates (\S+)|(\S+) took its "
                      r"place)", line) for line in out.splitlines() if "held back: " in line]
     assert all(held)
     for m in held:
-        assert m[1] in found["similarity"]["ids"] and m[1] not in found[default]["ids"]
+        assert m[1] not in found[default]["ids"]
         assert (m[3] or m[4]) in found[default]["ids"]
 
 
