@@ -226,9 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="how crowded is top-k on the index, and what would the default change",
         description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
         "choose --k of the same --fetch-k candidates of the index built by 'vrsd index'. The "
-        "default holds back the top-k passages that restate one it keeps; the report counts "
-        "them (the crowding rate), the source concentration, what the default changes, and "
-        "gives a verdict. Without --questions, a sample of the index's own chunks are the "
+        "crowding rate counts the top-k slots that restate a passage ranked above them; the "
+        "report shows it, the distinct sources beside it (counted only past --max-per-group), "
+        "what the default changes, and a verdict. Without --questions, a sample of the index's own chunks are the "
         "questions, each with itself left out. Prints a table; writes a self-contained HTML "
         "report (a plot, the most crowded questions side by side). See docs/inspect.md.",
     ))
