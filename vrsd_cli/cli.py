@@ -228,9 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
         "choose --k of the same --fetch-k candidates of the index built by 'vrsd index'. The "
         "crowding rate counts the top-k slots that restate a passage ranked above them; the "
         "report shows it, the distinct sources beside it (counted only past --max-per-group), "
-        "what the default changes, and a verdict. Without --questions, a sample of the index's own chunks are the "
-        "questions, each with itself left out. Prints a table; writes a self-contained HTML "
-        "report (a plot, the most crowded questions side by side). See docs/inspect.md.",
+        "what the default changes, and a verdict. Without --questions, a sample of the "
+        "index's own chunks are the questions, each with itself left out. Prints a table; "
+        "writes a self-contained HTML report (a plot, the most crowded questions side by "
+        "side). See docs/inspect.md.",
     ))
     return parser
 
