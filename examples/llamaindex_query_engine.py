@@ -6,7 +6,7 @@ Install (from a checkout; torch first, as the README's Install says):
 
     pip install ".[llamaindex-embeddings]"
 
-``VectorStoreIndex`` over the built-in demo corpus; the query engine retrieves
+``VectorStoreIndex`` over the paraphrase corpus; the query engine retrieves
 20 nodes by similarity and ``DiversePostprocessor`` keeps 4 with the recommended
 default method (``vrsd_core.DEFAULT_METHOD``). The sources are printed with their
 relevance and selection rank.

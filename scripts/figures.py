@@ -10,7 +10,8 @@ each of the four geometries, or those of ``--models``: at fixed k and at token b
 ``paper`` (``vrsd eval paper``), ``gap`` (benchmarks/optimality_gap.py), ``speed``
 (benchmarks/speed.py), ``index`` (benchmarks/indexing.py on the first 400 files of
 /usr/share/doc), ``crowding`` (benchmarks/crowding_calibration.py on all-MiniLM-L6-v2 and
-LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s wait), then ``render``
+LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s wait), ``demo``
+(benchmarks/demo_table.py: ``vrsd demo``'s first screen), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
@@ -34,7 +35,8 @@ from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
-STEPS = ("evidence", "paper", "gap", "speed", "index", "crowding", "startup", "render")
+STEPS = ("evidence", "paper", "gap", "speed", "index", "crowding", "startup", "demo",
+         "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -130,6 +132,8 @@ def main() -> int:
                                        "docs/results/crowding_calibration.json"),
         "startup": lambda: run_script("benchmarks/cli_startup.py", "--json",
                                       "docs/results/cli_startup.json"),
+        "demo": lambda: run_script("benchmarks/demo_table.py", "--json",
+                                   "docs/results/demo.json"),
     }
     for name, step in steps.items():
         if name in args.only:

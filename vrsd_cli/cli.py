@@ -1,6 +1,6 @@
 """The ``vrsd`` command line: ``demo``, ``eval``, ``index``, ``search`` and ``inspect``.
 
-    vrsd demo ["question"]            top-k by similarity, VRSD, MMR and DPP on a built-in corpus
+    vrsd demo ["question"]            the default against top-k, MMR and DPP on a built-in folder
     vrsd eval evidence                evidence coverage on HotpotQA multi-hop questions, at k
     vrsd eval budget                  the same at equal token budgets
     vrsd eval haystack                Haystack's rankers on the same candidates
@@ -203,14 +203,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     demo = sub.add_parser(
-        "demo", help="compare similarity, VRSD, MMR and DPP on a built-in corpus",
-        description="Top-k of a built-in corpus (67 short passages on eight topics, with "
-        "near-duplicates) by plain similarity, VRSD, MMR and DPP, each with its Sim. and Div.",
+        "demo", help="what the default does against top-k, MMR and DPP on a built-in folder",
+        description="A built-in documentation folder (with the copies real folders hold, "
+        "two-step questions and paraphrases): one table of facts found, repeats and "
+        "two-step evidence for top-k and the default over all its questions, then one "
+        "question (yours, or a built-in one) by plain similarity, the default, VRSD, MMR "
+        "and DPP.",
     )
     demo.add_argument("query", nargs="?", default=None,
                       help="your question, any question (default: a sample)")
     demo.add_argument("--question", default=None, help="the question, as an option")
-    demo.add_argument("--k", type=_positive_int, default=5, help="passages per method (5)")
+    demo.add_argument("--k", type=_positive_int, default=4,
+                      help="passages per method (4, DiverseRetriever()'s own)")
     demo.add_argument("--fetch-k", type=_positive_int, default=None,
                       help="candidates over-fetched by similarity, at least --k (default: 20, "
                       "or --k if larger)")
@@ -277,11 +281,12 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="how crowded is top-k on the index, and what would the default change",
         description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
         "choose --k of the same --fetch-k candidates of the index built by 'vrsd index'. The "
-        "default holds back the top-k passages that restate one it keeps; the report counts "
-        "them (the crowding rate), the source concentration, what the default changes, and "
-        "gives a verdict. Without --questions, a sample of the index's own chunks are the "
-        "questions, each with itself left out. Prints a table; writes a self-contained HTML "
-        "report (a plot, the most crowded questions side by side). See docs/inspect.md.",
+        "crowding rate counts the top-k slots that restate a passage ranked above them; the "
+        "report shows it, the distinct sources beside it (counted only past --max-per-group), "
+        "what the default changes, and a verdict. Without --questions, a sample of the "
+        "index's own chunks are the questions, each with itself left out. Prints a table; "
+        "writes a self-contained HTML report (a plot, the most crowded questions side by "
+        "side). See docs/inspect.md.",
     ))
     return parser
 
@@ -457,6 +462,10 @@ def _add_inspect(ins: argparse.ArgumentParser) -> None:
     ins.add_argument("--source", default="source",
                      help="the metadata field naming a chunk's source ('source': the file, as "
                      "vrsd index records it); '' for none")
+    ins.add_argument("--max-per-group", type=_positive_int, default=None, metavar="N",
+                     help="a per-source cap: the default keeps at most N chunks per source, "
+                     "and a top-k slot past it counts as crowded (default: no cap; sharing "
+                     "a source is then shown, not counted)")
     ins.add_argument("--html", default="vrsd_inspect.html", metavar="PATH",
                      help="where to write the HTML report (vrsd_inspect.html)")
     ins.add_argument("--no-html", action="store_true", help="write no HTML report")
@@ -684,12 +693,14 @@ def _run_inspect(args: argparse.Namespace) -> int:
             default_index_dir() if args.index_dir is None else args.index_dir, args.questions,
             k=args.k, fetch_k=args.fetch_k, sample=args.sample or DEFAULT_SAMPLE,
             seed=args.seed, source=args.source or None, cache_dir=args.cache_dir,
+            max_per_group=args.max_per_group,
             progress=sys.stderr.isatty(),
         )
     except ValueError as exc:
         raise _as_flag(exc, {"store": "--index-dir", "index_dir": "--index-dir",
                              "questions": "--questions", "k": "--k", "fetch_k": "--fetch-k",
-                             "sample": "--sample", "seed": "--seed"}) from None
+                             "sample": "--sample", "seed": "--seed",
+                             "max_per_group": "--max-per-group"}) from None
     emit(format_table(found, show=args.show, width=report_width()))
     if not args.no_html:
         try:

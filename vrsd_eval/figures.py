@@ -460,6 +460,33 @@ def cli_startup(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+DEMO_KINDS = ("copied page", "chunk overlap", "disclaimer", "two-step", "paraphrase", "all")
+
+
+def demo_table(results_dir: str | Path = RESULTS_DIR) -> str:
+    """README: ``vrsd demo``'s first screen, top-k against the default on the built-in
+    folder, per kind of question (docs/results/demo.json)."""
+    data = read_json("demo.json", results_dir)
+    top, ours = data["rows"]["top_k"], data["rows"]["default"]
+    lines = ["| questions | facts found: top-k | the default | repeats: top-k | the default | "
+             "two-step, both passages: top-k | the default |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for kind in DEMO_KINDS:
+        a, b = top[kind], ours[kind]
+        name = "**all**" if kind == "all" else kind
+        chains = ([f"{a['chains_found']}/{a['chains']}", f"{b['chains_found']}/{b['chains']}"]
+                  if a["chains"] else ["–", "–"])
+        lines.append(f"| {name} ({a['questions']}) | {a['found']}/{a['needed']} | "
+                     f"{b['found']}/{b['needed']} | {a['repeats']} | {b['repeats']} | "
+                     f"{chains[0]} | {chains[1]} |")
+    fewer = data["fewer_facts"]
+    lines += ["", f"Measured with `.venv/bin/python {data['command']}` ({data['model']}, "
+              f"k = {data['k']} of fetch_k = {data['fetch_k']}). Repeats: passages that state "
+              "nothing beyond the ones above them. The default found fewer facts than top-k "
+              f"on {fewer} of {top['all']['questions']} questions."]
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "evaluation overview": overview,
     "evaluation summary": evaluation_summary,
@@ -475,6 +502,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "indexing": indexing,
     "crowding calibration": crowding_calibration,
     "cli startup": cli_startup,
+    "demo table": demo_table,
 }
 
 

@@ -119,6 +119,7 @@ def inspect_store(
     seed: int = 0,
     source: SourceSpec = "file_path",
     progress: bool = False,
+    max_per_group: int | None = None,
 ) -> Inspection:
     """Top-k against the default (``vrsd_core.DEFAULT_METHOD``) on a Haystack store's
     candidates for every question: how crowded top-k is and what the default changes.
@@ -138,6 +139,10 @@ def inspect_store(
         source: where a document's source is: a ``meta`` field (``"file_path"``: what
             Haystack's converters record) or a callable on the Document; None for none.
         progress: a progress bar on stderr (tqdm).
+        max_per_group: a per-source cap, as the retriever's (``source`` gives each
+            passage's source): the default keeps at most that many per source, and a
+            top-k slot past it counts as crowded. None (the default): no cap, and
+            sharing a source is reported as information, not crowding.
 
     Raises:
         ValueError: naming the argument: ``store`` empty or of another kind;
@@ -146,4 +151,4 @@ def inspect_store(
     """
     return inspect_source(lambda: HaystackSource(store, embedder, k, fetch_k, source),
                           questions, k=k, fetch_k=fetch_k, sample=sample, seed=seed,
-                          progress=progress)
+                          progress=progress, max_per_group=max_per_group)

@@ -144,6 +144,7 @@ def inspect_store(
     source: SourceSpec = "source",
     embedder: Any = None,
     progress: bool = False,
+    max_per_group: int | None = None,
 ) -> Inspection:
     """Top-k against the default (``vrsd_core.DEFAULT_METHOD``) on a LangChain store's
     candidates for every question: how crowded top-k is and what the default changes.
@@ -164,6 +165,10 @@ def inspect_store(
         embedder: the ``Embeddings`` the store's vectors were made with, when the store
             does not keep it (default: the store's ``.embeddings``).
         progress: a progress bar on stderr (tqdm).
+        max_per_group: a per-source cap, as the retriever's (``source`` gives each
+            passage's source): the default keeps at most that many per source, and a
+            top-k slot past it counts as crowded. None (the default): no cap, and
+            sharing a source is reported as information, not crowding.
 
     Returns:
         An ``Inspection``: per-question figures, totals and the verdict
@@ -176,4 +181,4 @@ def inspect_store(
     """
     return inspect_source(lambda: langchain_source(store, embedder, k, fetch_k, source),
                           questions, k=k, fetch_k=fetch_k, sample=sample, seed=seed,
-                          progress=progress)
+                          progress=progress, max_per_group=max_per_group)

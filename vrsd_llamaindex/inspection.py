@@ -90,6 +90,7 @@ def inspect_index(
     source: SourceSpec = "file_path",
     embedder: Any = None,
     progress: bool = False,
+    max_per_group: int | None = None,
 ) -> Inspection:
     """Top-k against the default (``vrsd_core.DEFAULT_METHOD``) on a LlamaIndex index's
     candidates for every question: how crowded top-k is and what the default changes.
@@ -108,6 +109,10 @@ def inspect_index(
         embedder: the ``BaseEmbedding`` the index's vectors were made with (default: the
             index's, else ``Settings.embed_model``).
         progress: a progress bar on stderr (tqdm).
+        max_per_group: a per-source cap, as the retriever's (``source`` gives each
+            passage's source): the default keeps at most that many per source, and a
+            top-k slot past it counts as crowded. None (the default): no cap, and
+            sharing a source is reported as information, not crowding.
 
     Raises:
         ValueError: naming the argument: ``index`` empty or not an index; ``embedder``
@@ -116,4 +121,4 @@ def inspect_index(
     """
     return inspect_source(lambda: LlamaIndexSource(index, embedder, k, fetch_k, source),
                           questions, k=k, fetch_k=fetch_k, sample=sample, seed=seed,
-                          progress=progress)
+                          progress=progress, max_per_group=max_per_group)

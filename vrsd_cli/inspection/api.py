@@ -67,6 +67,7 @@ def inspect_store(
     embedder: Any = None,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = False,
+    max_per_group: int | None = None,
 ) -> Inspection:
     """Top-k against the default (``vrsd_core.DEFAULT_METHOD``) on ``store``'s candidates
     for every question: how crowded top-k is and what the default changes.
@@ -76,9 +77,9 @@ def inspect_store(
             or ``vrsd_langchain.DiverseRetriever``; a LlamaIndex index; a Haystack
             ``InMemoryDocumentStore`` or the embedding retriever of a pipeline (what
             each adapter's own inspection takes).
-        questions, k, fetch_k, sample, seed, source, embedder, progress: as the
-            adapters' (``vrsd_langchain.inspect_store``); ``source`` defaults to
-            ``"source"``, what ``vrsd index`` records.
+        questions, k, fetch_k, sample, seed, source, embedder, progress,
+            max_per_group: as the adapters' (``vrsd_langchain.inspect_store``);
+            ``source`` defaults to ``"source"``, what ``vrsd index`` records.
         cache_dir: the embedding cache of a ``vrsd index`` folder (see ``vrsd index``).
 
     Raises:
@@ -86,4 +87,4 @@ def inspect_store(
     """
     return inspect_source(lambda: source_for(store, embedder, k, fetch_k, source, cache_dir),
                           questions, k=k, fetch_k=fetch_k, sample=sample, seed=seed,
-                          progress=progress)
+                          progress=progress, max_per_group=max_per_group)

@@ -1,9 +1,12 @@
 """Corpora whose answer is known, to check the report against (its tests and
 ``benchmarks/inspect_corpora.py``): which passages restate which is labelled.
 
-* ``demo``: the built-in corpus of ``vrsd demo``; ids that differ only in their last
-  letter state one fact (``coffee-02a``, ``coffee-02b``). Crowded by construction.
-  Source: the fact (the paraphrases of one fact are written from one source).
+* ``demo``: the built-in folder of ``vrsd demo``, each chunk labelled with the facts it
+  states (a copy, an overlapping chunk, a quoted sentence: its facts are in another
+  passage's). Crowded by construction. Source: the chunk's file. Questions: its own.
+* ``paraphrases``: the paraphrase corpus (``vrsd_cli/data/demo_corpus.txt``); ids that
+  differ only in their last letter state one fact (``coffee-02a``, ``coffee-02b``),
+  which the words cannot see. Source: the fact.
 * HotpotQA ``plain``: every paragraph of the vendored questions once. Clean: no two
   passages restate each other by the labels. Source: the article's title.
 * HotpotQA ``redundant``: the same plus, per paragraph, an overlapping chunk of it (its
@@ -31,7 +34,8 @@ class KnownCorpus:
 
     Attributes:
         ids, texts, sources: the passages (``sources[i]`` a metadata ``source``).
-        states: for each id, what it states: equal values restate each other.
+        states: for each id, the facts it states: a passage whose facts another's hold
+            restates it.
         questions: questions to ask (the demo's ordinary ones; HotpotQA's own).
     """
 
@@ -39,12 +43,12 @@ class KnownCorpus:
     ids: list[str]
     texts: list[str]
     sources: list[str]
-    states: dict[str, str]
+    states: dict[str, frozenset[str]]
     questions: list[str]
 
     def restates(self, a: str | None, b: str | None) -> bool:
-        """Passages ``a`` and ``b`` (ids) state the same thing, by the labels."""
-        return a is not None and b is not None and self.states[a] == self.states[b]
+        """Passage ``a`` states nothing that ``b`` does not (ids), by the labels."""
+        return a is not None and b is not None and self.states[a] <= self.states[b]
 
     def langchain_store(self, embeddings: Any, kind: str = "memory") -> Any:
         """The passages in a LangChain store (ids kept, metadata ``source``), embedded
@@ -70,14 +74,26 @@ class KnownCorpus:
 
 
 def demo_corpus() -> KnownCorpus:
-    """The demo's 67 passages, labelled by their ids (a fact's paraphrases share their
-    source), with its ordinary questions."""
+    """The demo's built-in folder: its chunks labelled with their facts, their files as
+    sources, its own questions."""
+    from ..demo import load_folder, load_questions
+
+    passages = load_folder()
+    return KnownCorpus("demo", [p.id for p in passages], [p.text for p in passages],
+                       [p.source or p.id for p in passages],
+                       {p.id: p.states for p in passages},
+                       [q.text for q in load_questions()])
+
+
+def paraphrase_corpus() -> KnownCorpus:
+    """The paraphrase corpus's 67 passages, labelled by their ids (a fact's paraphrases
+    share their source), with its ordinary questions."""
     from ..demo import ORDINARY_QUESTIONS, fact_of, load_corpus
 
     passages = load_corpus()
     ids = [p.id for p in passages]
-    return KnownCorpus("demo", ids, [p.text for p in passages],
-                       [fact_of(i) for i in ids], {i: fact_of(i) for i in ids},
+    return KnownCorpus("paraphrases", ids, [p.text for p in passages],
+                       [fact_of(i) for i in ids], {i: frozenset({fact_of(i)}) for i in ids},
                        list(ORDINARY_QUESTIONS))
 
 
@@ -95,7 +111,8 @@ def hotpotqa_corpora(limit: int | None = None) -> tuple[KnownCorpus, ...]:
             seen[owner] = n + 1
         out.append(KnownCorpus(
             corpus.name, ids, list(corpus.texts), [t.split("\n", 1)[0] for t in corpus.texts],
-            {i: str(owner) for i, owner in zip(ids, corpus.passage_of, strict=True)},
+            {i: frozenset({str(owner)}) for i, owner in zip(ids, corpus.passage_of,
+                                                             strict=True)},
             list(corpus.questions)))
     return tuple(out)
 

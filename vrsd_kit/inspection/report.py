@@ -23,8 +23,8 @@ def _figures(ins: Inspection) -> list[tuple[str, str, str, str, float | None]]:
     k = ins.k
     rows: list[tuple[str, str, str, str, float | None]] = [
         ("crowding-rate", "crowding rate", f"{ins.crowding_rate:.1%}",
-         "of top-k's slots restate or share a source with a passage ranked above them "
-         f"({ins.crowded_slots} of {ins.slots})", ins.crowding_rate),
+         f"of top-k's slots {ins.crowding_means} ({ins.crowded_slots} of {ins.slots})",
+         ins.crowding_rate),
         ("crowded-questions", "crowded questions", f"{ins.crowded_share:.1%}",
          "of questions have at least one crowded slot "
          f"({sum(q.crowded for q in ins.questions)} of {len(ins.questions)})",
@@ -37,30 +37,45 @@ def _figures(ins: Inspection) -> list[tuple[str, str, str, str, float | None]]:
          "per question: distinct texts, the default's list against top-k's",
          ins.passages_gained),
     ]
-    gained = ins.sources_gained
-    top_share, default_share = ins.source_concentration(), ins.source_concentration("default")
-    if gained is None or top_share is None or default_share is None:
-        rows.append(("source-concentration", "source concentration", "n/a",
+    top_sources, default_sources = ins.distinct_sources(), ins.distinct_sources("default")
+    if top_sources is None or default_sources is None:
+        rows.append(("distinct-sources", "distinct sources", "n/a",
                      "the passages carry no source", None))
     else:
-        rows += [
-            ("sources-gained", "distinct sources gained", f"{gained:+.2f}",
-             "per question, the default's list against top-k's", gained),
-            ("source-concentration", "source concentration", f"{top_share:.2f}",
-             f"of top-k from its most frequent source (the default: {default_share:.2f}; "
-             f"1/k = {1 / k:.2f}: every passage from another source)", top_share),
-        ]
+        counted = ("counted as crowding past the cap" if ins.max_per_group is not None
+                   else "information, not crowding: consecutive chunks of one file are "
+                   "often where the answer is")
+        rows.append(("distinct-sources", "distinct sources", f"{top_sources:.2f}",
+                     f"of {k} per question in top-k, {default_sources:.2f} in the default's "
+                     f"list ({counted})", top_sources))
     return rows
 
 
-def _crowded_line(q: QuestionFigures, width: int) -> str:
-    parts = []
+_KEEP = "\u00a0"  # joins a name's words while wrapping: textwrap never breaks there
+
+
+def _slot_lines(q: QuestionFigures) -> list[str]:
+    """One line per crowded slot: its rank and name, how it repeats, and the one above
+    (each name held together, so wrapping never cuts it)."""
+    out = []
     for slot in q.crowded_slots:
         this, above = q.repeats(slot)
-        verb = "restates" if slot.relation == "restates" else "shares a source with"
-        parts.append(f"#{slot.rank} {this.passage.label} {verb} #{slot.by} "
-                     f"{above.passage.label}")
-    return textwrap.shorten("; ".join(parts), width=width, placeholder=" ...")
+        verb = "restates" if slot.relation == "restates" else "is over the source cap after"
+        out.append(f"#{slot.rank}{_KEEP}{_whole(this.passage.label)} {verb} "
+                   f"#{slot.by}{_KEEP}{_whole(above.passage.label)}")
+    return out
+
+
+def _whole(name: str) -> str:
+    return name.replace(" ", _KEEP)
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    """``text`` wrapped to ``width`` at spaces: a name is never cut (one longer than the
+    line stands on a line of its own)."""
+    return [line.replace(_KEEP, " ") for line in textwrap.wrap(
+        text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+        break_long_words=False, break_on_hyphens=False)]
 
 
 def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:
@@ -68,23 +83,26 @@ def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:
     ``show`` most crowded questions with what each crowded slot repeats."""
     lines = textwrap.wrap(
         f"vrsd inspect: {ins.store}; {len(ins.questions)} questions ({ins.asked}); top-k "
-        f"against the default ({ins.method}) at k={ins.k} of fetch_k={ins.fetch_k}; "
-        f"{ins.seconds:.1f} s", width=width)
+        f"against the default ({ins.method}) at k={ins.k} of fetch_k={ins.fetch_k}"
+        + (f", at most {ins.max_per_group} per source" if ins.max_per_group else "")
+        + f"; {ins.seconds:.1f} s", width=width, break_long_words=False,
+        break_on_hyphens=False)
     lines.append("")
     for _, name, value, meaning, _ in _figures(ins):
         lines += textwrap.wrap(f"{name:<25}{value:>7}  {meaning}", width=width,
-                               subsequent_indent=" " * 34)
-    lines += ["", *textwrap.wrap(f"verdict: {ins.verdict}", width=width,
-                                 subsequent_indent="  ")]
+                               subsequent_indent=" " * 34, break_long_words=False,
+                               break_on_hyphens=False)
+    lines += ["", *_wrap(f"verdict: {ins.verdict}", width, "")]
     crowded = ins.most_crowded(show)
     if crowded:
-        lines += ["", "most crowded questions (each crowded slot of top-k and the passage "
-                  "above it that it repeats):"]
+        lines += ["", *_wrap("most crowded questions (each crowded slot of top-k and the "
+                             "passage above it that it repeats):", width, "")]
         for q in crowded:
             lines.append("  " + textwrap.shorten(
                 f"{len(q.crowded_slots)}/{len(q.top_k)}  {' '.join(q.question.split())}",
                 width=width - 2, placeholder=" ..."))
-            lines.append("        " + _crowded_line(q, width - 8))
+            for line in _slot_lines(q):
+                lines += _wrap(line, width, " " * 8)
     return "\n".join(lines)
 
 
@@ -126,16 +144,16 @@ dl.terms dd { margin-left: 1.2em; }
 
 
 def _plot_png(ins: Inspection) -> bytes:
-    """Questions by crowded slots (and, with sources, the source concentration of top-k
-    and of the default as side-by-side bars), as PNG bytes (matplotlib, no pyplot
-    state)."""
+    """Questions by crowded slots, 0 to k - 1 (the first slot cannot be crowded), and,
+    with sources, the distinct sources of top-k and of the default as side-by-side bars,
+    as PNG bytes (matplotlib, no pyplot state)."""
     from matplotlib.figure import Figure
 
     with_sources = ins.has_sources
     fig = Figure(figsize=(10 if with_sources else 6.5, 3.6), dpi=110)
     axes = fig.subplots(1, 2 if with_sources else 1, squeeze=False)[0]
     counts = ins.distribution()
-    colours = ["#2f9e44"] + ["#e8870e"] * ins.k
+    colours = ["#2f9e44"] + ["#e8870e"] * (len(counts) - 1)
     ax = axes[0]
     ax.bar(range(len(counts)), counts, color=colours)
     ax.set_xticks(range(len(counts)))
@@ -152,14 +170,15 @@ def _plot_png(ins: Inspection) -> bytes:
         for offset, (which, colour, label) in zip((-0.2, 0.2), (
                 ("top_k", "#868e96", "top-k"), ("default", "#1c7ed6", "the default")),
                 strict=True):
-            got = [round(q.source_share(which) * ins.k) for q in ins.questions if q.top_k]
+            got = [q.distinct_sources(which) for q in ins.questions if q.top_k]
             ax.bar([n + offset for n in slots], [got.count(n) for n in slots], width=0.4,
                    color=colour, label=label)
-        ax.set_xticks(list(slots), [f"{n}/{ins.k}" for n in slots])
+        ax.set_xticks(list(slots))
         ax.yaxis.get_major_locator().set_params(integer=True)
-        ax.set_xlabel("share of the list from its most frequent source")
+        ax.set_xlabel("distinct sources in the list")
         ax.set_ylabel("questions")
-        ax.set_title("source concentration", fontsize=10)
+        ax.set_title("sources (information, not crowding)" if ins.max_per_group is None
+                     else f"sources (cap: {ins.max_per_group} per source)", fontsize=10)
         ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     buf = io.BytesIO()
@@ -208,8 +227,13 @@ def _question_html(q: QuestionFigures, method: str) -> str:
             f'{"".join(right)}</ol></div></div></section>')
 
 
-_SOURCES_CAPTION = (" Right: how many questions have 1/k, 2/k … of each list from its most "
-                    "frequent source, top-k and the default side by side.")
+_SOURCES_CAPTION = (" Right: how many questions have lists drawn from 1, 2 … sources, top-k "
+                    "and the default side by side.")
+
+
+def _singular(means: str) -> str:
+    """"restate a passage ... or exceed ..." said of one passage."""
+    return means.replace("restate ", "restates ", 1).replace(" exceed ", " exceeds ", 1)
 
 
 def render_html(ins: Inspection, show: int = SHOW) -> str:
@@ -223,8 +247,8 @@ def render_html(ins: Inspection, show: int = SHOW) -> str:
         for key, name, value, meaning, number in _figures(ins))
     crowded = ins.most_crowded(show)
     questions = "".join(_question_html(q, ins.method) for q in crowded) or (
-        "<p>No question has a crowded slot: no top-k passage restates or shares a source "
-        "with one ranked above it.</p>")
+        "<p>No question has a crowded slot: no top-k slot's passage "
+        f"{escape(_singular(ins.crowding_means))}.</p>")
     state = "crowded" if ins.crowded else "clean"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -239,12 +263,13 @@ top-k against the default ({escape(ins.method)}) at k = {ins.k} of fetch_k = {in
 {escape(ins.verdict)}</p>
 <table class="figures" id="figures">{rows}</table>
 <figure><img alt="Questions by crowded slots of top-{ins.k}" src="data:image/png;base64,{png}">
-<figcaption>Left: how many questions have 0, 1, 2 … crowded slots in top-k.{_SOURCES_CAPTION
+<figcaption>Left: how many questions have 0, 1 … {ins.k - 1} crowded slots in top-k (the
+first slot has nothing above it).{_SOURCES_CAPTION
 if ins.has_sources else ''}</figcaption></figure>
 <h2>The most crowded questions</h2>
 <p>Top-k (left) against the default (right) on the same candidates. A <b>held back</b>
 passage is one top-k returns and the default does not: it <b>restates</b> a passage the
-default keeps (90 % or more of its word pairs are in it), or the default <b>made room
+default keeps, or the default <b>made room
 for</b> a passage that adds more; <b>new</b> marks the passages the default returns in
 their place. {len(crowded)} of {sum(q.crowded for q in ins.questions)} crowded
 questions shown, most crowded slots first.</p>
@@ -252,8 +277,9 @@ questions shown, most crowded slots first.</p>
 <h2>What the figures mean</h2>
 <dl class="terms">
 <dt>crowded slot</dt><dd>a top-k slot whose passage restates a passage ranked above it
-(90 % or more of its word pairs are in it) or comes from the same source as one: measured
-on top-k's own list, whatever the default does.</dd>
+(the judge the default's explanation uses), measured on top-k's own list, whatever the
+default does; with a per-source cap, also a slot past the cap of its source. Sharing a
+source alone is not crowding: it is shown as distinct sources, for information.</dd>
 <dt>crowded question</dt><dd>a question with at least one crowded slot.</dd>
 <dt>crowding rate</dt><dd>crowded slots over all top-k slots.</dd>
 <dt>verdict</dt><dd>crowded when the crowding rate is at least {CROWDED_RATE:.0%}: on

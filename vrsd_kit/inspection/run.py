@@ -109,12 +109,16 @@ def inspect_source(
     sample: int = DEFAULT_SAMPLE,
     seed: int = 0,
     progress: bool = False,
+    max_per_group: int | None = None,
 ) -> Inspection:
     """Top-k against the default on the candidates ``make_source()`` fetches for every
     question. The arguments are checked before the source is made (a store is opened
-    only for a valid call); the adapters' ``inspect`` calls document them."""
+    only for a valid call); the adapters' ``inspect`` calls document them.
+    ``max_per_group``: a per-source cap (the default keeps at most that many passages
+    per source, and a top-k slot past it counts as crowded); None: no cap, and sharing a
+    source is not crowding."""
     start = time.perf_counter()
-    for name, value in (("k", k), ("fetch_k", fetch_k)):
+    for name, value in (("k", k), ("fetch_k", fetch_k), ("max_per_group", max_per_group)):
         if value is not None:
             check_count(value, name, minimum=1)
     asked = None if questions is None else read_questions(questions)
@@ -136,21 +140,22 @@ def inspect_source(
                  else "given as a list")
     src.prepare([text for text, _ in pairs])
     figures = [_question(src.pool(text, src.fetch_k + (own is not None)), text, own, src.k,
-                         src.fetch_k)
+                         src.fetch_k, max_per_group)
                for text, own in _progress(pairs, progress)]
     if not any(q.top_k for q in figures):
         raise ValueError(f"store: {src.name} returned no candidates for any question; "
                          "is it empty?")
     return Inspection(src.name, where, src.k, src.fetch_k, figures,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, max_per_group=max_per_group)
 
 
 def _question(pool: Pool, text: str, own: Passage | None, k: int,
-              fetch_k: int) -> QuestionFigures:
+              fetch_k: int, max_per_group: int | None = None) -> QuestionFigures:
     passages, vectors = pool.passages, pool.vectors
     if own is not None:
         passages, vectors = _without(own, passages, vectors)
-    return compare(text, pool.query, passages[:fetch_k], vectors[:fetch_k], k, own)
+    return compare(text, pool.query, passages[:fetch_k], vectors[:fetch_k], k, own,
+                   max_per_group)
 
 
 def _without(own: Passage, passages: list[Passage], vectors: np.ndarray

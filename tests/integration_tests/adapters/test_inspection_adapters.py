@@ -49,11 +49,14 @@ def test_langchain(lc_store):
     from vrsd_cli.inspection import inspect_store as any_store
     from vrsd_langchain import inspect_store
 
-    found = inspect_store(lc_store, QUESTIONS, k=5)
-    same = any_store(lc_store, QUESTIONS, k=5)
+    # a cap of one passage per source (a fact's paraphrases share one): past it is crowded
+    found = inspect_store(lc_store, QUESTIONS, k=5, max_per_group=1)
+    same = any_store(lc_store, QUESTIONS, k=5, max_per_group=1)
     assert (found.k, found.fetch_k, len(found.questions)) == (5, 20, len(QUESTIONS))
     assert held(found) == held(same) and crowded(found) == crowded(same)
     assert any(crowded(found)) and any(held(found))
+    # without a cap, paraphrases sharing a source are not crowding (their words differ)
+    assert not any(crowded(inspect_store(lc_store, QUESTIONS, k=5)))
     with pytest.raises(ValueError, match=r"^store: expected a LangChain VectorStore"):
         inspect_store(object(), QUESTIONS)
     with pytest.raises(ValueError, match=r"^k: "):
@@ -70,9 +73,11 @@ def test_llamaindex(passages, li_embed_model):
     nodes = [TextNode(id_=p.id, text=p.text, metadata={"file_path": fact_of(p.id)},
                       excluded_embed_metadata_keys=["file_path"]) for p in passages]
     index = VectorStoreIndex(nodes, embed_model=li_embed_model)
-    found = inspect_index(index, QUESTIONS)  # its source: "file_path", LlamaIndex's readers'
-    same = any_store(index, QUESTIONS, source="file_path")
+    # its source: "file_path", LlamaIndex's readers'
+    found = inspect_index(index, QUESTIONS, max_per_group=1)
+    same = any_store(index, QUESTIONS, source="file_path", max_per_group=1)
     assert held(found) == held(same) and crowded(found) == crowded(same)
+    assert any(crowded(found))
     assert found.has_sources
     with pytest.raises(ValueError, match=r"^index: expected a LlamaIndex index"):
         inspect_index(object(), QUESTIONS)
@@ -90,10 +95,12 @@ def test_haystack(passages, lc_embeddings):
         Document(id=p.id, content=p.text, embedding=vec, meta={"file_path": fact_of(p.id)})
         for p, vec in zip(passages, lc_embeddings.embed_documents([p.text for p in passages]),
                           strict=True)])
-    found = inspect_store(store, QUESTIONS, embedder=lc_embeddings.embed_query)
+    found = inspect_store(store, QUESTIONS, embedder=lc_embeddings.embed_query,
+                          max_per_group=1)
     same = any_store(store, QUESTIONS, embedder=lc_embeddings.embed_query,
-                     source="file_path")
+                     source="file_path", max_per_group=1)
     assert held(found) == held(same) and crowded(found) == crowded(same)
+    assert any(crowded(found))
     with pytest.raises(ValueError, match=r"^embedder: a Haystack store needs"):
         inspect_store(store, QUESTIONS)
 

