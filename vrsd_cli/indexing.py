@@ -344,7 +344,8 @@ def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
                 width: int = 100) -> str:
     """Readable search results with their reasons: the method, each result's relevance
     (and its parts, the cosine and the words' BM25, when the method used both), its
-    text, and the candidates plain top-k would have returned that the method held back
+    text, the earlier result a link brought it in by ("linked to #1 by: Tim Burton"),
+    and the candidates plain top-k would have returned that the method held back
     beside the result they are attached to, with the relation when the entry has one."""
     infos = [doc.metadata.get("vrsd", {}) for doc in docs]
     if any("cosine" in info for info in infos):
@@ -369,6 +370,10 @@ def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
         body = " ".join(doc.page_content.split())
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
                                max_lines=4, placeholder=" ...")
+        link = info.get("linked_to")
+        if isinstance(link, dict) and link.get("words"):  # a link to an earlier pick brought it in
+            lines.append(textwrap.shorten(f"   linked to #{link.get('rank', '?')} by: "
+                                          f"{', '.join(map(str, link['words']))}", width=width))
         lines += _held_back_lines(info.get("held_back", ()), width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
