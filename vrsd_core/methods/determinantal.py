@@ -131,6 +131,8 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         pick_length[pick_length == 0] = 1.0  # a query without real candidates
         shared = np.einsum("bt,btn->bn", cholesky_rows[rows, :t, pick], cholesky_rows[:, :t, :])
         update_component = (kernel_column - shared) / pick_length[:, None]
+        if exhausted.any():  # such a row fills by relevance: its factor is not read again
+            update_component[exhausted] = 0.0
         cholesky_rows[:, t] = update_component
         residual -= update_component * update_component
         if chain is not None:

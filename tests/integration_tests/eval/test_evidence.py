@@ -8,7 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_core import DEFAULT_METHOD, method_info, methods_where, metrics, pool_units, select
+from vrsd_core import (
+    DEFAULT_METHOD,
+    method_info,
+    method_options,
+    methods_where,
+    metrics,
+    select,
+)
 from vrsd_eval.evidence import (
     CHUNK_SIZE,
     EVIDENCE_KS,
@@ -139,9 +146,9 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                 if spec.words:
                     found_words = pool_relevance(question, [corpus.texts[i] for i in nearest],
                                                  q, vecs[nearest])
-                    words["relevance"] = pool_units(found_words.signals)
-                    if method_info(method).takes_profiles:  # the default reads them too
-                        words["profiles"] = found_words.profiles
+                    words = found_words.select_keywords(method_options(method))
+                    if not method_info(method).takes_profiles:
+                        words.pop("profiles")  # the default reads them too
                 picks = select(q, vecs[nearest], k, method=method, **words,
                                **spec.options).indices
                 found = owner[nearest[picks]].tolist()
