@@ -189,7 +189,7 @@ class LinkChain:
         varies = spread > 1e-12
         lift = np.maximum(0.0, (self.gated - mean) / np.where(varies, spread, 1.0) - LIFT_SD)
         lift = np.where(varies & (self.gated > 0) & self.valid, lift, 0.0)
-        self.lifted = (lift > 0).any(axis=1)
+        self.lifted = np.asarray((lift > 0).any(axis=1))
         if not self.lifted.any():
             self.quality = self.z
             return None

@@ -326,7 +326,7 @@ class PoolRelevance:
         """``select``'s keywords these signals give: the relevance in pool units, the
         profiles the method's similarity reads and, for a method whose ``options``
         (``vrsd_core.method_options``) take them, the links between candidates."""
-        out = {"relevance": pool_units(self.signals), "profiles": self.profiles}
+        out: dict[str, Any] = {"relevance": pool_units(self.signals), "profiles": self.profiles}
         if self.links is not None and any(spec.name == "links" for spec in options):
             out["links"] = self.links.core(self.spread)
         return out

@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from vrsd_core import method_options, select
+from vrsd_core import METHOD_INFO, select
 
 from .entries import entries, source_of, with_entry
 from .inputs import candidate_keywords, item_values, pool_signals, reads_words
@@ -108,7 +108,7 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
                                   len(items), view.scorer(items, query), texts)
     if signals is not None:
-        keywords.update(signals.select_keywords(method_options(settings.method)))
+        keywords.update(signals.select_keywords(METHOD_INFO[settings.method].own_options))
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     found = entries(selection, [view.id(item) for item in items], signals, texts,
                     [source_of(view.metadata(item)) for item in items])
