@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import as_float_array, check_finite
+from ._prepare import row_dots
 from .relevance import standardised
 
 LIFT_SD = 1.5
@@ -130,14 +131,21 @@ class LinkChain:
 
     def __init__(self, links: LinkArrays, z: np.ndarray, valid: np.ndarray, steps: int,
                  tie_rtol: float) -> None:
-        self.links = links
+        pairs = valid[:, :, None] & valid[:, None, :]
+        words = links.cosine
+        # [b, p, j]: j's link to p before the likeness and the pick's relevance, G (1 - G);
+        # read as rows (one per pick); pairs with padding link nothing
+        self.any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1).copy()
+        self.gated_link = np.where(links.beyond_chance.transpose(0, 2, 1), self.any_link, 0.0)
+        self.spread = links.spread[:, None]
         self.valid = valid
         self.mask = None if valid.all() else valid
-        self.count = np.maximum(valid.sum(axis=1), 1)
+        self.count = np.maximum(valid.sum(axis=1), 1)[:, None]
         self.z = z
         best = np.where(valid, z, -np.inf).max(axis=1, initial=-np.inf, keepdims=True)
         self.carry = np.where(valid, np.exp(z - np.where(np.isfinite(best), best, 0.0)), 0.0)
         B, n = z.shape
+        self.rows = np.arange(B)
         self.strongest = np.zeros((B, n))  # L: every link, the pool's units
         self.gated = np.zeros((B, n))  # Lg: the links beyond chance
         self.via = np.full((B, n), -1)  # the pick (its position) each candidate links to most
@@ -154,45 +162,58 @@ class LinkChain:
         lifted = np.where(relevance > -np.inf, self.quality, -np.inf)
         return np.where(self.lifted[:, None], lifted, relevance)
 
-    def record(self, t: int, pick: np.ndarray, plain_score: np.ndarray) -> None:
-        """Step t picked ``pick``; ``plain_score`` (B, n) is what the step would have
-        scored by without links. A pick is brought in by a link when it was lifted, has a
-        link beyond chance and is not what the plain score would have picked."""
-        if not self.lifted.any():
-            return
-        rows = np.arange(len(pick))
-        top = plain_score.max(axis=1)
+    def record(self, t: int, pick: np.ndarray, scores: np.ndarray) -> None:
+        """Step t picked ``pick``; ``scores`` (B, n) is what the step would have scored by
+        without links (the loop asks only when ``lifted.any()``). A pick is brought in by
+        a link when it was lifted, has a link beyond chance and is not what the plain
+        score would have picked."""
+        rows = self.rows
+        top = scores.max(axis=1)
         with np.errstate(invalid="ignore"):  # rows with nothing open
-            plain_also = plain_score[rows, pick] >= top - self.tie_rtol * np.maximum(
-                1.0, np.abs(top))
+            plain_also = scores[rows, pick] >= top - self.tie_rtol * np.maximum(1.0, np.abs(top))
         via = self.via[rows, pick]
-        raised = self.quality[rows, pick] > self.z[rows, pick] + self.tie_rtol * np.maximum(
-            1.0, np.abs(self.z[rows, pick]))
+        before = self.z[rows, pick]
+        raised = self.quality[rows, pick] > before + self.tie_rtol * np.maximum(1.0, np.abs(before))
         self.linked_to[:, t] = np.where(self.lifted & raised & (via >= 0) & ~plain_also, via, -1)
 
     def after_pick(self, t: int, pick: np.ndarray, column: np.ndarray) -> np.ndarray | None:
         """Pick t was ``pick``, ``column`` (B, n) its likeness to every candidate (S[:, p]).
         Returns the new log-quality (B, n) where a link lifts a row (None when none does:
         the quality is the relevance's, as without links)."""
-        rows = np.arange(len(pick))
-        words = self.links.cosine[rows, :, pick]
-        strength = words * (1.0 - words) * np.clip(1.0 - column, 0.0, 1.0) \
-            * self.carry[rows, pick][:, None]
-        strength = np.where(self.valid, strength, 0.0)
-        self.strongest = np.maximum(self.strongest, strength)
-        gated = np.where(self.links.beyond_chance[rows, :, pick], strength, 0.0)
-        self.via = np.where(gated > self.gated, t, self.via)
-        self.gated = np.maximum(self.gated, gated)
-        mean = self.strongest.sum(axis=1, keepdims=True) / self.count[:, None]
-        spread = np.sqrt((np.where(self.valid, self.strongest - mean, 0.0) ** 2).sum(
-            axis=1, keepdims=True) / self.count[:, None])
-        varies = spread > 1e-12
-        lift = np.maximum(0.0, (self.gated - mean) / np.where(varies, spread, 1.0) - LIFT_SD)
-        lift = np.where(varies & (self.gated > 0) & self.valid, lift, 0.0)
-        self.lifted = np.asarray((lift > 0).any(axis=1))
+        rows = self.rows
+        # (1 - S): a copy links to nothing; the pick's relevance relative to the best
+        factor = 1.0 - column
+        np.minimum(np.maximum(factor, 0.0, out=factor), 1.0, out=factor)  # np.clip, faster
+        factor *= self.carry[rows, pick][:, None]
+        strength = self.any_link[rows, pick] * factor
+        gated = self.gated_link[rows, pick] * factor
+        np.maximum(self.strongest, strength, out=self.strongest)
+        np.copyto(self.via, t, where=gated > self.gated)
+        np.maximum(self.gated, gated, out=self.gated)
+        # the strongest links in the pool's units of links (padding links 0: left out)
+        mean = self.strongest.sum(axis=1, keepdims=True) / self.count
+        if not (self.gated > mean).any():  # nothing above the mean link: nothing lifts
+            self.lifted[:] = False
+            self.quality = self.z
+            return None
+        deviation = self.strongest - mean if self.mask is None else np.where(
+            self.valid, self.strongest - mean, 0.0)
+        spread = np.sqrt(row_dots(deviation)[:, None] / self.count)
+        # a link at 0 never lifts (mean >= 0); nor does any in a pool whose links do not vary
+        lift = (self.gated - mean) / np.maximum(spread, 1e-300) - LIFT_SD
+        lift[(spread <= 1e-12)[:, 0]] = 0.0
+        np.maximum(lift, 0.0, out=lift)
+        self.lifted = lift.max(axis=1, initial=0.0) > 0
         if not self.lifted.any():
             self.quality = self.z
             return None
-        fused = standardised(self.links.spread[:, None] * self.z + lift, self.mask)
-        self.quality = np.where(self.lifted[:, None], fused, self.z)
+        lift += self.spread * self.z
+        if self.mask is None:  # z of it over the pool (standardised, inline: every step)
+            lift -= lift.sum(axis=1, keepdims=True) / self.count
+            lift /= np.maximum(np.sqrt(row_dots(lift)[:, None] / self.count), 1e-300)
+            fused = lift
+        else:
+            fused = standardised(lift, self.mask)
+        self.quality = fused if self.lifted.all() else np.where(self.lifted[:, None], fused,
+                                                                self.z)
         return self.quality

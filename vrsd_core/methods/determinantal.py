@@ -104,15 +104,18 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     for t in range(K):
+        active = step_active(t, counts, cons)
+        if not active.any():  # every query has its picks (or nothing open): done
+            break
         score = weight * residual  # d_j^2 = w_j^2 r_j
         exhausted |= score.max(axis=1, initial=-np.inf) <= numerical_zero
-        fill = relevance if chain is None else chain.fill_order(relevance)
-        score = np.where(exhausted[:, None], fill, score)
+        if exhausted.any():
+            fill = relevance if chain is None else chain.fill_order(relevance)
+            score = np.where(exhausted[:, None], fill, score)
         pick = argmax_first(score, prep.tie_rtol)
-        if chain is not None:  # what the step would have picked without links
+        if chain is not None and chain.lifted.any():  # a link may have brought it in
             chain.record(t, pick, np.where(exhausted[:, None], relevance,
                                            plain_weight * residual))
-        active = step_active(t, counts, cons)
         pick_residual = residual[rows, pick]
         pick_weight = weight[rows, pick]
         picks[:, t] = pick
@@ -135,10 +138,10 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
             update_component[exhausted] = 0.0
         cholesky_rows[:, t] = update_component
         residual -= update_component * update_component
-        if chain is not None:
+        if chain is not None:  # the quality after this pick: exp(q), q within a few units
             lifted = chain.after_pick(t, pick, kernel_column)
-            weight = plain_weight if lifted is None else np.where(
-                chain.lifted[:, None], np.maximum(np.exp(lifted), _SMALLEST), plain_weight)
+            weight = plain_weight if lifted is None else np.exp(lifted) if chain.lifted.all() \
+                else np.where(chain.lifted[:, None], np.exp(lifted), plain_weight)
     result = split_rows(picks, gains, taken_counts(counts, cons))
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
