@@ -114,8 +114,8 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
     """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
     ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
     default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
-    words too (``pools.words`` fused by ``pool_units``, and ``pools.profiles`` and
-    ``pools.links`` for a method that takes them). ``budget``:
+    words too (``pools.words`` fused by ``pool_units``, and ``pools.profiles`` and, unless
+    ``spec.links`` is off, ``pools.links`` for a method that takes them). ``budget``:
     ``max_tokens`` and ``token_counts`` (Q, n), as ``select_batch`` takes them."""
     method = spec.method or DEFAULT_METHOD
     words: dict[str, Any] = {}
@@ -123,7 +123,8 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
         words["relevance"] = pool_units(pools.words)
         if method_info(method).takes_profiles:
             words["profiles"] = pools.profiles
-        if pools.links is not None and any(o.name == "links" for o in method_options(method)):
+        if spec.links and pools.links is not None and any(
+                o.name == "links" for o in method_options(method)):
             words["links"] = pools.links
     picked = select_batch(pools.queries, pools.vectors, k, method=method,
                           **words, **spec.options, **budget)

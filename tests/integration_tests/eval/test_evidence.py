@@ -27,7 +27,7 @@ from vrsd_eval.evidence import (
 from vrsd_kit.lexical import pool_relevance
 
 LIMIT, FETCH = 20, 50
-ROWS = ["default", "default-vectors", "top-k-words", "similarity", "vrsd",
+ROWS = ["default", "default-vectors", "default-nolinks", "top-k-words", "similarity", "vrsd",
         "mmr:lambda_mult=0.7", "dpp"]
 
 
@@ -79,9 +79,10 @@ def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
 def test_evidence_specs_default_rows():
     specs = evidence_specs()
     labels = [s.label for s in specs]
-    assert labels[:5] == ["default", "default, vectors only", "top-k by words and vectors",
-                          "similarity", "vrsd"]
-    assert [s.label for s in specs if s.words] == ["default", "top-k by words and vectors"]
+    assert labels[:6] == ["default", "default, vectors only", "default without links",
+                          "top-k by words and vectors", "similarity", "vrsd"]
+    assert [s.label for s in specs if s.words] == ["default", "default without links",
+                                                   "top-k by words and vectors"]
     assert "mmr(0.9)" in labels and "vrsd_swap" in labels and len(set(labels)) == len(labels)
 
 
@@ -149,6 +150,8 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                     words = found_words.select_keywords(method_options(method))
                     if not method_info(method).takes_profiles:
                         words.pop("profiles")  # the default reads them too
+                    if not spec.links:
+                        words.pop("links", None)
                 picks = select(q, vecs[nearest], k, method=method, **words,
                                **spec.options).indices
                 found = owner[nearest[picks]].tolist()
