@@ -278,7 +278,8 @@ def select(
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
             ``complement`` also takes ``profiles`` ((n, f): a second description of
             each candidate, e.g. its words' profile; its similarity becomes the mean
-            of the vectors' cosine and the profiles' cosine).
+            of the vectors' cosine and the profiles' cosine) and ``links``
+            (``vrsd_core.Links``: links between candidates, ``vrsd_core.links``).
 
     Returns:
         A ``Selection`` (indices in selection order, per-pick gains, relevance,

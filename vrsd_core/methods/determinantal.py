@@ -9,14 +9,16 @@ w the quality weights. The two methods differ only in w.
 **The loop** (``greedy_map``). Each step adds the open candidate j with the largest
 determinant ratio
 
-    d_j^2 = det(L_{Y+j}) / det(L_Y) = L_jj - |c_j|^2,
+    d_j^2 = det(L_{Y+j}) / det(L_Y) = w_j^2 r_j,    r_j = S_jj - |c_j|^2,
 
-c_j the candidate's row of the incremental Cholesky factor of L_Y. Adding pick p writes
-one factor row,
+c_j the candidate's row of the incremental Cholesky factor of the *unweighted* S_Y (the
+weights of the picks cancel in the ratio). Adding pick p writes one factor row,
 
-    e_j = (L_jp - <c_j, c_p>) / d_p,    d_j^2 <- d_j^2 - e_j^2,
+    e_j = (S_jp - <c_j, c_p>) / sqrt(r_p),    r_j <- r_j - e_j^2,
 
-so a pick costs one matrix-vector product (L's row p) and O(k n) arithmetic. When every
+so a pick costs one matrix-vector product (S's row p) and O(k n) arithmetic, and the
+weights may change after a pick at no extra product (the default's links,
+``vrsd_core.links``: the quality is then e^q, q updated per pick). When every
 ratio left is numerically zero (below ``RANK_EPS`` of the largest quality: k above the
 kernel's rank, or only copies left), the rest is filled by relevance, with gain 0,
 counted in ``info["filled_by_relevance"]``. ``gains`` are the determinant ratios. Ties
@@ -36,6 +38,12 @@ weights read each candidate's relevance **in its pool's units**.
   the largest ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what
   the candidate says that the picks do not. A restatement of a pick adds almost
   nothing and waits; a distinct passage of the same topic does not.
+* *Links.* With ``links`` (``vrsd_core.Links``, the adapters read them from the
+  words), after each pick a candidate whose link to the picks stands out among the
+  pool's links is lifted: q = z(spread z + lift) (``vrsd_core.links``), and
+  ``info["linked_to"]`` says per pick which earlier pick (its position) a link brought
+  it in by, -1 for none. A pool whose links are all incidental keeps the picks it has
+  without them.
 * *Held back.* ``info["top_k"]`` lists what plain top-k (by the same relevance, the
   same number of picks) would have returned, best first; ``info["held_back"]`` the
   ones of those this did not pick, in that order. Why each was passed over needs the
