@@ -301,8 +301,10 @@ def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
         pools = build_pools(corpus.texts, corpus.questions, embeddings, FETCH, show=False)
         counts = count_tokens(approx_token_count, corpus.texts)
         for spec in evidence_specs():
-            if spec.method and spec.words:
-                continue  # top-k by the words: select's relevance=, recomputed above
+            if spec.method and spec.words or not spec.links:
+                # top-k by the words: select's relevance=, recomputed above; the default
+                # without links: no adapter setting (the links go with the words)
+                continue
             method = ({} if spec.label == "default" else {"lexical": False}) if not spec.method \
                 else {"method": spec.method, "method_kwargs": dict(spec.options)}
             retriever = DiverseRetriever(vectorstore=pools.store, k=FETCH, fetch_k=FETCH, **method)
