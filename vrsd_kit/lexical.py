@@ -16,7 +16,11 @@ candidate) contributes 0. The words also tell how alike two candidates are:
 rest of its words folded into one coordinate), and the default's similarity becomes the
 mean of the vectors' cosine and the profiles' cosine (``select(..., profiles=...)``), so
 two passages that name different words of the question count as different even where a
-small model puts them close. The core stays numpy-only.
+small model puts them close. And the words link candidates to one another
+(``pool_links``, ``PoolLinks``): two candidates that share words outside the question,
+rarer than chance would explain in this pool; the default follows such a link from a
+pick to the passage a multi-hop question needs next (``vrsd_core.links``). The core
+stays numpy-only.
 
 Tokens are Unicode word characters, case-folded (``\\w+``): any language that
 separates words, no stop list, no stemmer. BM25 is Lucene's (bm25s'
