@@ -372,8 +372,9 @@ def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
                                max_lines=4, placeholder=" ...")
         link = info.get("linked_to")
         if isinstance(link, dict) and link.get("words"):  # a link to an earlier pick brought it in
-            lines.append(textwrap.shorten(f"   linked to #{link.get('rank', '?')} by: "
-                                          f"{', '.join(map(str, link['words']))}", width=width))
+            lines.append("   " + textwrap.shorten(f"linked to #{link.get('rank', '?')} by: "
+                                                 f"{', '.join(map(str, link['words']))}",
+                                                 width=width - 3))
         lines += _held_back_lines(info.get("held_back", ()), width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -143,5 +143,5 @@ def test_vrsd_search_prints_the_link():
                                "vrsd": {"rank": 1, "relevance": -0.4, "linked_to": {
                                    "id": "a.txt", "rank": 1, "words": ["Tim Burton"]}}})]
     out = format_hits(QUESTION, docs, method="complement", fetch_k=20)
-    assert "linked to #1 by: Tim Burton" in out
+    assert "\n   linked to #1 by: Tim Burton\n" in out  # under its result, indented
     assert out.count("linked to") == 1
