@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import select, select_batch
+from vrsd_core import method_options, select, select_batch
 
 # (50, 384, 10): the pools a retriever really reranks (fetch 50, keep 10, a 384-d model)
 CASES = [(50, 384, 10), (100, 384, 10), (1000, 768, 20), (10000, 384, 20)]
@@ -361,6 +361,7 @@ def run(repeats: int, quick: bool, seed: int, plot: Path,
                                 med[ours] / med[theirs], 1.0))
     if not quick:
         ratios += run_words(repeats, record)
+        ratios += run_links(repeats, record)
     print_ratios(ratios)
     record["ratios"] = [{"what": r.what, "value": r.value} for r in ratios]
     from vrsd_eval.report import bar_panels
@@ -464,6 +465,87 @@ def run_words(repeats: int, record: dict[str, Any] | None = None) -> list[Ratio]
     return targets
 
 
+LINK_ROWS = {
+    "words": "vrsd_kit pool_relevance (cosine, bm25, profiles, links)",
+    "words_plain": "vrsd_kit pool_relevance without the links",
+    "select": "select, the default with the links, k = 10",
+    "select_plain": "select, the default without the links, k = 10",
+    "budget": "select, the default with the links, 864 tokens (k = n)",
+    "budget_plain": "select, the default without the links, 864 tokens (k = n)",
+}
+
+
+def links_timings(n: int, repeats: int, rng: np.random.Generator) -> dict[str, float]:
+    """Median seconds per query of the default's links at n real passages: reading them
+    from the words, and the selection's steps with them, each beside the same without."""
+    from vrsd_kit.lexical import (
+        K1,
+        PoolRelevance,
+        _bm25,
+        _pool_words,
+        _profiles,
+        cosines,
+        pool_relevance,
+    )
+    from vrsd_kit.tokens import approx_token_count
+
+    pools = hotpot_pools(n, 16)
+    vectors = unit_rows(rng, (n, 384))
+    qvec = unit_rows(rng, (384,))
+    found = [pool_relevance(query, texts, qvec, vectors) for query, texts in pools]
+    keywords = [f.select_keywords(method_options("complement")) for f in found]
+    tokens = [[approx_token_count(t) for t in texts] for _, texts in pools]
+    at = iter(range(1 << 30))
+
+    def without(query: str, texts: list[str]) -> PoolRelevance:
+        words = _pool_words(query, texts)
+        return PoolRelevance(cosines(qvec, vectors), _bm25(words, K1, 0.75), _profiles(words))
+
+    def one(fn: Callable[[int], object]) -> Callable[[], object]:
+        return lambda: fn(next(at) % len(pools))
+
+    def plain(i: int) -> dict[str, Any]:
+        return {key: v for key, v in keywords[i].items() if key != "links"}
+
+    def budget(i: int) -> dict[str, Any]:
+        return {"max_tokens": 864, "token_counts": tokens[i]}
+
+    fns = {
+        LINK_ROWS["words"]: one(lambda i: pool_relevance(*pools[i], qvec, vectors)),
+        LINK_ROWS["words_plain"]: one(lambda i: without(*pools[i])),
+        LINK_ROWS["select"]: one(lambda i: select(qvec, vectors, 10, **keywords[i])),
+        LINK_ROWS["select_plain"]: one(lambda i: select(qvec, vectors, 10, **plain(i))),
+        LINK_ROWS["budget"]: one(lambda i: select(qvec, vectors, n, **keywords[i],
+                                                  **budget(i))),
+        LINK_ROWS["budget_plain"]: one(lambda i: select(qvec, vectors, n, **plain(i),
+                                                        **budget(i))),
+    }
+    timings = time_interleaved(fns, repeats)
+    return {name: timings.median(name) for name in fns}
+
+
+def run_links(repeats: int, record: dict[str, Any] | None = None) -> list[Ratio]:
+    """What the default's links between candidates cost per query at 50 passages: their
+    words (pool_relevance with and without them) and the selection's steps (the default
+    with and without them, at k = 10 and filling a token budget)."""
+    print("\n## The links between candidates: cost per query (50 real passages)\n")
+    print("| what | median ms |")
+    print("|---|---:|")
+    med = links_timings(50, repeats, np.random.default_rng(0))
+    for name, t in med.items():
+        print(f"| {name} | {fmt_ms(t)} |")
+    words = med[LINK_ROWS["words"]] - med[LINK_ROWS["words_plain"]]
+    at_k = words + med[LINK_ROWS["select"]] - med[LINK_ROWS["select_plain"]]
+    at_budget = words + med[LINK_ROWS["budget"]] - med[LINK_ROWS["budget_plain"]]
+    if record is not None:
+        record["links"] = {"n": 50, "median_ms": {name: t * 1e3 for name, t in med.items()},
+                           "added_ms": {"k10": at_k * 1e3, "budget864": at_budget * 1e3}}
+    return [Ratio("(50 passages) the links added per query, k = 10", at_k * 1e3, 1.0,
+                  unit=" ms"),
+            Ratio("(50 passages) the links added per query, 864 tokens", at_budget * 1e3, 1.0,
+                  unit=" ms")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=None,
@@ -474,6 +556,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random arrays")
     parser.add_argument("--words", action="store_true",
                         help="only the words' cost (BM25 of a pool), not the selections")
+    parser.add_argument("--links", action="store_true",
+                        help="only the cost of the default's links between candidates")
     parser.add_argument("--blas-threads", type=int, default=1,
                         help="BLAS threads (default 1: on a shared machine, threads that "
                         "wait for a busy core make small products 1000x slower; 0 = BLAS "
@@ -497,7 +581,10 @@ def main(argv: list[str] | None = None) -> int:
         argv if argv is not None else sys.argv[1:])])}
 
     def chosen() -> int:
-        if not args.words:
+        if args.links:
+            print_ratios(run_links(repeats, record))
+            code = 0
+        elif not args.words:
             code = run(repeats, args.quick, args.seed, args.plot, record)
         else:
             print_ratios(run_words(repeats, record))

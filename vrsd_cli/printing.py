@@ -72,7 +72,8 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
     """Readable search results with their reasons: the method, how many were kept of how
     many fetched (``k`` and ``fetch_k`` as asked, ``fetched`` the candidates the search
     had, ``in_index`` the chunks the index holds), each result's relevance (and its parts, the
-    cosine and the words' BM25, when the method used both), its text, and the candidates
+    cosine and the words' BM25, when the method used both), its text, the earlier result a
+    link brought it in by ("linked to #1 by: Tim Burton"), and the candidates
     plain top-k would have returned that the method held back beside the result they
     are attached to, with the relation when the entry has one. User text is ``safe``."""
     infos = [doc.metadata.get("vrsd", {}) for doc in docs]
@@ -101,6 +102,11 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
         body = safe(" ".join(doc.page_content.split()))
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
                                max_lines=4, placeholder=" ...")
+        link = info.get("linked_to")
+        if isinstance(link, dict) and link.get("words"):  # a link to an earlier pick brought it in
+            words = safe(", ".join(map(str, link["words"])), one_line=True)
+            lines.append("   " + textwrap.shorten(f"linked to #{link.get('rank', '?')} by: {words}",
+                                                  width=width - 3))
         lines += _held_back_lines(info.get("held_back", ()), width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -28,6 +28,7 @@ from .api import (
     select_batch,
 )
 from .callers import register_internal_package
+from .links import Links
 from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
@@ -44,6 +45,7 @@ from .selection import Selection
 
 __all__ = [
     "DEFAULT_METHOD",
+    "Links",
     "METHOD_ALIASES",
     "METHOD_INFO",
     "MethodInfo",

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from ._checks import check_int, check_k, did_you_mean
 from ._prepare import Prepared, prepare, with_word_profiles
 from ._prior import PRIOR_DEFAULTS, apply_prior, checked_prior_weight, refuse_prior
+from .links import checked_links
 from .methods._common import Picked, cosine_from_parts, run_in_chunks
 from .options import OptionSpec
 from .registry import (
@@ -123,10 +124,13 @@ def _setup(
     if profiles is not None:
         run_prep = with_word_profiles(run_prep, profiles, batched=batched)
     own = {name: value for name, value in options.items() if name != "profiles"}
+    if own.get("links") is not None:  # checked once; a batch run in chunks cuts them per query
+        own["links"] = checked_links(own["links"], prep.batch, prep.n, prep.valid,
+                                     batched=batched)
     return info, run_prep, own, shown, prior
 
 
-_PER_CANDIDATE = ("prior", "profiles")  # option arrays a Selection shows as "given"
+_PER_CANDIDATE = ("prior", "profiles", "links")  # option arrays a Selection shows as "given"
 
 
 def _shown_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -274,7 +278,8 @@ def select(
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
             ``complement`` also takes ``profiles`` ((n, f): a second description of
             each candidate, e.g. its words' profile; its similarity becomes the mean
-            of the vectors' cosine and the profiles' cosine).
+            of the vectors' cosine and the profiles' cosine) and ``links``
+            (``vrsd_core.Links``: links between candidates, ``vrsd_core.links``).
 
     Returns:
         A ``Selection`` (indices in selection order, per-pick gains, relevance,

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal
 from .callers import user_stacklevel
 from .methods import cluster, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
 from .methods._common import Picked
-from .methods.determinantal import DPP_OPTIONS, complement, dpp
+from .methods.determinantal import COMPLEMENT_OPTIONS, DPP_OPTIONS, complement, dpp
 from .methods.similarity import similarity
 from .options import PRIOR_OPTIONS, PROFILES_OPTION, OptionSpec
 
@@ -86,8 +86,9 @@ class MethodInfo:
 
 _TABLE = (
     MethodInfo(
-        name="complement", fn=complement, takes_relevance=True, takes_prior=True,
-        takes_profiles=True, reads_words=True, deterministic=True,
+        name="complement", fn=complement, own_options=COMPLEMENT_OPTIONS,
+        takes_relevance=True, takes_prior=True, takes_profiles=True, reads_words=True,
+        deterministic=True,
         summary="recommended for RAG: a determinantal selection on relevance in pool units "
         "(the adapters: pool_units of the cosine and the words' BM25, and the words' "
         "profiles in its similarity); restatements held back"),

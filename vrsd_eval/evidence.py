@@ -73,11 +73,13 @@ ROW_SETTINGS = {
 }
 # Rows by the words (vrsd_kit.lexical), by their --methods token: "default" is
 # DiverseRetriever() as it comes (the recommendation users get: words and vectors);
-# "default-vectors" the same with lexical=False; "top-k-words" ranks by the fused
+# "default-vectors" the same with lexical=False; "default-nolinks" the default with the
+# words but without the links between candidates; "top-k-words" ranks by the fused
 # relevance, no diversity.
 WORDS_ROWS = {
     "default": MethodSpec("default", "", {}, words=True),
     "default-vectors": MethodSpec("default, vectors only", "", {}),
+    "default-nolinks": MethodSpec("default without links", "", {}, words=True, links=False),
     "top-k-words": MethodSpec("top-k by words and vectors", "similarity", {}, words=True),
 }
 # The project's rows: the rows by the words, then every registered method in table order

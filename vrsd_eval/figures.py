@@ -128,6 +128,7 @@ OVERVIEW_COLUMNS: tuple[tuple[str, str], ...] = (
     # (the column's heading, the row it shows); a missing row shows a dash
     ("top-k", "similarity"),
     ("default, vectors only", "default, vectors only"),
+    ("default without links", "default without links"),
     ("**default**", "default"),
     ("full hybrid search", "hybrid bm25+dense (rrf)"),
     ("default over hybrid", "default over hybrid"),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, MethodName, pool_units, select
+from vrsd_core import DEFAULT_METHOD, MethodName, method_options, select
 from vrsd_kit.lexical import pool_relevance
 
 from .evidence import EVIDENCE_REPORT, EvidenceCorpus, EvidenceResult, empty_scores
@@ -36,8 +36,8 @@ def _core(method: MethodName, words: bool = False) -> TextPicker:
             return [int(i) for i in select(q, cands, k, method=method).indices]
         found = pool_relevance(query, texts, q, cands)
         return [int(i) for i in select(q, cands, k, method=method,
-                                       relevance=pool_units(found.signals),
-                                       profiles=found.profiles).indices]
+                                       **found.select_keywords(method_options(method))
+                                       ).indices]
 
     return pick
 

@@ -43,6 +43,9 @@ class MethodSpec:
     words: bool = False
     """Rank by the candidates' words and vectors (``vrsd_kit.lexical``: the fused
     relevance the adapters give the default) instead of the cosine."""
+    links: bool = True
+    """With ``words``: the links between candidates too, for a method that takes them
+    (False: the default without links)."""
 
     def options_text(self) -> str:
         """The options as ``key=value`` pairs: the method's defaults overridden by

@@ -16,7 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, method_info, metrics, pool_units, select_batch
+from vrsd_core import (
+    DEFAULT_METHOD,
+    Links,
+    method_info,
+    method_options,
+    metrics,
+    pool_units,
+    select_batch,
+)
 from vrsd_kit.lexical import pool_relevance
 
 from .geometries import embed_questions
@@ -42,6 +50,9 @@ class Pools:
         profiles: (Q, n, f) each candidate's word profile (``pool_relevance``'s
             ``profiles``, zero columns padding the narrower ones), the default's
             ``profiles``.
+        links: the links between each question's candidates (``pool_relevance``'s
+            ``links``, stacked: ``vrsd_core.Links`` of (Q, n, n) arrays), the default's
+            ``links``.
     """
 
     queries: np.ndarray
@@ -51,6 +62,7 @@ class Pools:
     embeddings: Any
     words: np.ndarray
     profiles: np.ndarray
+    links: Links | None = None
 
 
 def embed_corpus(texts: Sequence[str], embeddings: Any, desc: str,
@@ -91,16 +103,19 @@ def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
     profiles = np.zeros(stacked.shape[:2] + (width,))
     for b, w in enumerate(found_words):
         profiles[b, :, : w.profiles.shape[1]] = w.profiles
+    links = Links(np.stack([w.links.cosine for w in found_words if w.links is not None]),
+                  np.stack([w.links.beyond_chance for w in found_words if w.links is not None]),
+                  np.array([w.spread for w in found_words])) if found_words else None
     return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words,
-                 profiles)
+                 profiles, links)
 
 
 def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[np.ndarray]:
     """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
     ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
     default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
-    words too (``pools.words`` fused by ``pool_units``, and ``pools.profiles`` for a method
-    that takes profiles). ``budget``:
+    words too (``pools.words`` fused by ``pool_units``, and ``pools.profiles`` and, unless
+    ``spec.links`` is off, ``pools.links`` for a method that takes them). ``budget``:
     ``max_tokens`` and ``token_counts`` (Q, n), as ``select_batch`` takes them."""
     method = spec.method or DEFAULT_METHOD
     words: dict[str, Any] = {}
@@ -108,6 +123,9 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
         words["relevance"] = pool_units(pools.words)
         if method_info(method).takes_profiles:
             words["profiles"] = pools.profiles
+        if spec.links and pools.links is not None and any(
+                o.name == "links" for o in method_options(method)):
+            words["links"] = pools.links
     picked = select_batch(pools.queries, pools.vectors, k, method=method,
                           **words, **spec.options, **budget)
     return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]

@@ -112,6 +112,7 @@ def entries(
             "prior": 0.9,         # only when a quality prior was given: its value
             "held_back": [...],   # only for the default (complement): what plain top-k
                                   # would have returned that it did not, see below
+            "linked_to": {...},   # only for a pick a link brought in, see below
         }
 
     ``relevance`` is what the method ranked the candidate by: for a method that reads
@@ -136,12 +137,20 @@ def entries(
     took its slot), ``source`` (when ``sources`` has one) and ``excerpt`` (when
     ``texts`` are given; without texts every entry is ``"displaced"``). Values are plain
     Python ints, floats and strings (JSON-ready, no numpy scalars).
+
+    ``linked_to`` (the default with the words read: ``selection.info["linked_to"]``) is
+    on a pick that a link between candidates brought in (``vrsd_core.links``): ``id``
+    (the earlier pick it links to, named as in ``held_back``), ``rank`` (that pick's
+    1-based place in the selection) and ``words`` (the words of both texts, not of the
+    question, that make the link more than chance, adjacent ones joined as written:
+    ``["Tim Burton"]``). A pick no link brought in has no ``linked_to``.
     """
     held = _held_entries(selection, ids, texts, sources)
     picked = selection.indices.tolist()
     relevance = selection.relevance.tolist()
     gains = selection.gains.tolist()
     prior = selection.info.get("prior")
+    linked = _linked_entries(selection, ids, signals, texts)
     out = []
     for rank, index in enumerate(picked):
         entry: dict[str, Any] = {"rank": rank, "relevance": relevance[rank],
@@ -152,7 +161,28 @@ def entries(
             entry["prior"] = float(prior[rank])
         if held is not None:
             entry["held_back"] = held.get(index, [])
+        if rank in linked:
+            entry["linked_to"] = linked[rank]
         out.append(entry)
+    return out
+
+
+def _linked_entries(selection: Selection, ids: Sequence[Any] | None,
+                    signals: PoolRelevance | None, texts: Sequence[str] | None,
+                    ) -> dict[int, dict[str, Any]]:
+    """{position of a pick a link brought in: its ``linked_to`` entry}."""
+    via = selection.info.get("linked_to")
+    if via is None or signals is None or signals.links is None or texts is None:
+        return {}
+    picked = selection.indices.tolist()
+    out = {}
+    for rank, earlier in enumerate(via):
+        if earlier < 0:
+            continue
+        words = signals.links.words(texts[picked[rank]], texts[picked[earlier]])
+        if words:
+            out[rank] = {"id": _candidate_name(picked[earlier], ids), "rank": int(earlier) + 1,
+                         "words": words}
     return out
 
 

@@ -4,13 +4,13 @@ read from each candidate.
 * the query: its text (``check_query_text``) and vector (``check_query_vector``);
 * the pool's signals (``pool_signals``): what the candidates' words say beyond their
   vectors, read once per query, for a method that reads them
-  (``vrsd_core.METHOD_INFO[method].reads_words``: the one place that decides). Today:
-  each candidate's BM25 score in the pool (fused with its cosine in pool units,
-  ``vrsd_core.pool_units``) and its word profile (the method's similarity reads it).
-  A new signal read from the pool's words (links between candidates) is a field of
+  (``vrsd_core.METHOD_INFO[method].reads_words``: the one place that decides): each
+  candidate's BM25 score in the pool (fused with its cosine in pool units,
+  ``vrsd_core.pool_units``), its word profile (the method's similarity reads it) and the
+  links between candidates (``vrsd_kit.lexical.PoolLinks``, for a method that takes
+  ``links``). A new signal read from the pool's words is a field of
   ``vrsd_kit.lexical.PoolRelevance``, a row of its ``signals`` or a keyword of
-  ``select_keywords``,
-  and its part of each pick's entry (``parts``);
+  ``select_keywords``, and its part of each pick's entry (``parts``);
 * per candidate (``candidate_keywords``): a quality prior, an outside relevance, a group
   label (a metadata field or a callable, through the adapter's item view) and token counts.
 

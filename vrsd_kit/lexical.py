@@ -16,7 +16,11 @@ candidate) contributes 0. The words also tell how alike two candidates are:
 rest of its words folded into one coordinate), and the default's similarity becomes the
 mean of the vectors' cosine and the profiles' cosine (``select(..., profiles=...)``), so
 two passages that name different words of the question count as different even where a
-small model puts them close. The core stays numpy-only.
+small model puts them close. And the words link candidates to one another
+(``pool_links``, ``PoolLinks``): two candidates that share words outside the question,
+rarer than chance would explain in this pool; the default follows such a link from a
+pick to the passage a multi-hop question needs next (``vrsd_core.links``). The core
+stays numpy-only.
 
 Tokens are Unicode word characters, case-folded (``\\w+``): any language that
 separates words, no stop list, no stemmer. BM25 is Lucene's (bm25s'
@@ -40,7 +44,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vrsd_core import pool_units
+from vrsd_core import Links, OptionSpec, pool_units
+from vrsd_core.relevance import standardised
 
 K1 = 1.5
 B = 0.75
@@ -127,12 +132,20 @@ def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
     return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
 
 
-def _profiles(words: _PoolWords) -> NDArray[np.float64]:
+def _vocabulary(words: _PoolWords) -> tuple[NDArray[np.int64], NDArray[np.int64],
+                                             NDArray[np.int64]]:
+    """(the pool's distinct word ids sorted, each (text, word) entry's index in them, each
+    word's document frequency in the pool)."""
+    return np.unique(words.ids, return_inverse=True, return_counts=True)  # type: ignore[return-value]
+
+
+def _profiles(words: _PoolWords, vocabulary: tuple[NDArray[np.int64], ...] | None = None
+              ) -> NDArray[np.float64]:
     n = words.n
     out = np.zeros((n, len(words.query_counts) + 1))
     if not len(words.ids):
         return out
-    _, where, df = np.unique(words.ids, return_inverse=True, return_counts=True)
+    _, where, df = _vocabulary(words) if vocabulary is None else vocabulary
     weights = words.counts * _idf(n, df)[where]
     on = words.column >= 0
     out[words.owner[on], words.column[on]] = weights[on]
@@ -172,6 +185,118 @@ def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
     return _profiles(_pool_words(query, texts))
 
 
+def _log_pairs(x: NDArray[np.floating]) -> NDArray[np.float64]:
+    """log C(x, 2), elementwise (x >= 2)."""
+    return np.log(np.maximum(x * (x - 1.0) / 2.0, 1.0))  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class PoolLinks:
+    """The links between one pool's candidates, read from their words (``pool_links``):
+    what the default's ``links`` option takes (``core``), and the words a link is made of
+    (``words``), for its explanation.
+
+    A link joins two candidates that share words the question does not contain: ``cosine``
+    [i, j] is the cosine of their tf * idf over the pool's words outside the question (tf
+    the count in the text, idf the profiles' and BM25's, from the pool: rare words weigh
+    most, a word in most of the pool about 0). ``beyond_chance`` [i, j]: the words they
+    share are more than chance. If each word's df texts were placed at random, a given
+    pair would share word w with probability C(df_w, 2) / C(n, 2); the pair passes when
+    fewer than one of the pool's C(n, 2) pairs would share all its shared words:
+    sum over shared w of log C(n, 2) - log C(df_w, 2) > log C(n, 2). No constant; one
+    shared word never passes on its own (a word in two texts scores exactly log C(n, 2)).
+    """
+
+    cosine: NDArray[np.float64]
+    beyond_chance: NDArray[np.bool_]
+    vocabulary: NDArray[np.int64]  # the pool's word ids, sorted
+    idf: NDArray[np.float64]  # per word of ``vocabulary``
+    surprise: NDArray[np.float64]  # per word: log C(n,2) - log C(df,2); 0 in the question
+    chance: float  # log C(n, 2)
+    asked: frozenset[str]  # the question's words
+
+    def core(self, spread: float) -> Links:
+        """The default's ``links`` option (``vrsd_core.Links``); ``spread``: the standard
+        deviation of the relevance signals' sum (``PoolRelevance.spread``)."""
+        return Links(self.cosine, self.beyond_chance, spread)
+
+    def words(self, text: str, linked: str) -> list[str]:
+        """The words that make ``text``'s link to ``linked`` more than chance, as the
+        reader finds them in ``text``: words of both texts and not of the question, taken
+        by their share of the link (tf in each text times idf squared, largest first) until
+        together they pass the chance test; adjacent ones joined as written ("Tim
+        Burton"), the heaviest first. [] when the shared words never pass."""
+        mine, theirs = Counter(tokenize(text)), Counter(tokenize(linked))
+        surprise: dict[str, float] = {}
+        share: dict[str, float] = {}
+        for word in (mine.keys() & theirs.keys()) - self.asked:
+            at = int(np.searchsorted(self.vocabulary, hash(word)))
+            if at < len(self.vocabulary) and self.vocabulary[at] == hash(word) \
+                    and self.surprise[at] > 0:
+                surprise[word] = float(self.surprise[at])
+                share[word] = mine[word] * theirs[word] * float(self.idf[at]) ** 2
+        chosen: set[str] = set()
+        total = 0.0
+        for word in sorted(surprise, key=lambda w: (-share[w], w)):
+            chosen.add(word)
+            total += surprise[word]
+            if total > self.chance:
+                break
+        else:
+            return []
+        phrases: dict[str, float] = {}
+        run: list[str] = []
+        for found in [*_WORD.finditer(text), None]:
+            word = found.group(0).casefold() if found else ""
+            if found and word in chosen:
+                run.append(found.group(0))
+                continue
+            if run:
+                joined = " ".join(run)
+                phrases.setdefault(joined, sum(share[w.casefold()] for w in run))
+            run = []
+        shown = {w.casefold() for phrase in phrases for w in phrase.split()}
+        for word in chosen - shown:  # a word the text's spelling does not show alone
+            phrases[word] = share[word]
+        return sorted(phrases, key=lambda p: -phrases[p])
+
+
+def _links(words: _PoolWords, query: str,
+           vocabulary: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+           ) -> PoolLinks:
+    n = words.n
+    ids, where, df = vocabulary
+    idf = _idf(n, df)
+    chance = float(_log_pairs(np.array(float(n))))
+    outside = np.ones(len(ids), dtype=bool)
+    outside[where[words.column >= 0]] = False
+    surprise = np.where(outside & (df >= 2), chance - _log_pairs(df.astype(np.float64)), 0.0)
+    # each text's tf * idf over the words outside the question, unit length; only words
+    # two texts share enter the products (the others change a row's length only)
+    weights = np.where(words.column < 0, words.counts * idf[where], 0.0)
+    lengths = np.sqrt(np.bincount(words.owner, weights=weights * weights, minlength=n))
+    shared = np.flatnonzero(outside & (df >= 2))
+    column = np.full(len(ids), -1)
+    column[shared] = np.arange(len(shared))
+    on = column[where] >= 0
+    tfidf = np.zeros((n, len(shared)))
+    tfidf[words.owner[on], column[where[on]]] = weights[on]
+    tfidf /= np.where(lengths > 0, lengths, 1.0)[:, None]
+    cosine = np.clip(tfidf @ tfidf.T, 0.0, 1.0)
+    present = (tfidf > 0).astype(np.float64)
+    beyond = (present * surprise[shared]) @ present.T > chance
+    np.fill_diagonal(cosine, 0.0)
+    np.fill_diagonal(beyond, False)
+    return PoolLinks(cosine, beyond, ids, idf, surprise, chance, frozenset(tokenize(query)))
+
+
+def pool_links(query: str, texts: Sequence[str]) -> PoolLinks:
+    """The links between ``texts`` (one query's candidates) that their words make
+    (``PoolLinks``), with statistics from the pool alone."""
+    words = _pool_words(query, texts)
+    return _links(words, query, _vocabulary(words))
+
+
 @dataclass(frozen=True)
 class PoolRelevance:
     """One query's relevance of its candidates, and its parts.
@@ -187,16 +312,28 @@ class PoolRelevance:
     cosine: NDArray[np.float64]
     lexical: NDArray[np.float64]
     profiles: NDArray[np.float64]
+    links: PoolLinks | None = None
 
     @property
     def signals(self) -> NDArray[np.float64]:
         """(2, n): one row per relevance signal, fused by ``vrsd_core.pool_units``."""
         return np.stack([self.cosine, self.lexical])
 
-    def select_keywords(self) -> dict[str, Any]:
-        """``select``'s keywords these signals give: the relevance in pool units, and the
-        profiles the method's similarity reads."""
-        return {"relevance": pool_units(self.signals), "profiles": self.profiles}
+    @property
+    def spread(self) -> float:
+        """The standard deviation of the signals' z-scores summed: ``pool_units``' last
+        divisor (what one signal's standard deviation is in pool units, inverted)."""
+        summed = standardised(self.cosine[None], None) + standardised(self.lexical[None], None)
+        return float(summed.std())
+
+    def select_keywords(self, options: Sequence[OptionSpec] = ()) -> dict[str, Any]:
+        """``select``'s keywords these signals give: the relevance in pool units, the
+        profiles the method's similarity reads and, for a method whose ``options``
+        (``vrsd_core.method_options``) take them, the links between candidates."""
+        out: dict[str, Any] = {"relevance": pool_units(self.signals), "profiles": self.profiles}
+        if self.links is not None and any(spec.name == "links" for spec in options):
+            out["links"] = self.links.core(self.spread)
+        return out
 
     def parts(self, index: int) -> dict[str, float]:
         """Candidate ``index``'s parts of its relevance, for its entry."""
@@ -216,5 +353,7 @@ def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.fl
                    vectors: NDArray[np.floating]) -> PoolRelevance:
     """The vectors' and the words' relevance of one query's candidates, and their
     words' profiles."""
-    words = _pool_words(query, texts)  # the pool's words read once for both
-    return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B), _profiles(words))
+    words = _pool_words(query, texts)  # the pool's words read once for all
+    vocabulary = _vocabulary(words)
+    return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
+                         _profiles(words, vocabulary), _links(words, query, vocabulary))

@@ -4,12 +4,14 @@ An adapter fetches the candidates and their vectors its own way, then calls
 ``rerank(view, items, query=..., query_vector=..., vectors=..., settings=...)``:
 
 1. each candidate's text as the words should read it (``view.text``);
-2. what the pool's words say, for a method that reads them (``inputs.pool_signals``);
+2. what the pool's words say, for a method that reads them (``inputs.pool_signals``): the
+   relevance of each candidate, its profile, and the links between candidates;
 3. what is read from each candidate: a prior, an outside relevance, group labels, token
    counts (``inputs.candidate_keywords``, through ``view.values`` and ``view.scorer``);
 4. the selection (``vrsd_core.select``, the only call of it outside the core);
-5. one entry per pick (``entries.entries``), put on a copy of each picked item
-   (``view.annotated``), in selection order.
+5. one entry per pick (``entries.entries``; a pick a link brought in says which pick it
+   links to and by which words), put on a copy of each picked item (``view.annotated``),
+   in selection order.
 
 An ``ItemView`` is how the body reads one framework's candidates: id, text, metadata,
 vector, and a copy carrying the entry. numpy only, no framework imports.
@@ -23,7 +25,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from vrsd_core import select
+from vrsd_core import METHOD_INFO, select
 
 from .entries import entries, source_of, with_entry
 from .inputs import candidate_keywords, item_values, pool_signals, reads_words
@@ -106,7 +108,7 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
                                   len(items), view.scorer(items, query), texts)
     if signals is not None:
-        keywords.update(signals.select_keywords())
+        keywords.update(signals.select_keywords(METHOD_INFO[settings.method].own_options))
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     found = entries(selection, [view.id(item) for item in items], signals, texts,
                     [source_of(view.metadata(item)) for item in items])

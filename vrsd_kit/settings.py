@@ -262,9 +262,10 @@ def check_method_options(method: str, options: Mapping[str, Any],
     Raises:
         ValueError: naming the method, the option or ``prior``.
     """
-    if "profiles" in options:
-        raise ValueError(f"{name}: profiles are read per query from the candidates' words "
-                         "(lexical=True), not a setting")
+    for read in ("profiles", "links"):
+        if read in options:
+            raise ValueError(f"{name}: {read} are read per query from the candidates' words "
+                             "(lexical=True), not a setting")
     check_options(method, options)
     check_item_spec(options.get("prior"), "prior", "(item) -> float")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, Selection, pool_units, select
+from vrsd_core import DEFAULT_METHOD, Selection, method_options, select
 from vrsd_kit.lexical import pool_relevance
 
 
@@ -20,8 +20,8 @@ def default_selection(query: str, texts: Sequence[str], query_vector: Any, vecto
                       **select_kwargs: Any) -> Selection:
     """``select(query_vector, vectors, k)`` with the default method and, as the adapters
     give it, the cosine and the texts' BM25 against ``query`` fused in pool units
-    (``vrsd_core.pool_units``) as its relevance and the texts' word profiles as its
-    ``profiles``."""
+    (``vrsd_core.pool_units``) as its relevance, the texts' word profiles as its
+    ``profiles`` and the links between them as its ``links``."""
     words = pool_relevance(query, list(texts), np.asarray(query_vector), np.asarray(vectors))
     return select(query_vector, vectors, k, method=DEFAULT_METHOD,
-                  relevance=pool_units(words.signals), profiles=words.profiles, **select_kwargs)
+                  **words.select_keywords(method_options(DEFAULT_METHOD)), **select_kwargs)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._constraints import Constraints
 from .._prepare import Prepared
+from ..links import LinkArrays
 
 
 @dataclass(slots=True)
@@ -71,7 +72,9 @@ def run_in_chunks(
         return method(prep, k, **options)
     out: list[Picked] = []
     for start in range(0, prep.batch, size):
-        out.extend(method(prep.rows(start, start + size), k, **options))
+        cut = {name: value.rows(slice(start, start + size)) if isinstance(value, LinkArrays)
+               else value for name, value in options.items()}  # per query: this chunk's
+        out.extend(method(prep.rows(start, start + size), k, **cut))
     return out
 
 

@@ -9,14 +9,16 @@ w the quality weights. The two methods differ only in w.
 **The loop** (``greedy_map``). Each step adds the open candidate j with the largest
 determinant ratio
 
-    d_j^2 = det(L_{Y+j}) / det(L_Y) = L_jj - |c_j|^2,
+    d_j^2 = det(L_{Y+j}) / det(L_Y) = w_j^2 r_j,    r_j = S_jj - |c_j|^2,
 
-c_j the candidate's row of the incremental Cholesky factor of L_Y. Adding pick p writes
-one factor row,
+c_j the candidate's row of the incremental Cholesky factor of the *unweighted* S_Y (the
+weights of the picks cancel in the ratio). Adding pick p writes one factor row,
 
-    e_j = (L_jp - <c_j, c_p>) / d_p,    d_j^2 <- d_j^2 - e_j^2,
+    e_j = (S_jp - <c_j, c_p>) / sqrt(r_p),    r_j <- r_j - e_j^2,
 
-so a pick costs one matrix-vector product (L's row p) and O(k n) arithmetic. When every
+so a pick costs one matrix-vector product (S's row p) and O(k n) arithmetic, and the
+weights may change after a pick at no extra product (the default's links,
+``vrsd_core.links``: the quality is then e^q, q updated per pick). When every
 ratio left is numerically zero (below ``RANK_EPS`` of the largest quality: k above the
 kernel's rank, or only copies left), the rest is filled by relevance, with gain 0,
 counted in ``info["filled_by_relevance"]``. ``gains`` are the determinant ratios. Ties
@@ -36,6 +38,12 @@ weights read each candidate's relevance **in its pool's units**.
   the largest ``w_j^2 (1 - |projection of c_j on the picks|^2)``: relevance times what
   the candidate says that the picks do not. A restatement of a pick adds almost
   nothing and waits; a distinct passage of the same topic does not.
+* *Links.* With ``links`` (``vrsd_core.Links``, the adapters read them from the
+  words), after each pick a candidate whose link to the picks stands out among the
+  pool's links is lifted: q = z(spread z + lift) (``vrsd_core.links``), and
+  ``info["linked_to"]`` says per pick which earlier pick (its position) a link brought
+  it in by, -1 for none. A pool whose links are all incidental keeps the picks it has
+  without them.
 * *Held back.* ``info["top_k"]`` lists what plain top-k (by the same relevance, the
   same number of picks) would have returned, best first; ``info["held_back"]`` the
   ones of those this did not pick, in that order. Why each was passed over needs the
@@ -60,32 +68,43 @@ from __future__ import annotations
 import numpy as np
 
 from .._prepare import Prepared, argmax_first
+from ..links import LinkArrays, LinkChain
 from ..options import OptionSpec
 from ..relevance import standardised
 from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 # A determinant ratio below this fraction of the largest quality is numerical zero.
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
+_SMALLEST = float(np.finfo(np.float64).tiny)  # the least weight a score carries
 
 
-def greedy_map(prep: Prepared, k: int, quality: np.ndarray) -> tuple[list[Picked], np.ndarray]:
+def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | None = None
+               ) -> tuple[list[Picked], np.ndarray]:
     """The greedy picks for quality weights ``quality`` (B, n; 0 at padding): per query a
     ``Picked`` (gains the determinant ratios, 0 for fills), and the (B, n) candidates
     still open after the run (real, not picked, not closed by a cap or budget).
 
+    The loop carries the Cholesky factor of the *unweighted* likeness S and scores
+    w_j^2 r_j (r_j the residual of j in S given the picks: det L_{Y+j} / det L_Y with
+    L = diag(w) S diag(w), the weights of the picks cancel), so the quality may change
+    after a pick at no extra product: ``chain`` (the default's links, ``LinkChain``)
+    gives the new quality after each pick; without it the quality is fixed.
+
     A candidate that is closed (padding, picked, or shut out by a cap or budget) has
-    residual variance and relevance -inf, so neither score can choose it."""
+    residual -inf and relevance -inf, so neither score can choose it."""
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
     rows = np.arange(B)
     similarity = prep.similarity
-    # d_j^2 before any pick: L_jj = w_j^2 S_jj
-    residual_variance = quality * quality * similarity.self_similarity
-    numerical_zero = RANK_EPS[prep.X.dtype] * residual_variance.max(axis=1, initial=0.0)
+    weight = quality * quality  # w_j^2, what each residual is scored with
+    residual = np.array(similarity.self_similarity, dtype=np.float64)  # r_j before any pick: S_jj
+    numerical_zero = RANK_EPS[prep.X.dtype] * (weight * residual).max(axis=1, initial=0.0)
+    weight = np.maximum(weight, _SMALLEST)  # so that a weight of 0 times a closed -inf is -inf
+    plain_weight = weight
     cons = start_constraints(prep)
     open_at_start = prep.valid if cons is None else cons.open
-    residual_variance = np.where(open_at_start, residual_variance, -np.inf)
+    residual = np.where(open_at_start, residual, -np.inf)
     relevance = np.where(open_at_start, prep.rel, -np.inf)  # what fills rank by
     cholesky_rows = np.zeros((B, K, n))
     exhausted = np.zeros(B, dtype=bool)
@@ -93,38 +112,64 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray) -> tuple[list[Picked
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
     for t in range(K):
-        exhausted |= residual_variance.max(axis=1, initial=-np.inf) <= numerical_zero
-        score = np.where(exhausted[:, None], relevance, residual_variance)
-        pick = argmax_first(score, prep.tie_rtol)
         active = step_active(t, counts, cons)
-        pick_variance = residual_variance[rows, pick]
+        if not active.any():  # every query has its picks (or nothing open): done
+            break
+        score = weight * residual  # d_j^2 = w_j^2 r_j
+        exhausted |= score.max(axis=1, initial=-np.inf) <= numerical_zero
+        if exhausted.any():
+            fill = relevance if chain is None else chain.fill_order(relevance)
+            score = np.where(exhausted[:, None], fill, score)
+        pick = argmax_first(score, prep.tie_rtol)
+        if chain is not None and chain.lifted.any():  # a link may have brought it in
+            chain.record(t, pick, np.where(exhausted[:, None], relevance,
+                                           plain_weight * residual))
+        pick_residual = residual[rows, pick]
+        pick_weight = weight[rows, pick]
         picks[:, t] = pick
-        gains[:, t] = np.where(exhausted, 0.0, pick_variance)
+        gains[:, t] = np.where(exhausted, 0.0, pick_weight * pick_residual)
         filled += exhausted & active
-        residual_variance[rows, pick] = relevance[rows, pick] = -np.inf
+        residual[rows, pick] = relevance[rows, pick] = -np.inf
         if cons is not None and (blocked := cons.add(pick, active)) is not None:
             # a full group's, or too long for the tokens left
-            residual_variance[blocked] = relevance[blocked] = -np.inf
+            residual[blocked] = relevance[blocked] = -np.inf
         if t == K - 1 or exhausted.all():
             continue
-        kernel_row = quality * quality[rows, pick][:, None] * similarity.to(pick)  # L[:, p]
-        pick_length = np.sqrt(np.maximum(pick_variance, numerical_zero))
+        kernel_column = similarity.to(pick)  # S[:, p]: the one product
+        # sqrt(r_p), with the floor of d_p^2 = w_p^2 r_p at numerical zero
+        with np.errstate(over="ignore"):  # a fill's weight may be tiny: it is not used
+            pick_length = np.sqrt(np.maximum(pick_residual, numerical_zero / pick_weight))
         pick_length[pick_length == 0] = 1.0  # a query without real candidates
         shared = np.einsum("bt,btn->bn", cholesky_rows[rows, :t, pick], cholesky_rows[:, :t, :])
-        update_component = (kernel_row - shared) / pick_length[:, None]
+        update_component = (kernel_column - shared) / pick_length[:, None]
+        if exhausted.any():  # such a row fills by relevance: its factor is not read again
+            update_component[exhausted] = 0.0
         cholesky_rows[:, t] = update_component
-        residual_variance -= update_component * update_component
+        residual -= update_component * update_component
+        if chain is not None:  # the quality after this pick: exp(q), q within a few units
+            lifted = chain.after_pick(t, pick, kernel_column)
+            weight = plain_weight if lifted is None else np.exp(lifted) if chain.lifted.all() \
+                else np.where(chain.lifted[:, None], np.exp(lifted), plain_weight)
     result = split_rows(picks, gains, taken_counts(counts, cons))
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
+        if chain is not None:
+            picked.info["linked_to"] = chain.linked_to[b, : len(picked.indices)].tolist()
     return result, relevance > -np.inf
 
 
-def complement(prep: Prepared, k: int) -> list[Picked]:
-    """The default selection; ``gains`` are determinant ratios (0 for fills)."""
+def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None) -> list[Picked]:
+    """The default selection; ``gains`` are determinant ratios (0 for fills). With
+    ``links`` (``vrsd_core.Links``, checked by ``vrsd_core.api``), a candidate linked to a
+    pick beyond the incidental is lifted (``vrsd_core.links``) and ``info["linked_to"]``
+    says, per pick, which earlier pick (its position) a link brought it in by, -1 for
+    none."""
     in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
     quality = np.where(prep.valid, np.exp(in_pool_units / 2.0), 0.0)
-    picked, open_ = greedy_map(prep, k, quality)
+    chain = None if links is None else LinkChain(
+        links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
+        int(pick_counts(prep, k).max(initial=0)), prep.tie_rtol)
+    picked, open_ = greedy_map(prep, k, quality, chain)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
         p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,
@@ -150,7 +195,11 @@ def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open:
 
 THETA = OptionSpec("theta", "unit", 0.5, "relevance (near 1) against diversity (0), on the "
                    "relevance's own scale", high_open=True)
-DPP_OPTIONS = (THETA,)  # complement has no options of its own
+DPP_OPTIONS = (THETA,)
+LINKS = OptionSpec("links", "per_candidate", None,
+                   "links between candidates (vrsd_core.Links: their words' cosine outside "
+                   "the question, the pairs beyond chance); the adapters read them from the words")
+COMPLEMENT_OPTIONS = (LINKS,)
 
 
 def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:

@@ -207,3 +207,30 @@ def test_held_back_entries_print_their_source_rank_relation_and_excerpt():
                                                         "held_back": ["id-1", 7]}})
     assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", k=1, fetch_k=4,
                                                  fetched=4)
+
+
+ED_WOOD = ("Ed Wood is a 1994 American biographical comedy-drama film directed and produced by "
+           "Tim Burton, starring Johnny Depp as the cult filmmaker Ed Wood.")
+BURTON = ("Tim Burton was in a long relationship with the English actress Helena Bonham "
+          "Carter, whom Tim Burton met while filming Planet of the Apes.")
+
+
+def test_search_says_which_result_a_link_brought_in(vrsd, tmp_path):
+    """The second hop of a multi-hop question: far from the question, brought in by the
+    bridge the first result names; --vectors-only (the words off) has no links."""
+    files = {"ed.txt": ED_WOOD, "burton.txt": BURTON,
+             "depp.txt": "Johnny Depp starred in many films and played Ed Wood in a "
+                         "biographical film."}
+    files |= {f"wood{i}.txt": f"Ed Wood the filmmaker made low-budget science fiction films "
+              f"in the 1950s, part {i} of a review of cult cinema and its audiences."
+              for i in range(8)}
+    docs = write(tmp_path / "docs", files)
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir).code == 0
+    question = "Who is the partner of the director of Ed Wood?"
+    run = vrsd("search", question, "--index-dir", index_dir, "--k", "3")
+    assert run.code == 0, run.err
+    assert "1. ed.txt" in run.out and "3. burton.txt" in run.out
+    assert "\n   linked to #1 by: Tim Burton\n" in run.out
+    plain = vrsd("search", question, "--index-dir", index_dir, "--k", "3", "--vectors-only")
+    assert "burton.txt" not in plain.out and "linked to" not in plain.out

@@ -8,7 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from vrsd_core import DEFAULT_METHOD, method_info, methods_where, metrics, pool_units, select
+from vrsd_core import (
+    DEFAULT_METHOD,
+    method_info,
+    method_options,
+    methods_where,
+    metrics,
+    select,
+)
 from vrsd_eval.evidence import (
     CHUNK_SIZE,
     EVIDENCE_KS,
@@ -20,7 +27,7 @@ from vrsd_eval.evidence import (
 from vrsd_kit.lexical import pool_relevance
 
 LIMIT, FETCH = 20, 50
-ROWS = ["default", "default-vectors", "top-k-words", "similarity", "vrsd",
+ROWS = ["default", "default-vectors", "default-nolinks", "top-k-words", "similarity", "vrsd",
         "mmr:lambda_mult=0.7", "dpp"]
 
 
@@ -72,9 +79,10 @@ def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
 def test_evidence_specs_default_rows():
     specs = evidence_specs()
     labels = [s.label for s in specs]
-    assert labels[:5] == ["default", "default, vectors only", "top-k by words and vectors",
-                          "similarity", "vrsd"]
-    assert [s.label for s in specs if s.words] == ["default", "top-k by words and vectors"]
+    assert labels[:6] == ["default", "default, vectors only", "default without links",
+                          "top-k by words and vectors", "similarity", "vrsd"]
+    assert [s.label for s in specs if s.words] == ["default", "default without links",
+                                                   "top-k by words and vectors"]
     assert "mmr(0.9)" in labels and "vrsd_swap" in labels and len(set(labels)) == len(labels)
 
 
@@ -139,9 +147,11 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                 if spec.words:
                     found_words = pool_relevance(question, [corpus.texts[i] for i in nearest],
                                                  q, vecs[nearest])
-                    words["relevance"] = pool_units(found_words.signals)
-                    if method_info(method).takes_profiles:  # the default reads them too
-                        words["profiles"] = found_words.profiles
+                    words = found_words.select_keywords(method_options(method))
+                    if not method_info(method).takes_profiles:
+                        words.pop("profiles")  # the default reads them too
+                    if not spec.links:
+                        words.pop("links", None)
                 picks = select(q, vecs[nearest], k, method=method, **words,
                                **spec.options).indices
                 found = owner[nearest[picks]].tolist()
@@ -291,8 +301,10 @@ def test_the_batched_rows_equal_vrsd_retriever_over_faiss(data_dir):
         pools = build_pools(corpus.texts, corpus.questions, embeddings, FETCH, show=False)
         counts = count_tokens(approx_token_count, corpus.texts)
         for spec in evidence_specs():
-            if spec.method and spec.words:
-                continue  # top-k by the words: select's relevance=, recomputed above
+            if spec.method and spec.words or not spec.links:
+                # top-k by the words: select's relevance=, recomputed above; the default
+                # without links: no adapter setting (the links go with the words)
+                continue
             method = ({} if spec.label == "default" else {"lexical": False}) if not spec.method \
                 else {"method": spec.method, "method_kwargs": dict(spec.options)}
             retriever = DiverseRetriever(vectorstore=pools.store, k=FETCH, fetch_k=FETCH, **method)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vrsd_cli.demo import load_corpus
-from vrsd_core import DEFAULT_METHOD, pool_units, select
+from vrsd_core import DEFAULT_METHOD, method_options, select
 from vrsd_eval.evidence import VARIANTS
 from vrsd_eval.haystack_peers import ST_MMR_LAMBDA, haystack_peer_rows
 from vrsd_kit.lexical import pool_relevance
@@ -80,8 +80,9 @@ def test_pyversity_and_vrsd_rows_equal_their_references(rows, problem):
             want = diversify(cands, scores, k, strategy="dpp", diversity=0.5).indices.tolist()
             assert rows["haystack PyversityRanker (dpp, 0.5)"](q, cands, k, texts, query) == want
             words = pool_relevance(query, texts, q, cands)  # the ranker reads them
-            want = select(q, cands, k, method=DEFAULT_METHOD, relevance=pool_units(words.signals),
-                          profiles=words.profiles).indices.tolist()
+            want = select(q, cands, k, method=DEFAULT_METHOD,
+                          **words.select_keywords(method_options(DEFAULT_METHOD))
+                          ).indices.tolist()
             assert rows["haystack DiverseRanker (default)"](q, cands, k, texts, query) == want
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, pool_units, select
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, Links, pool_units, select
 from vrsd_kit.lexical import pool_relevance
 from vrsd_kit.rerank import ItemView, rerank
 from vrsd_kit.settings import build_settings
@@ -54,7 +54,8 @@ def test_the_default_with_words_picks_what_the_core_picks(seed):
                  settings=build_settings({"k": 6}))
     words = pool_relevance(query, [p.text for p in items], q, x)
     want = select(q, x, 6, method=DEFAULT_METHOD,
-                  relevance=pool_units([words.cosine, words.lexical]), profiles=words.profiles)
+                  relevance=pool_units([words.cosine, words.lexical]), profiles=words.profiles,
+                  links=Links(words.links.cosine, words.links.beyond_chance, words.spread))
     assert [p.id for p in got] == [items[i].id for i in want.indices]
     for rank, p in enumerate(got):
         entry = p.meta["vrsd"]

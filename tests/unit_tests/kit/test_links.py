@@ -1,0 +1,147 @@
+"""The links between candidates the kit reads from their words (``vrsd_kit.lexical.PoolLinks``)
+and what a pick a link brought in says (``metadata["vrsd"]["linked_to"]``)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tests.unit_tests.kit.test_rerank import Passage, PassageView
+from vrsd_core import DEFAULT_METHOD, method_options, pool_units, select
+from vrsd_kit.lexical import pool_links, pool_relevance, tokenize
+from vrsd_kit.rerank import rerank
+from vrsd_kit.settings import build_settings
+
+COMMON = "the a of and in to was is for on with by as film river city year known".split()
+FILL = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
+        "rho sigma tau upsilon").split()
+QUESTION = "Who is the spouse of the director of Ed Wood?"
+
+
+def bridge_pool(seed: int, n: int = 20, d: int = 16):
+    """A question whose second passage (5) is about a bridge (Tim Burton) named by the
+    first (0), among word soup; 0's vector is near the question's."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(d)
+    texts = [" ".join([*rng.choice(COMMON, 6), *rng.choice(FILL, 4)]) for _ in range(n)]
+    texts[0] = "Ed Wood is a film directed by Tim Burton in 1994 " + texts[0]
+    texts[5] = "Tim Burton married Helena Bonham Carter " + texts[5]
+    x = rng.standard_normal((n, d)) + 0.5 * q
+    x[0] = q + 0.1 * rng.standard_normal(d)
+    return q, x, texts
+
+
+def direct_links(query: str, texts: list[str]):
+    """The links written out word by word: cosine of tf * idf over the words outside the
+    question, and the chance test on the shared words."""
+    n = len(texts)
+    counts = [Counter(tokenize(t)) for t in texts]
+    asked = set(tokenize(query))
+    df = Counter(w for c in counts for w in c)
+    idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
+    vec = [{w: c * idf[w] for w, c in cnt.items() if w not in asked} for cnt in counts]
+    norm = [math.sqrt(sum(v * v for v in x.values())) for x in vec]
+    pairs = math.log(n * (n - 1) / 2)
+    cosine = np.zeros((n, n))
+    beyond = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            shared = (vec[i].keys() & vec[j].keys())
+            if norm[i] and norm[j]:
+                cosine[i, j] = sum(vec[i][w] * vec[j][w] for w in shared) / (norm[i] * norm[j])
+            surprise = sum(pairs - math.log(df[w] * (df[w] - 1) / 2) for w in shared)
+            beyond[i, j] = surprise > pairs + 1e-9
+    return cosine, beyond
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_links_are_the_words_cosine_outside_the_question_and_the_chance_test(seed):
+    _, _, texts = bridge_pool(seed)
+    got = pool_links(QUESTION, texts)
+    cosine, beyond = direct_links(QUESTION, texts)
+    np.testing.assert_allclose(got.cosine, cosine, atol=1e-12)
+    np.testing.assert_array_equal(got.beyond_chance, beyond)
+    assert got.beyond_chance[0, 5] and got.cosine[0, 5] > 0  # the bridge
+
+
+def test_a_question_word_links_nothing_and_one_shared_word_is_never_beyond_chance():
+    texts = ["caffeine sleep zebra", "caffeine sleep yak", "zebra quokka", "walrus yak"]
+    links = pool_links("caffeine sleep", texts)
+    assert links.cosine[0, 1] == 0.0  # they share only the question's words
+    assert links.cosine[0, 2] > 0 and not links.beyond_chance.any()
+    assert links.words(texts[0], texts[2]) == []
+
+
+def test_links_are_read_only_for_the_default_and_only_with_the_words():
+    q, x, texts = bridge_pool(16)
+    items = [Passage(f"p{i}", t) for i, t in enumerate(texts)]
+    words = pool_relevance(QUESTION, texts, q, x)
+    assert "links" in words.select_keywords(method_options(DEFAULT_METHOD))
+    assert "links" not in words.select_keywords(())
+    off = rerank(PassageView(), items, query=QUESTION, query_vector=q, vectors=x,
+                 settings=build_settings({"k": 4, "lexical": False}))
+    assert [p.id for p in off] == [f"p{i}" for i in select(q, x, 4).indices]
+    assert all("linked_to" not in p.meta["vrsd"] for p in off)
+    for method in ("mmr", "similarity"):
+        other = rerank(PassageView(), items, query=QUESTION, query_vector=q, vectors=x,
+                       settings=build_settings({"k": 4, "method": method}))
+        assert all("linked_to" not in p.meta["vrsd"] for p in other)
+    with pytest.raises(ValueError, match="links are read per query"):
+        build_settings({"k": 4, "options": {"links": None}})
+
+
+def test_a_pick_a_link_brought_in_says_which_pick_and_which_words():
+    bridged = 0
+    said = 0
+    for seed in range(20):
+        q, x, texts = bridge_pool(seed)
+        items = [Passage(f"p{i}", t) for i, t in enumerate(texts)]
+        got = rerank(PassageView(), items, query=QUESTION, query_vector=q, vectors=x,
+                     settings=build_settings({"k": 4}))
+        words = pool_relevance(QUESTION, texts, q, x)
+        core = select(q, x, 4, **words.select_keywords(
+            method_options(DEFAULT_METHOD)))
+        assert [p.id for p in got] == [f"p{i}" for i in core.indices]
+        plain = select(q, x, 4, relevance=pool_units(words.signals), profiles=words.profiles)
+        asked = set(tokenize(QUESTION))
+        for rank, pick in enumerate(got):
+            entry = pick.meta["vrsd"]
+            via = core.info["linked_to"][rank]
+            if via < 0:
+                assert "linked_to" not in entry  # a pick with no link says nothing
+                continue
+            said += 1
+            link = entry["linked_to"]
+            assert link["rank"] == via + 1 and link["id"] == got[via].id
+            assert link["words"]
+            other = got[via].text
+            for phrase in link["words"]:
+                for word in tokenize(phrase):
+                    assert word in tokenize(pick.text) and word in tokenize(other)
+                    assert word not in asked
+            bridged += (pick.id, link["id"], link["words"][0]) == ("p5", "p0", "Tim Burton")
+        # held back: what top-k by the same relevance would have returned, as without links
+        assert core.info["top_k"] == plain.info["top_k"]
+    assert said and bridged  # links were said, and one of them is the bridge
+
+
+def test_vrsd_search_prints_the_link():
+    from langchain_core.documents import Document
+
+    from vrsd_cli.indexing import format_hits
+
+    docs = [Document("Ed Wood is a 1994 film directed by Tim Burton.",
+                     metadata={"source": "a.txt", "chunk": 0,
+                               "vrsd": {"rank": 0, "relevance": 1.2}}),
+            Document("Tim Burton married Helena Bonham Carter.",
+                     metadata={"source": "b.txt", "chunk": 3,
+                               "vrsd": {"rank": 1, "relevance": -0.4, "linked_to": {
+                                   "id": "a.txt", "rank": 1, "words": ["Tim Burton"]}}})]
+    out = format_hits(QUESTION, docs, method="complement", fetch_k=20)
+    assert "\n   linked to #1 by: Tim Burton\n" in out  # under its result, indented
+    assert out.count("linked to") == 1
