@@ -234,3 +234,21 @@ def test_search_says_which_result_a_link_brought_in(vrsd, tmp_path):
     assert "\n   linked to #1 by: Tim Burton\n" in run.out
     plain = vrsd("search", question, "--index-dir", index_dir, "--k", "3", "--vectors-only")
     assert "burton.txt" not in plain.out and "linked to" not in plain.out
+
+
+def test_vrsd_search_prints_the_link():
+    from langchain_core.documents import Document
+
+    from vrsd_cli.printing import format_hits
+
+    docs = [Document("Ed Wood is a 1994 film directed by Tim Burton.",
+                     metadata={"source": "a.txt", "chunk": 0,
+                               "vrsd": {"rank": 0, "relevance": 1.2}}),
+            Document("Tim Burton married Helena Bonham Carter.",
+                     metadata={"source": "b.txt", "chunk": 3,
+                               "vrsd": {"rank": 1, "relevance": -0.4, "linked_to": {
+                                   "id": "a.txt", "rank": 1, "words": ["Tim Burton"]}}})]
+    out = format_hits("Who is the partner of the director of Ed Wood?", docs,
+                      method="complement", k=2, fetch_k=20, fetched=20)
+    assert "\n   linked to #1 by: Tim Burton\n" in out  # under its result, indented
+    assert out.count("linked to") == 1

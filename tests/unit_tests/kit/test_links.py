@@ -128,20 +128,3 @@ def test_a_pick_a_link_brought_in_says_which_pick_and_which_words():
         # held back: what top-k by the same relevance would have returned, as without links
         assert core.info["top_k"] == plain.info["top_k"]
     assert said and bridged  # links were said, and one of them is the bridge
-
-
-def test_vrsd_search_prints_the_link():
-    from langchain_core.documents import Document
-
-    from vrsd_cli.indexing import format_hits
-
-    docs = [Document("Ed Wood is a 1994 film directed by Tim Burton.",
-                     metadata={"source": "a.txt", "chunk": 0,
-                               "vrsd": {"rank": 0, "relevance": 1.2}}),
-            Document("Tim Burton married Helena Bonham Carter.",
-                     metadata={"source": "b.txt", "chunk": 3,
-                               "vrsd": {"rank": 1, "relevance": -0.4, "linked_to": {
-                                   "id": "a.txt", "rank": 1, "words": ["Tim Burton"]}}})]
-    out = format_hits(QUESTION, docs, method="complement", fetch_k=20)
-    assert "\n   linked to #1 by: Tim Burton\n" in out  # under its result, indented
-    assert out.count("linked to") == 1
