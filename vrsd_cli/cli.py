@@ -5,12 +5,12 @@
     vrsd eval budget                  the same at equal token budgets
     vrsd eval haystack                Haystack's rankers on the same candidates
     vrsd eval paper                   the VRSD paper's quality protocol (Sim. and Div.)
-    vrsd index PATH                   chunk a folder of text files into a local Chroma index
+    vrsd index PATH                   chunk a folder of text files into a local index
     vrsd search "question"            search that index with any selection method
     vrsd inspect                      how crowded that index's top-k is; what the default changes
 
 Everything runs offline on the bundled all-MiniLM-L6-v2. Heavy libraries
-(torch, LangChain, Chroma, matplotlib) are imported only by the command that
+(torch, LangChain, matplotlib) are imported only by the command that
 needs them, so ``vrsd --help`` is instant.
 
 Exit codes: 0 success; 2 any failure, with one line on stderr saying what went wrong
@@ -33,6 +33,7 @@ from typing import Any
 from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
 
+from .indexing import HASHING_TEST_MODEL, LARGE_FILE_MB, LARGE_FILES  # (numpy only)
 from .telemetry import disable_telemetry
 
 
@@ -51,8 +52,7 @@ _EMBEDDINGS = {"langchain_core": "langchain-core",
                "langchain_classic": "langchain-classic"}  # the embeddings' disk cache
 _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
          "tqdm": "tqdm"}
-_INDEX = {"langchain_chroma": "langchain-chroma", "chromadb": "chromadb",
-          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy",
+_INDEX = {"langchain_text_splitters": "langchain-text-splitters", "filelock": "filelock",
           "tqdm": "tqdm"}
 _EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text-splitters"}
 NEEDS: dict[str, dict[str, str]] = {
@@ -95,6 +95,16 @@ def require(command: str, label: str | None = None, **flags: Any) -> None:
             f"{label or command} needs {', '.join(missing)} (not installed): "
             f"pip install 'vrsd[{extra}]' (torch first: see the README's Install)"
         )
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -176,13 +186,15 @@ def build_parser() -> argparse.ArgumentParser:
     ))
 
     idx = sub.add_parser(
-        "index", help="index a folder of text files into a local Chroma store",
+        "index", help="index a folder of text files into a local index, searched exactly",
         description="Chunk every text file under PATH (recursively; plain text whatever its "
         "extension, UTF-8 or legacy Latin-1/Windows-1252; HTML stripped; PDF with "
-        "vrsd[pdf]) and add the chunks to a persistent Chroma store. Re-indexing the same "
-        "folder updates changed files and removes chunks of deleted files (LangChain "
-        "indexing API, cleanup='full', scoped to the folder). Binary, empty and unreadable "
-        "files are skipped with a warning each.",
+        "vrsd[pdf]) and add the chunks to the index (their vectors, searched exactly). "
+        "Re-indexing the same folder updates changed files and removes chunks of deleted "
+        "files; several folders share one index. The folder is the boundary: links "
+        "leading out of it are not followed unless --follow-symlinks. Binary, empty and "
+        "unreadable files, and links, are skipped with a warning each. One writer at a "
+        "time: a second 'vrsd index' on the same index exits 2 at once.",
     )
     idx.add_argument("path", help="folder to index")
     idx.add_argument("--index-dir", default=None,
@@ -193,6 +205,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="characters shared by neighbouring chunks (100)")
     idx.add_argument("--no-progress", action="store_true",
                      help="no progress bar (there is none unless stderr is a terminal)")
+    idx.add_argument("--follow-symlinks", action="store_true",
+                     help="read links to files outside PATH and links to folders (default: "
+                     "the folder is the boundary; such links are skipped and counted)")
+    idx.add_argument("--rebuild", action="store_true",
+                     help="start the index afresh (the fix for a damaged index or one built "
+                     "by an older vrsd); other folders it held must be indexed again")
+    idx.add_argument("--large-files", choices=LARGE_FILES, default="index",
+                     help="files above --large-file-mb: index them whole, skip them, or cap "
+                     "them at that size (index; they are announced before the work starts)")
+    idx.add_argument("--large-file-mb", type=_positive_float, default=LARGE_FILE_MB,
+                     metavar="MB", help=f"what a large file is, in MB ({LARGE_FILE_MB:g})")
     _add_model(idx)
 
     se = sub.add_parser(
@@ -547,12 +570,15 @@ def _run_evidence(args: argparse.Namespace) -> int:
 
 
 def _run_index(args: argparse.Namespace) -> int:
-    require("index", bundled_model=args.model is None)
+    require("index", bundled_model=args.model in (None, HASHING_TEST_MODEL))
     from .indexing import index_folder
 
     report = index_folder(
         args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
         chunk_overlap=args.chunk_overlap, model=args.model, progress=show_progress(args),
+        follow_symlinks=args.follow_symlinks, rebuild=args.rebuild,
+        large_files=args.large_files, large_file_mb=args.large_file_mb,
+        notes=lambda line: print(f"vrsd index: {line}", file=sys.stderr),
     )
     for path, reason in report.skipped:
         print(f"vrsd index: warning: skipped {path}: {reason}", file=sys.stderr)
