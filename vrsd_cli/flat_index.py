@@ -208,6 +208,12 @@ class FlatIndex:
     def close(self) -> None:
         self._db.close()
 
+    def __enter__(self) -> FlatIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def top(self, query: NDArray[np.floating[Any]], n: int) -> NDArray[np.int64]:
         """The rows of the ``n`` chunks nearest ``query`` by cosine, nearest first (ties:
         the lower row first); ``query`` (d,) or a batch (B, d) -> (n,) or (B, n)."""

@@ -60,10 +60,8 @@ INDEX_ENV = "VRSD_INDEX_DIR"
 MANIFEST = flat.MANIFEST
 
 HASHING_TEST_MODEL = "test:hashing"
-"""``--model test:hashing``: for tests only. Each text's vector is drawn from a generator
-seeded by the text's hash (langchain-core's ``DeterministicFakeEmbedding``, 384-d): no
-model is loaded and the vectors mean nothing, but a text always gets the same vector, so
-tests of what the index keeps run on thousands of chunks in seconds."""
+"""``--model test:hashing``: for tests only (``vrsd_cli.hashing_embeddings``): each text's
+vector is drawn from a generator seeded by the text's hash, no model is loaded."""
 
 LARGE_FILE_MB = 2.0
 """A file above this many megabytes (10^6 bytes) is announced before the work starts
@@ -193,7 +191,8 @@ class IndexReport:
         if not self.skipped:
             return None
         reasons = Counter(reason.split(":")[0] for _, reason in self.skipped)
-        parts = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
+        parts = ", ".join(f"{n} {reason}" for reason, n in
+                          sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0])))
         what = "entries" if reasons.keys() & _NOT_FILES else "files"
         links = reasons.keys() & _LINKS and not self.follow_symlinks
         return (f"skipped {len(self.skipped)} of {self.files + len(self.skipped)} {what} "
@@ -270,9 +269,9 @@ def index_embeddings(model: str | None, cache_dir: str | os.PathLike[str] | None
     loaded only for a text the cache lacks (``HASHING_TEST_MODEL``: the tests' hashing
     embedding, uncached)."""
     if model == HASHING_TEST_MODEL:
-        from langchain_core.embeddings import DeterministicFakeEmbedding
+        from .hashing_embeddings import HashingEmbeddings
 
-        return DeterministicFakeEmbedding(size=384)
+        return HashingEmbeddings()
     from vrsd_eval.disk_embeddings import cached_embeddings
 
     return cached_embeddings(model, cache_dir, lazy=True)
@@ -504,9 +503,9 @@ def _progress_bar(chunks: list[flat.NewChunk], show: bool) -> Iterator[Callable[
         bar.close()
 
 
-class IndexInterrupted(UserWarning):
-    """The last ``vrsd index`` of the index did not finish: the results are from the
-    index as it was before it."""
+class IndexUnfinished(UserWarning):
+    """The last ``vrsd index`` of the index was interrupted, or is still running: a search
+    reads the index as it was before it."""
 
 
 def open_index(index_dir: str | os.PathLike[str] | None = None) -> flat.FlatIndex:
@@ -527,7 +526,7 @@ def open_index(index_dir: str | os.PathLike[str] | None = None) -> flat.FlatInde
             "(or pass --index-dir)"
         )
     if status is not None:
-        warnings.warn(status, IndexInterrupted, stacklevel=2)
+        warnings.warn(status, IndexUnfinished, stacklevel=2)
     return found
 
 
