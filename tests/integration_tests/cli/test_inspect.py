@@ -449,7 +449,7 @@ def test_vrsd_inspect_with_a_questions_file(vrsd, index_dir, tmp_path):
     run = vrsd("inspect", "--index-dir", index_dir, "--questions", questions, "--k", "3",
                "--no-html")
     assert run.code == 0, run.err
-    assert f"2 questions (from {questions})" in " ".join(run.out.split())
+    assert "".join(f"2 questions (from {questions})".split()) in "".join(run.out.split())
     assert "k=3 of fetch_k=20" in run.out and "wrote report" not in run.err
 
 
