@@ -347,12 +347,18 @@ def commit(where: Path, manifest: dict[str, Any], chunks: Sequence[NewChunk],
            vectors: NDArray[np.float32]) -> dict[str, Any]:
     """Write ``chunks`` and their unit ``vectors`` as the next generation and make it the
     current one (the manifest, with ``generation`` and ``chunks`` updated, replaced last);
-    generations before the previous one are removed. Returns the manifest written."""
+    generations before the previous one are removed. Returns the manifest written.
+    The caller holds the lock (``writing``)."""
     generation = int(manifest.get("generation", 0)) + 1
     final = generation_dir(where, generation)
     tmp = where / f".{final.name}.{os.getpid()}.tmp"
-    for stale in (final, tmp):  # left by a run that stopped before its commit
-        shutil.rmtree(stale, ignore_errors=True)
+    # what a run stopped before its commit left (the caller holds the lock: no other
+    # writer's files are in the making)
+    for stale in (final, *where.glob(f".{GENERATION}*.tmp"), *where.glob(f".{MANIFEST}.*.tmp")):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
     tmp.mkdir(parents=True)
     with open(tmp / VECTORS, "wb") as file:
         np.save(file, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
