@@ -571,7 +571,6 @@ def search_index(
     from vrsd_kit.inputs import check_query_text, check_query_vector
     from vrsd_kit.rerank import rerank
     from vrsd_kit.settings import build_settings
-    from vrsd_langchain.candidates import DocumentView
 
     if not query.strip():
         raise ValueError("query: empty")
@@ -588,11 +587,36 @@ def search_index(
         embeddings = index_embeddings(index.model, cache_dir)
         vector = check_query_vector(embeddings.embed_query(check_query_text(query)))
         rows = index.top(vector, settings.fetch_k or settings.k)
-        return rerank(DocumentView(), documents(index, rows), query=query,
+        return rerank(_chunk_view(), documents(index, rows), query=query,
                       query_vector=vector, vectors=np.asarray(index.vectors[rows]),
                       settings=settings)
     finally:
         index.close()
+
+
+def _chunk_view() -> Any:
+    """How the kit's rerank body reads the index's chunks (LangChain Documents): the
+    view ``vrsd_langchain``'s ``DocumentView`` is, without importing that package (its
+    retrievers and runnables cost seconds at every ``vrsd search``)."""
+    from langchain_core.documents import Document
+
+    from vrsd_kit.rerank import ItemView
+
+    class ChunkView(ItemView[Document]):
+        def id(self, item: Document) -> Any:
+            return item.id
+
+        def text(self, item: Document) -> str:
+            return item.page_content
+
+        def metadata(self, item: Document) -> dict[str, Any]:
+            return item.metadata
+
+        def annotated(self, item: Document, metadata: dict[str, Any],
+                      entry: dict[str, Any]) -> Document:
+            return item.model_copy(update={"metadata": metadata})
+
+    return ChunkView()
 
 
 def search_fetch_k(k: int, fetch_k: int | None) -> int:
