@@ -33,7 +33,7 @@ from typing import Any
 from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
 
-from .indexing import HASHING_TEST_MODEL, LARGE_FILE_MB, LARGE_FILES  # (numpy only)
+from .indexing import LARGE_FILE_MB, LARGE_FILES  # (numpy only)
 from .telemetry import disable_telemetry
 
 
@@ -570,7 +570,7 @@ def _run_evidence(args: argparse.Namespace) -> int:
 
 
 def _run_index(args: argparse.Namespace) -> int:
-    require("index", bundled_model=args.model in (None, HASHING_TEST_MODEL))
+    require("index", bundled_model=args.model is None)
     from .indexing import index_folder
 
     report = index_folder(
