@@ -385,18 +385,22 @@ def commit(where: Path, manifest: dict[str, Any], chunks: Sequence[NewChunk],
     return written
 
 
-def remove_index(where: Path) -> None:
-    """Delete what an index (this vrsd's or the Chroma era's) keeps in ``where``, and
-    nothing else: a ``--index-dir`` may be a folder holding other files."""
-    for path in where.iterdir():
-        name = path.name
-        ours = (name in (MANIFEST, *OLD_STORE) or name.startswith(GENERATION)
-                or (name.startswith(f".{GENERATION}") and name.endswith(".tmp")))
-        if not ours:
-            continue
+def last_generation(where: Path) -> int:
+    """The highest generation number on disk (0: none): a rebuilt index goes on from it,
+    so a reader of the index before the rebuild never meets a reused number."""
+    numbers = [int(p.name.removeprefix(GENERATION)) for p in where.glob(f"{GENERATION}*")
+               if p.name.removeprefix(GENERATION).isdigit()]
+    return max(numbers, default=0)
+
+
+def remove_old_store(where: Path) -> None:
+    """Delete the Chroma store an index of an older vrsd kept in ``where`` (``chroma/``,
+    ``records.sqlite``), and nothing else: a ``--index-dir`` may hold other files."""
+    for name in OLD_STORE:
+        path = where / name
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
-        else:
+        elif path.exists() or path.is_symlink():
             path.unlink()
 
 

@@ -349,12 +349,10 @@ def index_folder(
         if left is not None:
             say(f"finishing the interrupted 'vrsd index {left.get('folder', '?')}' (started "
                 f"{left.get('started', '?')})")
-        if rebuild:
-            flat.remove_index(where)
         report = IndexReport(folder=folder, index_dir=where, skipped=skipped,
                              files=len(found), follow_symlinks=follow_symlinks)
         _update(where, folder, found, report, model=model, cache_dir=cache_dir,
-                progress=progress, large_file_mb=large_file_mb, say=say,
+                progress=progress, rebuild=rebuild, large_file_mb=large_file_mb, say=say,
                 settings={"chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
                           "follow_symlinks": follow_symlinks})
     return report
@@ -362,17 +360,18 @@ def index_folder(
 
 def _update(where: Path, folder: Path, found: list[FileChunks], report: IndexReport, *,
             model: str | None, cache_dir: str | os.PathLike[str] | None, progress: bool,
-            large_file_mb: float, say: Callable[[str], None], settings: dict[str, Any]
-            ) -> None:
-    """The diff of ``folder``'s chunks against the index, the encoding of what is new,
-    and the commit (under the lock)."""
-    previous = flat.open_flat(where)
+            rebuild: bool, large_file_mb: float, say: Callable[[str], None],
+            settings: dict[str, Any]) -> None:
+    """The diff of ``folder``'s chunks against the index (``rebuild``: against nothing,
+    whatever the index holds), the encoding of what is new, and the commit (under the
+    lock)."""
+    previous = None if rebuild else flat.open_flat(where)
     with ExitStack() as opened:
         if previous is not None:
             opened.callback(previous.close)
         manifest = previous.manifest if previous is not None else {
-            "format": flat.FORMAT, "model": model, "dimension": None, "generation": 0,
-            "chunks": 0, "folders": {}}
+            "format": flat.FORMAT, "model": model, "dimension": None,
+            "generation": flat.last_generation(where), "chunks": 0, "folders": {}}
         if manifest["model"] != model:
             raise ValueError(
                 f"model: the index at {where} was built with "
@@ -418,6 +417,8 @@ def _update(where: Path, folder: Path, found: list[FileChunks], report: IndexRep
         others = [flat.NewChunk(old[row].file, old[row].chunk, text, old[row].digest)
                   for row, text in zip(kept, texts, strict=True)]
         flat.commit(where, {**manifest, "dimension": int(dimension)}, others + new, vectors)
+        if rebuild:
+            flat.remove_old_store(where)
 
 
 def _announce_large(found: list[FileChunks], folder: Path, large_file_mb: float,

@@ -365,3 +365,20 @@ def test_exact_top_breaks_ties_toward_the_lower_row(tmp_path):
         assert index.top(np.array([2.0, 0.0]), 4).tolist() == [0, 2, 4, 3]
         assert index.top(np.array([[0.0, 1.0], [1.0, 0.0]]), 1).tolist() == [[1], [0]]
         assert index.top(np.array([0.0, 1.0]), 9).tolist() == [1, 3, 0, 2, 4]
+
+
+def test_rebuild_starts_afresh_in_a_new_generation(vrsd, tmp_path):
+    a = write(tmp_path / "a", {"a.md": "A note on kettles."})
+    b = write(tmp_path / "b", {"b.md": "A note on rivers."})
+    index_dir = tmp_path / "index"
+    (index_dir / "mine.txt").parent.mkdir()
+    (index_dir / "mine.txt").write_text("a user's file beside the index", encoding="utf-8")
+    for folder in (a, b):
+        assert vrsd("index", folder, "--index-dir", index_dir, *CHUNK).code == 0
+    before = json.loads((index_dir / flat_index.MANIFEST).read_text(encoding="utf-8"))
+    assert vrsd("index", b, "--index-dir", index_dir, *CHUNK, "--rebuild").code == 0
+    after = json.loads((index_dir / flat_index.MANIFEST).read_text(encoding="utf-8"))
+    assert after["generation"] == before["generation"] + 1
+    assert list(after["folders"]) == [str(b)]
+    check_exact(index_dir, expected(b), set())
+    assert (index_dir / "mine.txt").is_file()
