@@ -437,9 +437,10 @@ def is_running(found: dict[str, Any]) -> bool | None:
     return int(found.get("pid", 0)) > 0
 
 
-def interruption(where: Path) -> str | None:
+def interruption(where: Path, *, indexed: bool = True) -> str | None:
     """What a reader should know about a writer's record: an interrupted run (how to
-    finish it), or one still running; None when the last run finished."""
+    finish it), or one still running; None when the last run finished. ``indexed``:
+    whether a generation was committed before that run."""
     found = writer_record(where)
     if found is None:
         return None
@@ -447,7 +448,8 @@ def interruption(where: Path) -> str | None:
     running = None if found.get("interrupted") else is_running(found)
     if running:
         return (f"'vrsd index {folder}' is running (pid {found.get('pid')}, started "
-                f"{found.get('started')}); this is the index as it was before it")
+                f"{found.get('started')}); " + ("this is the index as it was before it"
+                                                if indexed else "search once it has finished"))
     how = "was interrupted" if running is False or found.get("interrupted") else \
         f"has not finished (pid {found.get('pid')} on {found.get('host')})"
     return (f"the last 'vrsd index {folder}' (started {found.get('started')}) {how}; "

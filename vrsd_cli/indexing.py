@@ -518,7 +518,7 @@ def open_index(index_dir: str | os.PathLike[str] | None = None) -> flat.FlatInde
     """
     where = Path(index_dir) if index_dir is not None else default_index_dir()
     found = flat.open_flat(where)
-    status = flat.interruption(where)
+    status = flat.interruption(where, indexed=found is not None)
     if found is None:
         if status is not None:
             raise ValueError(f"index_dir: no index at {where} yet: {status}")

@@ -382,3 +382,24 @@ def test_rebuild_starts_afresh_in_a_new_generation(vrsd, tmp_path):
     assert list(after["folders"]) == [str(b)]
     check_exact(index_dir, expected(b), set())
     assert (index_dir / "mine.txt").is_file()
+
+
+def test_a_search_while_the_first_index_runs_says_so(vrsd, tmp_path):
+    rng = random.Random(6)
+    docs = write(tmp_path / "docs", {f"f{i}.md": note(rng, f"f{i}", 10) for i in range(1500)})
+    index_dir = tmp_path / "index"
+    first = vrsd_process("index", docs, "--index-dir", index_dir, *CHUNK)
+    deadline = time.monotonic() + 120
+    while not (index_dir / flat_index.WRITER).exists():
+        assert first.poll() is None and time.monotonic() < deadline, first.communicate()
+        time.sleep(0.002)
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        run = vrsd("search", "kettle", "--index-dir", index_dir)
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    assert run.code == 2 and run.err.count("\n") == 1, run.err
+    assert (f"no index at {index_dir} yet: 'vrsd index {docs}' is running (pid {first.pid}, "
+            "started ") in run.err and "search once it has finished" in run.err
+    assert first.wait(timeout=300) == 0
+    assert vrsd("search", "kettle", "--index-dir", index_dir).code == 0
