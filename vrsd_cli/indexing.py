@@ -327,10 +327,12 @@ def index_folder(
             f"got {chunk_overlap}"
         )
     if large_files not in LARGE_FILES:
+        from vrsd_core._checks import did_you_mean
+
         raise ValueError(f"large_files: expected one of {', '.join(LARGE_FILES)}, "
-                         f"got {large_files!r}")
-    if not large_file_mb > 0:
-        raise ValueError(f"large_file_mb: expected a size above 0, got {large_file_mb}")
+                         f"got {large_files!r}{did_you_mean(large_files, LARGE_FILES)}")
+    if not isinstance(large_file_mb, int | float) or not 0 < large_file_mb < float("inf"):
+        raise ValueError(f"large_file_mb: expected a size in MB above 0, got {large_file_mb!r}")
     say = notes or (lambda line: None)
     where = Path(index_dir) if index_dir is not None else default_index_dir()
     with ExitStack() as held:

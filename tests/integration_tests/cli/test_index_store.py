@@ -403,3 +403,16 @@ def test_a_search_while_the_first_index_runs_says_so(vrsd, tmp_path):
             "started ") in run.err and "search once it has finished" in run.err
     assert first.wait(timeout=300) == 0
     assert vrsd("search", "kettle", "--index-dir", index_dir).code == 0
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"large_files": "skp"}, "large_files: expected one of index, skip, cap, got 'skp'; "
+                             "did you mean skip?"),
+    ({"large_file_mb": 0}, "large_file_mb: expected a size in MB above 0, got 0"),
+    ({"large_file_mb": "2"}, "large_file_mb: expected a size in MB above 0, got '2'"),
+])
+def test_index_folder_refuses_bad_large_file_settings(tmp_path, kwargs, message):
+    docs = write(tmp_path / "docs", {"a.md": "A note."})
+    with pytest.raises(ValueError, match="^" + message.replace("?", r"\?")):
+        index_folder(docs, index_dir=tmp_path / "index", model=HASHING_TEST_MODEL, **kwargs)
+    assert not (tmp_path / "index").exists()
