@@ -11,14 +11,17 @@ page cache after the first question; the first is printed apart). The question's
 embedding and the rerank are not included: they do not depend on N.
 
 Run: ``.venv/bin/python benchmarks/index_search.py [--sizes 10000 100000]
-[--fetch-k 20] [--repeats 20]``.
+[--fetch-k 20] [--repeats 20] [--json docs/results/index_search.json]`` (the JSON file is
+what docs/cli.md's table shows).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -54,13 +57,17 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--fetch-k", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write the figures to this JSON file")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; d = {DIMENSION}, "
+    load = round(os.getloadavg()[0], 1)
+    print(f"{os.cpu_count()} CPUs, load average {load}; d = {DIMENSION}, "
           f"fetch_k = {args.fetch_k}, {args.repeats} questions per size")
     print()
     print("| chunks | vectors on disk | first question | median | slowest |")
     print("|---:|---:|---:|---:|---:|")
+    rows = []
     for n in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
             where = Path(tmp)
@@ -69,8 +76,19 @@ def main() -> None:
             queries = rng.standard_normal((args.repeats + 1, DIMENSION)).astype(np.float32)
             first = search_once(where, queries[0], args.fetch_k)
             times = [search_once(where, q, args.fetch_k) for q in queries[1:]]
-            print(f"| {n:,} | {size / 1e6:.0f} MB | {first * 1e3:.0f} ms | "
-                  f"{statistics.median(times) * 1e3:.0f} ms | {max(times) * 1e3:.0f} ms |")
+            row = {"chunks": n, "disk_mb": round(size / 1e6), "first_ms": round(first * 1e3),
+                   "median_ms": round(statistics.median(times) * 1e3),
+                   "slowest_ms": round(max(times) * 1e3)}
+            rows.append(row)
+            print(f"| {n:,} | {row['disk_mb']} MB | {row['first_ms']} ms | "
+                  f"{row['median_ms']} ms | {row['slowest_ms']} ms |")
+    if args.json is not None:
+        args.json.write_text(json.dumps({
+            "command": " ".join(["benchmarks/index_search.py", *sys.argv[1:]]),
+            "cpus": os.cpu_count(), "load_average": load, "dimension": DIMENSION,
+            "fetch_k": args.fetch_k, "repeats": args.repeats, "rows": rows}, indent=1) + "\n",
+            encoding="utf-8")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
