@@ -5,8 +5,8 @@ copied to a temporary folder), with a fresh index and a fresh embedding cache:
 
 1. ``index_folder`` (what ``vrsd index`` runs), the model already loaded, timed as a
    whole and by stage: reading and chunking, encoding (the model's
-   ``embed_documents``), Chroma writes (``Chroma.add_texts`` less its encoding),
-   LangChain's record manager (``SQLRecordManager``), the rest;
+   ``embed_documents``), writing the index (``vrsd_cli.flat_index.commit``: the
+   vectors and the chunk records of the new generation), the rest;
 2. the raw rate: the same chunks' texts through the model's ``embed_documents`` in one
    call (sentence-transformers' own batching, sorted by length);
 3. re-indexing the unchanged folder (every chunk skipped).
@@ -78,19 +78,16 @@ def main() -> None:
                         "indexing.json: what docs/speed.md shows)")
     args = parser.parse_args()
 
-    from langchain_chroma import Chroma
-    from langchain_classic.indexes import SQLRecordManager
     from langchain_huggingface import HuggingFaceEmbeddings
 
+    import vrsd_cli.flat_index as flat_index
     import vrsd_cli.indexing as indexing
     from vrsd_eval.disk_embeddings import base_embeddings
 
     spent: dict[str, float] = defaultdict(float)
+    timed(indexing, "read_chunks", spent, "reading and chunking")
     timed(HuggingFaceEmbeddings, "embed_documents", spent, "encoding")
-    timed(Chroma, "add_texts", spent, "add_texts")
-    for name in ("update", "exists", "list_keys", "delete_keys", "get_time"):
-        timed(SQLRecordManager, name, spent, "record manager")
-    timed(indexing, "load_chunks", spent, "reading and chunking")
+    timed(flat_index, "commit", spent, "writing the index")
 
     model = base_embeddings()
     model.embed_documents(["warm-up"])
@@ -116,7 +113,6 @@ def main() -> None:
     model.embed_documents(texts)
     raw = time.perf_counter() - start
 
-    stages["Chroma writes"] = stages.pop("add_texts", 0.0) - stages.get("encoding", 0.0)
     stages["the rest"] = total - sum(stages.values())
     print(f"{args.folder}{f' (first {args.limit} files)' if args.limit else ''}: "
           f"{report.files} files read, {len(report.skipped)} skipped, {report.chunks} chunks "

@@ -9,9 +9,10 @@ Steps (``--only`` runs a subset): ``evidence`` (``vrsd eval evidence --model M -
 each of the four geometries, or those of ``--models``: at fixed k and at token budgets),
 ``paper`` (``vrsd eval paper``), ``gap`` (benchmarks/optimality_gap.py), ``speed``
 (benchmarks/speed.py), ``index`` (benchmarks/indexing.py on the first 400 files of
-/usr/share/doc), ``crowding`` (benchmarks/crowding_calibration.py on all-MiniLM-L6-v2 and
-LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s wait), ``demo``
-(benchmarks/demo_table.py: ``vrsd demo``'s first screen), then ``render``
+/usr/share/doc), ``index-search`` (benchmarks/index_search.py: exact search in the index
+at 10^4 and 10^5 chunks), ``crowding`` (benchmarks/crowding_calibration.py on
+all-MiniLM-L6-v2 and LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s
+wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
@@ -35,8 +36,8 @@ from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
-STEPS = ("evidence", "paper", "gap", "speed", "index", "crowding", "startup", "demo",
-         "render")
+STEPS = ("evidence", "paper", "gap", "speed", "index", "index-search", "crowding",
+         "startup", "demo", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -127,6 +128,8 @@ def main() -> int:
                                     "--plot", "results/figures/speed.png"),
         "index": lambda: run_script("benchmarks/indexing.py", "--limit", "400", "--json",
                                     "docs/results/indexing.json"),
+        "index-search": lambda: run_script("benchmarks/index_search.py", "--json",
+                                           "docs/results/index_search.json"),
         "crowding": lambda: run_script("benchmarks/crowding_calibration.py", "--model",
                                        "minilm", "lsa", "--json",
                                        "docs/results/crowding_calibration.json"),

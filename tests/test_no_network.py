@@ -94,10 +94,14 @@ def test_the_command_turns_telemetry_off_unless_the_user_chose(monkeypatch):
                if name != "DO_NOT_TRACK")
 
 
-def test_vrsd_index_opens_its_chroma_store_without_telemetry(tmp_path):
-    from langchain_core.embeddings import DeterministicFakeEmbedding
+def test_vrsd_index_and_search_stay_on_this_machine(tmp_path, capsys):
+    """The index is files in a folder (no server, no client library): indexing and
+    searching it under the session's network guard, which fails on any attempt."""
+    from vrsd_cli.cli import main
 
-    from vrsd_cli.indexing import _open_store
-
-    store = _open_store(tmp_path, DeterministicFakeEmbedding(size=4))
-    assert store._client.get_settings().anonymized_telemetry is False
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("A note on kettles.", encoding="utf-8")
+    where = ["--index-dir", str(tmp_path / "index")]
+    assert main(["index", str(tmp_path / "docs"), *where, "--model", "test:hashing"]) == 0
+    assert main(["search", "kettles", *where, "--k", "1"]) == 0
+    assert "a.md" in capsys.readouterr().out

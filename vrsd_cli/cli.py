@@ -5,12 +5,12 @@
     vrsd eval budget                  the same at equal token budgets
     vrsd eval haystack                Haystack's rankers on the same candidates
     vrsd eval paper                   the VRSD paper's quality protocol (Sim. and Div.)
-    vrsd index PATH                   chunk a folder of text files into a local Chroma index
+    vrsd index PATH                   chunk a folder of text files into a local index
     vrsd search "question"            search that index with any selection method
     vrsd inspect                      how crowded that index's top-k is; what the default changes
 
 Everything runs offline on the bundled all-MiniLM-L6-v2. Heavy libraries
-(torch, LangChain, Chroma, matplotlib) are imported only by the command that
+(torch, LangChain, matplotlib) are imported only by the command that
 needs them, so ``vrsd --help`` is instant.
 
 Exit codes (``EXIT_CODES``): 0 success; 2 any failure, with one line on stderr saying
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
 
+from .indexing import LARGE_FILE_MB, LARGE_FILES  # (numpy only)
 from .printing import emit, safe
 from .telemetry import disable_telemetry
 
@@ -63,8 +64,7 @@ _EMBEDDINGS = {"langchain_core": "langchain-core",
                "langchain_classic": "langchain-classic"}  # the embeddings' disk cache
 _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
          "tqdm": "tqdm"}
-_INDEX = {"langchain_chroma": "langchain-chroma", "chromadb": "chromadb",
-          "langchain_text_splitters": "langchain-text-splitters", "sqlalchemy": "sqlalchemy",
+_INDEX = {"langchain_text_splitters": "langchain-text-splitters", "filelock": "filelock",
           "tqdm": "tqdm"}
 _EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text-splitters"}
 NEEDS: dict[str, dict[str, str]] = {
@@ -150,6 +150,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -233,13 +243,15 @@ def build_parser() -> argparse.ArgumentParser:
     ))
 
     idx = sub.add_parser(
-        "index", help="index a folder of text files into a local Chroma store",
+        "index", help="index a folder of text files into a local index, searched exactly",
         description="Chunk every text file under PATH (recursively; plain text whatever its "
         "extension, UTF-8 or legacy Latin-1/Windows-1252; HTML stripped; PDF with "
-        "vrsd[pdf]) and add the chunks to a persistent Chroma store. Re-indexing the same "
-        "folder updates changed files and removes chunks of deleted files (LangChain "
-        "indexing API, cleanup='full', scoped to the folder). Binary, empty and unreadable "
-        "files are skipped with a warning each.",
+        "vrsd[pdf]) and add the chunks to the index (their vectors, searched exactly). "
+        "Re-indexing the same folder updates changed files and removes chunks of deleted "
+        "files; several folders share one index. The folder is the boundary: links "
+        "leading out of it are not followed unless --follow-symlinks. Binary, empty and "
+        "unreadable files, and links, are skipped with a warning each. One writer at a "
+        "time: a second 'vrsd index' on the same index exits 2 at once.",
     )
     idx.add_argument("path", help="folder to index")
     idx.add_argument("--index-dir", default=None,
@@ -250,6 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="characters shared by neighbouring chunks (100)")
     idx.add_argument("--no-progress", action="store_true",
                      help="no progress bar (there is none unless stderr is a terminal)")
+    idx.add_argument("--follow-symlinks", action="store_true",
+                     help="read links to files outside PATH and links to folders (default: "
+                     "the folder is the boundary; such links are skipped and counted)")
+    idx.add_argument("--rebuild", action="store_true",
+                     help="start the index afresh (the fix for a damaged index or one built "
+                     "by an older vrsd); other folders it held must be indexed again")
+    idx.add_argument("--large-files", choices=LARGE_FILES, default="index",
+                     help="files above --large-file-mb: index them whole, skip them, or cap "
+                     "them at that size (index; they are announced before the work starts)")
+    idx.add_argument("--large-file-mb", type=_positive_float, default=LARGE_FILE_MB,
+                     metavar="MB", help=f"what a large file is, in MB ({LARGE_FILE_MB:g})")
     _add_model(idx)
     _add_cache(idx)
 
@@ -617,7 +640,10 @@ def _run_index(args: argparse.Namespace) -> int:
     report = index_folder(
         args.path, index_dir=args.index_dir, chunk_size=args.chunk_size,
         chunk_overlap=args.chunk_overlap, model=args.model, cache_dir=args.cache_dir,
-        progress=show_progress(args),
+        progress=show_progress(args), follow_symlinks=args.follow_symlinks,
+        rebuild=args.rebuild, large_files=args.large_files,
+        large_file_mb=args.large_file_mb,
+        notes=lambda line: emit(f"vrsd index: {line}", file=sys.stderr),
     )
     for path, reason in report.skipped:
         emit(f"vrsd index: warning: skipped {safe(path, one_line=True)}: {reason}",

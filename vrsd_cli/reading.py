@@ -39,8 +39,10 @@ class NotText(Exception):
         self.reason = reason
 
 
-def read_text(path: str | Path) -> str:
-    """The text of ``path`` (HTML stripped, PDF extracted, other files sniffed).
+def read_text(path: str | Path, max_bytes: int | None = None) -> str:
+    """The text of ``path`` (HTML stripped, PDF extracted, other files sniffed);
+    ``max_bytes``: a plain file's first ``max_bytes`` bytes only (a character cut in
+    two is dropped), the first ``max_bytes`` characters of an HTML or PDF file's text.
 
     Raises:
         NotText: binary, empty, unreadable, or a PDF without ``pypdf`` installed.
@@ -49,11 +51,12 @@ def read_text(path: str | Path) -> str:
     suffix = path.suffix.lower()
     try:
         if suffix == PDF_SUFFIX:
-            text = _pdf_text(path)
+            text = _pdf_text(path)[:max_bytes]
         elif suffix in HTML_SUFFIXES:
-            text = _html_text(path.read_bytes())
+            text = _html_text(path.read_bytes())[:max_bytes]
         else:
-            text = decode_text(_read_unless_binary(path))
+            data = _read_unless_binary(path, max_bytes)
+            text = decode_text(_whole_characters(data) if max_bytes is not None else data)
     except OSError as exc:
         raise NotText(f"unreadable: {exc.strerror or exc}") from None
     if not text.strip():
@@ -61,14 +64,30 @@ def read_text(path: str | Path) -> str:
     return text
 
 
-def _read_unless_binary(path: Path) -> bytes:
-    """The file's bytes, or NotText("binary") from its first block alone when that holds a
-    NUL byte without a UTF-16 BOM (a video in the folder is not read whole)."""
+def _read_unless_binary(path: Path, max_bytes: int | None = None) -> bytes:
+    """The file's bytes (its first ``max_bytes``), or NotText("binary") from its first
+    block alone when that holds a NUL byte without a UTF-16 BOM (a video in the folder
+    is not read whole)."""
     with path.open("rb") as file:
-        head = file.read(_SNIFF)
+        head = file.read(_SNIFF if max_bytes is None else min(_SNIFF, max_bytes))
         if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise NotText("binary")
-        return head + file.read()
+        rest = file.read() if max_bytes is None else file.read(max(0, max_bytes - len(head)))
+        return head + rest
+
+
+def _whole_characters(data: bytes) -> bytes:
+    """``data`` cut at a byte limit, without the UTF-8 character the cut split (if the
+    rest is UTF-8 at all: other encodings are left to ``decode_text``)."""
+    for cut in range(4):
+        try:
+            (data[:len(data) - cut] if cut else data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(data) - 4:
+                return data  # not UTF-8 before the cut
+            continue
+        return data[:len(data) - cut] if cut else data
+    return data
 
 
 def decode_text(data: bytes) -> str:

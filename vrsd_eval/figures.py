@@ -420,6 +420,20 @@ def indexing(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def index_search(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/cli.md: the time of an exact search in ``vrsd index``'s store, by its size."""
+    data = read_json("index_search.json", results_dir)
+    lines = [f"Measured with `.venv/bin/python {data['command']}`: d = {data['dimension']}, "
+             f"fetch_k = {data['fetch_k']}, {data['repeats']} questions per size, the "
+             f"question's vector given; wall-clock, load average {data['load_average']} on "
+             f"{data['cpus']} CPUs.", "",
+             "| chunks | vectors on disk | first question | median | slowest |",
+             "|---:|---:|---:|---:|---:|"]
+    lines += [f"| {row['chunks']:,} | {row['disk_mb']} MB | {row['first_ms']} ms | "
+              f"{row['median_ms']} ms | {row['slowest_ms']} ms |" for row in data["rows"]]
+    return "\n".join(lines)
+
+
 def crowding_calibration(results_dir: str | Path = RESULTS_DIR) -> str:
     """docs/inspect.md: per geometry, corpus and k, the crowding rate of top-k against
     all-evidence and the evidence the default's diversity adds (what the verdict's
@@ -501,6 +515,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "speed batch": speed_batch,
     "speed words": speed_words,
     "indexing": indexing,
+    "index search": index_search,
     "crowding calibration": crowding_calibration,
     "cli startup": cli_startup,
     "demo table": demo_table,

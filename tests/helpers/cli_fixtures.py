@@ -77,9 +77,12 @@ def write(folder: Path, files: dict[str, str | bytes]) -> Path:
 
 
 def stored(index_dir: Path) -> list[tuple[str, int, str]]:
-    """(source, chunk, text) of every chunk in the Chroma collection of an index, sorted."""
-    from vrsd_cli.indexing import open_index
+    """(source, chunk, text) of every chunk an index holds, sorted."""
+    from vrsd_cli.indexing import documents, open_index
 
-    got = open_index(index_dir).get(include=["documents", "metadatas"])
-    pairs = zip(got["documents"], got["metadatas"], strict=True)
-    return sorted((m["source"], m["chunk"], d) for d, m in pairs)
+    index = open_index(index_dir)
+    try:
+        docs = documents(index, range(len(index)))
+    finally:
+        index.close()
+    return sorted((d.metadata["source"], d.metadata["chunk"], d.page_content) for d in docs)

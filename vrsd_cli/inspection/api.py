@@ -29,12 +29,9 @@ def source_for(store: Any, embedder: Any, k: int | None, fetch_k: int | None,
     if isinstance(store, str | os.PathLike):
         if embedder is not None:
             raise ValueError("embedder: a vrsd index folder records its model; give none")
-        from vrsd_langchain.inspection import langchain_source
+        from ..indexing import IndexSource
 
-        from ..indexing import open_index
-
-        return langchain_source(open_index(store, cache_dir), None, k, fetch_k, source,
-                                name=f"the index at {store} (Chroma)")
+        return IndexSource(store, k, fetch_k, source, cache_dir)
     if (_is(store, "vrsd_langchain.retriever", "DiverseRetriever")
             or _is(store, "langchain_core.vectorstores.base", "VectorStore")):
         from vrsd_langchain.inspection import langchain_source

@@ -40,8 +40,8 @@ def forbid_work(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(("args", "hidden", "names", "extra"), [
-    (["index", "notes"], "langchain_chroma", "langchain-chroma", "cli"),
-    (["search", "what?"], "chromadb", "chromadb", "cli"),
+    (["index", "notes"], "langchain_text_splitters", "langchain-text-splitters", "cli"),
+    (["search", "what?"], "filelock", "filelock", "cli"),
     (["eval", "evidence"], "pyversity", "pyversity", "eval"),
     (["eval", "paper"], "matplotlib", "matplotlib", "eval"),
     (["eval", "paper", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
@@ -68,7 +68,7 @@ def test_the_dependency_check_knows_each_commands_needs():
     for command in ("demo", "eval", "evidence", "index", "search"):
         assert set(cli.NEEDS["demo"]) <= set(cli.NEEDS[command])
     assert "pyversity" in cli.NEEDS["evidence"] and "pyversity" not in cli.NEEDS["eval"]
-    assert "langchain_chroma" in cli.NEEDS["index"] and "langchain_chroma" in cli.NEEDS["search"]
+    assert "filelock" in cli.NEEDS["index"] and "langchain_classic" in cli.NEEDS["search"]
 
 
 def test_the_extra_each_message_names_holds_what_the_command_checks():

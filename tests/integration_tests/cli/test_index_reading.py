@@ -124,3 +124,13 @@ def test_a_damaged_pdf_is_skipped_with_its_reason(tmp_path):
     path = write(tmp_path, {"broken.pdf": b"%PDF-1.4\nnot really a pdf"}) / "broken.pdf"
     with pytest.raises(NotText, match="not a readable PDF"):
         read_text(path)
+
+
+def test_a_capped_read_drops_the_character_the_cut_split(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("café " * 1000, encoding="utf-8")  # "é" is two bytes
+    for limit in (4, 5, 6, 1000, 1001):
+        text = read_text(path, max_bytes=limit)
+        assert len(text.encode("utf-8")) <= limit and "Ã" not in text and "\ufffd" not in text
+        assert ("café " * 1000).startswith(text)
+    assert read_text(path, max_bytes=None) == "café " * 1000

@@ -27,9 +27,10 @@ ROME = "Augustus became the first Roman emperor in 27 BC.\n\nRoman concrete used
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02"
 
 
-def expected(folder: Path) -> list[tuple[str, int, str]]:
+def expected(folder: Path, prefix: str = "") -> list[tuple[str, int, str]]:
     chunks, _ = load_chunks(folder, find_files(folder), 60, 0)
-    return sorted((c.metadata["source"], c.metadata["chunk"], c.page_content) for c in chunks)
+    return sorted((prefix + c.metadata["source"], c.metadata["chunk"], c.page_content)
+                  for c in chunks)
 
 
 def test_reindexing_a_changed_folder_leaves_exactly_the_current_chunks(vrsd, tmp_path):
@@ -78,13 +79,14 @@ def test_search_returns_k_annotated_chunks(vrsd, tmp_path):
 
 
 def test_index_is_scoped_per_folder(vrsd, tmp_path):
-    """Full cleanup of folder B never deletes folder A's chunks in the same index."""
+    """Re-indexing folder B never deletes folder A's chunks in the same index; sources
+    are shown from the folder holding both."""
     a = write(tmp_path / "a", {"coffee.txt": COFFEE})
     b = write(tmp_path / "b", {"rome.txt": ROME})
     index_dir = tmp_path / "index"
     assert vrsd("index", a, "--index-dir", index_dir, *CHUNK).code == 0
     assert vrsd("index", b, "--index-dir", index_dir, *CHUNK).code == 0
-    assert stored(index_dir) == sorted(expected(a) + expected(b))
+    assert stored(index_dir) == sorted(expected(a, "a/") + expected(b, "b/"))
 
 
 def test_files_that_are_not_text_are_skipped_with_a_warning(vrsd, tmp_path):

@@ -118,8 +118,8 @@ def test_the_environment_is_small_with_no_torch_and_no_database_client(fresh, ex
 
 
 @pytest.mark.parametrize(("args", "needs"), [
-    (["index", "notes"], "langchain-chroma"),
-    (["search", "what did I decide?"], "langchain-chroma"),
+    (["index", "notes"], "langchain-text-splitters"),
+    (["search", "what did I decide?"], "langchain-classic"),
     (["eval", "evidence"], "pyversity"),
     (["demo"], "langchain-huggingface"),
 ])
