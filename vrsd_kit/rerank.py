@@ -7,7 +7,10 @@ An adapter fetches the candidates and their vectors its own way, then calls
 2. what the pool's words say, for a method that reads them (``inputs.pool_signals``);
 3. what is read from each candidate: a prior, an outside relevance, group labels, token
    counts (``inputs.candidate_keywords``, through ``view.values`` and ``view.scorer``);
-4. the selection (``vrsd_core.select``, the only call of it outside the core);
+4. the selection (``vrsd_core.select``, the only call of it outside the core); for a
+   method that holds back what repeats a pick (the default), no copy of a kept pick is
+   kept (``copies.keep_distinct``: the method's order, read further, with the one judge
+   of copies, ``copies.Judge``, that the entries' explanation asks too);
 5. one entry per pick (``entries.entries``), put on a copy of each picked item
    (``view.annotated``), in selection order.
 
@@ -24,9 +27,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from vrsd_core import select
+from vrsd_core.metrics import sum_vector_similarity
 
+from .copies import Judge, keep_distinct
 from .entries import entries, source_of, with_entry
 from .inputs import candidate_keywords, item_values, pool_signals, reads_words
+from .lexical import cosines
 from .settings import Settings
 
 Item = TypeVar("Item")
@@ -42,8 +48,14 @@ class ItemView(Generic[Item]):
         return None
 
     def text(self, item: Item) -> str:
-        """The text the words are read from and the tokens counted in (what the LLM reads)."""
+        """The item's own text (not the metadata a framework prints before it): the words,
+        the profiles, the judge of copies and the excerpts read it."""
         raise NotImplementedError
+
+    def prompt_text(self, item: Item) -> str:
+        """The text the LLM will read (a token budget counts its tokens): ``text`` unless
+        the framework puts more into the prompt (LlamaIndex's metadata lines)."""
+        return self.text(item)
 
     def metadata(self, item: Item) -> Mapping[str, Any]:
         """The item's metadata (per-candidate fields are read from it)."""
@@ -103,13 +115,23 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     signals = pool_signals(query or "", query_array, matrix, texts) if reads_words(
         settings.method, lexical=settings.lexical, relevance=settings.relevance,
         query=query) else None
+    prompts = texts if settings.max_tokens is None else [view.prompt_text(i) for i in items]
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
-                                  len(items), view.scorer(items, query), texts)
+                                  len(items), view.scorer(items, query), prompts)
     if signals is not None:
         keywords.update(signals.select_keywords())
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
+    judge = None
+    if "held_back" in selection.info:  # a method that holds back what repeats a pick
+        judge = Judge(texts)
+        selection = keep_distinct(
+            selection, judge,
+            lambda count: select(query_array, matrix, count, method=settings.method, **keywords),
+            settings.k, fill=settings.fill_with_copies,
+            objective=lambda picked: sum_vector_similarity(query_array, matrix[picked]))
     found = entries(selection, [view.id(item) for item in items], signals, texts,
-                    [source_of(view.metadata(item)) for item in items])
+                    [source_of(view.metadata(item)) for item in items], judge=judge,
+                    cosine=cosines(query_array, matrix) if signals is None else None)
     key = settings.metadata_key
     out = []
     for index, entry in zip(selection.indices.tolist(), found, strict=True):
