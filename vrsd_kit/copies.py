@@ -166,63 +166,62 @@ def restated_by(text: str, kept: Sequence[str], pool: Sequence[str] | None = Non
 # --- the selection keeps no copy of a pick ---------------------------------------------
 
 
-def keep_distinct(selection: Selection, judge: Judge, longer: Callable[[int], Selection],
-                  k: int, *, fill: bool = False,
-                  objective: Callable[[NDArray[np.int64]], float] | None = None) -> Selection:
-    """``selection`` (the default's picks) with every copy of a kept pick skipped: the
-    method's own order, read further when a pick is skipped, keeps each candidate that is
-    not a copy (``Judge.copy_of``) of one kept before it, until ``k`` are kept.
+def first_copy(picks: Sequence[int], judge: Judge) -> int | None:
+    """The position of the first pick that is a copy of a pick before it, or None."""
+    for position, candidate in enumerate(picks):
+        if judge.copy_of(candidate, picks[:position]) is not None:
+            return position
+    return None
 
-    ``longer(K)`` runs the same selection for K picks (a greedy order: its first picks are
-    ``selection``'s). When only copies remain, fewer than ``k`` come back and
-    ``info["stopped"] == "restatements"``; with ``fill``, the skipped copies make up
-    ``k``, in the method's order, each listed in ``info["copy_of"]`` ({candidate:
-    (the kept candidate, relation, share)}). ``info["held_back"]`` is recomputed for what
-    is kept (what plain top-k, ``info["top_k"]``, had and the result does not);
-    ``info["copies_skipped"]`` counts the copies passed over. ``objective(indices)``
-    gives the kept set's objective (read lazily, as the core's; None: 0.0).
+
+def without_copies(selection: Selection, run: Selection, closed: Sequence[int], judge: Judge,
+                   k: int, *, fill: bool = False, relevance: NDArray[np.float64] | None = None,
+                   objective: Callable[[NDArray[np.int64]], float] | None = None
+                   ) -> Selection:
+    """The default's result without copies: ``run`` is the selection (``selection``, the
+    first run) made again with the ``closed`` candidates never picked, each closed when it
+    was the first pick that copies one before it (``first_copy``). A greedy selection's
+    picks before a closed one do not change, so each closed candidate is a copy of a pick
+    that is kept.
+
+    When only copies remain, fewer than ``k`` come back and ``info["stopped"] ==
+    "restatements"``; with ``fill``, the closed copies make up ``k`` (in the order they
+    were found), each in ``info["copy_of"]`` ({candidate: (the kept candidate, relation,
+    share)}), gain 0 and ``relevance[c]`` (every candidate's relevance as the method reads
+    it; None: 0.0). ``info["top_k"]`` stays ``selection``'s (what plain top-k returns);
+    ``info["held_back"]`` is what of it the result does not keep; ``info["copies"]`` the
+    closed candidates. ``objective(indices)`` gives the result's objective, read lazily
+    (None: 0.0).
     """
-    picks = selection.indices.tolist()
-    if not any(judge.copy_of(c, picks[:t]) for t, c in enumerate(picks)):
+    if not closed:
         return selection
-    total = len(judge.pairs)
-    for count in dict.fromkeys((min(total, 4 * k + 4), total)):
-        run = longer(count)
-        order = run.indices.tolist()
-        kept: list[int] = []  # positions in ``order``
-        copies: list[tuple[int, Copy]] = []
-        for position, candidate in enumerate(order):
-            if len(kept) == k:
-                break
-            found = judge.copy_of(candidate, [order[p] for p in kept])
-            if found is None:
-                kept.append(position)
-            else:
-                copies.append((position, found))
-        if len(kept) == k or len(order) < count:
-            break
-    info = {key: value for key, value in selection.info.items()
-            if key not in ("tokens_used", "stopped")}
-    short = len(kept) < k and bool(copies)
-    if short and fill:
-        added = copies[:k - len(kept)]
-        info["copy_of"] = {order[p]: (order[kept[c.of]], c.relation, c.share) for p, c in added}
-        kept += [p for p, _ in added]
-    elif short:
-        info["stopped"] = "restatements"
-    elif run.info.get("stopped"):
-        info["stopped"] = run.info["stopped"]
-    final = [order[p] for p in kept]
-    if run.info.get("prior") is not None:
-        info["prior"] = [run.info["prior"][p] for p in kept]
-    fills = int(run.info.get("filled_by_relevance", 0))
-    info["filled_by_relevance"] = sum(p >= len(order) - fills for p in kept)
-    info["held_back"] = [c for c in selection.info.get("top_k", []) if c not in set(final)]
-    info["copies_skipped"] = len(copies) - len(info.get("copy_of", ()))
-    positions = np.asarray(kept, dtype=np.int64)
-    indices = np.asarray(final, dtype=np.int64)
+    picks = run.indices.tolist()
+    info = {key: value for key, value in run.info.items()
+            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped")}
+    for key in ("max_tokens", "tokens_used", "stopped"):  # the caller's own budget or cap
+        if key in selection.info and key in run.info:
+            info[key] = run.info[key]
+    gains, relevances = run.gains, run.relevance
+    if len(picks) < k:
+        if fill:
+            added = closed[:k - len(picks)]
+            found = [judge.copy_of(c, picks) for c in added]
+            info["copy_of"] = {c: (picks[f.of], f.relation, f.share)
+                               for c, f in zip(added, found, strict=True) if f is not None}
+            picks = picks + added
+            gains = np.concatenate([gains, np.zeros(len(added))])
+            relevances = np.concatenate([relevances, np.zeros(len(added)) if relevance is None
+                                         else np.asarray(relevance)[added]])
+            info.pop("stopped", None)
+        elif "stopped" not in info:
+            info["stopped"] = "restatements"
+    info["top_k"] = list(selection.info.get("top_k", []))
+    info["held_back"] = [c for c in info["top_k"] if c not in set(picks)]
+    info["copies"] = closed
+    indices = np.asarray(picks, dtype=np.int64)
     return Selection(
-        indices=indices, gains=run.gains[positions], relevance=run.relevance[positions],
+        indices=indices, gains=np.asarray(gains, dtype=np.float64),
+        relevance=np.asarray(relevances, dtype=np.float64),
         objective=0.0 if objective is None else functools.partial(  # type: ignore[arg-type]
             objective, indices),  # read when asked, as the core's
         method=selection.method, params=dict(selection.params), info=info)

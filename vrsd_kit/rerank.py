@@ -9,8 +9,9 @@ An adapter fetches the candidates and their vectors its own way, then calls
    counts (``inputs.candidate_keywords``, through ``view.values`` and ``view.scorer``);
 4. the selection (``vrsd_core.select``, the only call of it outside the core); for a
    method that holds back what repeats a pick (the default), no copy of a kept pick is
-   kept (``copies.keep_distinct``: the method's order, read further, with the one judge
-   of copies, ``copies.Judge``, that the entries' explanation asks too);
+   kept: while a pick is a copy of one before it (``copies.first_copy``, asking the one
+   judge of copies, ``copies.Judge``, that the entries' explanation asks too), that
+   candidate is closed and the selection made again (``copies.without_copies``);
 5. one entry per pick (``entries.entries``), put on a copy of each picked item
    (``view.annotated``), in selection order.
 
@@ -29,7 +30,7 @@ from numpy.typing import ArrayLike
 from vrsd_core import select
 from vrsd_core.metrics import sum_vector_similarity
 
-from .copies import Judge, keep_distinct
+from .copies import Judge, first_copy, without_copies
 from .entries import entries, source_of, with_entry
 from .inputs import candidate_keywords, item_values, pool_signals, reads_words
 from .lexical import cosines
@@ -123,11 +124,14 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     judge = None
     if "held_back" in selection.info:  # a method that holds back what repeats a pick
-        judge = Judge(texts)
-        selection = keep_distinct(
-            selection, judge,
-            lambda count: select(query_array, matrix, count, method=settings.method, **keywords),
-            settings.k, fill=settings.fill_with_copies,
+        judge, closed, run = Judge(texts), [], selection
+        while (position := first_copy(run.indices.tolist(), judge)) is not None:
+            closed.append(int(run.indices[position]))  # never picked again: select anew
+            run = select(query_array, matrix, settings.k, method=settings.method,
+                         **_closing(keywords, closed, len(items)))
+        selection = without_copies(
+            selection, run, closed, judge, settings.k, fill=settings.fill_with_copies,
+            relevance=keywords.get("relevance", cosines(query_array, matrix)),
             objective=lambda picked: sum_vector_similarity(query_array, matrix[picked]))
     found = entries(selection, [view.id(item) for item in items], signals, texts,
                     [source_of(view.metadata(item)) for item in items], judge=judge,
@@ -138,6 +142,22 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
         item = items[index]
         metadata, _ = with_entry(view.metadata(item), entry, key)
         out.append(view.annotated(item, metadata, entry))
+    return out
+
+
+def _closing(keywords: Mapping[str, Any], closed: Sequence[int], count: int
+             ) -> dict[str, Any]:
+    """``select``'s keywords with the ``closed`` candidates never picked: each is given a
+    token count above the budget (none given: a budget of 0 that every other candidate, at
+    0 tokens, fits), which the core closes from the start; the pool, its relevance and
+    every other candidate are as before."""
+    out = dict(keywords)
+    budget = out.get("max_tokens")
+    tokens = (np.zeros(count, dtype=np.int64) if budget is None
+              else np.array(out["token_counts"], dtype=np.int64))
+    out["max_tokens"] = budget = 0 if budget is None else budget
+    tokens[list(closed)] = budget + 1
+    out["token_counts"] = tokens
     return out
 
 
