@@ -218,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--vectors-only", action="store_true",
                     help="the default's relevance from the vectors only, not the chunks' words "
                     "too (lexical=False)")
+    se.add_argument("--fill-with-copies", action="store_true",
+                    help="the default returns no chunk that repeats one it returns, so fewer "
+                    "than --k may come back; with this, copies make up --k")
     _add_inspect(sub.add_parser(
         "inspect", help="how crowded is top-k on the index, and what would the default change",
         description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
@@ -575,6 +578,7 @@ def _run_search(args: argparse.Namespace) -> int:
             args.query, index_dir=args.index_dir, k=args.k,
             method=DEFAULT_METHOD if args.method is None else args.method,
             fetch_k=args.fetch_k, lexical=not args.vectors_only,
+            fill_with_copies=args.fill_with_copies,
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
@@ -582,8 +586,11 @@ def _run_search(args: argparse.Namespace) -> int:
         method = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
     else:
         method = args.method
-    show = hits_json if args.json else format_hits
-    print(show(args.query, hits, method=method, fetch_k=search_fetch_k(args.k, args.fetch_k)))
+    fetch_k = search_fetch_k(args.k, args.fetch_k)
+    if args.json:
+        print(hits_json(args.query, hits, method=method, fetch_k=fetch_k))
+    else:
+        print(format_hits(args.query, hits, method=method, fetch_k=fetch_k, k=args.k))
     return 0
 
 

@@ -301,9 +301,11 @@ def search_index(
     fetch_k: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     lexical: bool = True,
+    fill_with_copies: bool = False,
 ) -> list[Document]:
     """Over-fetch ``fetch_k`` chunks by similarity, select ``k`` with ``method``
-    (``lexical``: the default reads the chunks' words too, see ``DiverseRetriever``).
+    (``lexical``: the default reads the chunks' words too; ``fill_with_copies``: copies of
+    kept chunks make up k when nothing else is left; see ``DiverseRetriever``).
 
     ``fetch_k`` None means ``max(DEFAULT_SEARCH_FETCH_K, k)``; a given ``fetch_k``
     below ``k`` is refused (as ``DiverseRetriever`` refuses it).
@@ -330,6 +332,7 @@ def search_index(
         method=spec.method or DEFAULT_METHOD,  # (parse_method always names one)
         method_kwargs=dict(spec.options),
         lexical=lexical,
+        fill_with_copies=fill_with_copies,
     )
     return retriever.invoke(query)
 
@@ -341,30 +344,42 @@ def search_fetch_k(k: int, fetch_k: int | None) -> int:
 
 
 def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
-                width: int = 100) -> str:
+                width: int = 100, k: int | None = None) -> str:
     """Readable search results with their reasons: the method, each result's relevance
     (and its parts, the cosine and the words' BM25, when the method used both), its
     text, and the candidates plain top-k would have returned that the method held back
-    beside the result they are attached to, with the relation when the entry has one."""
+    beside the result they are attached to, with the relation when the entry has one;
+    when fewer than ``k`` came back because only copies were left, a line says so."""
     infos = [doc.metadata.get("vrsd", {}) for doc in docs]
-    if any("cosine" in info for info in infos):
-        relevance = ("relevance: z(cosine) + z(BM25 of the words), in the fetched pool's "
-                     "units (0 its mean, 1 one standard deviation above)")
+    if any("lexical" in info for info in infos):
+        relevance = ("relevance: the fused score the default ranked by, z(z(cosine) + z(BM25 "
+                     "of the words)), each z within the fetched pool (0 its mean, 1 one "
+                     "standard deviation above); cosine: the vectors' cosine to the question")
     else:
         relevance = "relevance: cosine to the question"
     held = [entry for info in infos for entry in info.get("held_back", ())]
     lines = [f"{len(docs)} results for {query!r}",
              f"method: {method}: {len(docs)} kept of {fetch_k} fetched by similarity", relevance]
+    top = len(docs)
+    if any(info.get("stopped") == "restatements" for info in infos):
+        asked = f" of the {k} asked" if k is not None else ""
+        top = k if k is not None else top
+        lines.append(f"{len(docs)} results{asked}: every other candidate repeats one of these "
+                     "(--fill-with-copies returns copies too)")
     if held:
-        lines.append(f"held back from top-{len(docs)}: {_held_back_count(held)}")
+        lines.append(f"held back from top-{top}: {_held_back_count(held)}")
     lines.append("")
     for i, (doc, info) in enumerate(zip(docs, infos, strict=True), 1):
         rel = info.get("relevance")
         head = f"{i}. {doc.metadata.get('source', '?')} (chunk {doc.metadata.get('chunk', '?')})"
         if rel is not None:
             head += f"  relevance {rel:.3f}"
-        if "cosine" in info:  # the default's parts: the vector's and the words'
+        if "lexical" in info:  # the default's parts: the vector's and the words'
             head += f" (cosine {info['cosine']:.3f}, words {info['lexical']:.1f})"
+        copy = info.get("copy_of")
+        if isinstance(copy, dict):  # a copy that filled a slot (--fill-with-copies)
+            verb = "contains" if copy.get("relation") == "contains" else "restates"
+            head += f"  [a copy: {verb} #{int(copy.get('rank', 0)) + 1}]"
         lines.append(head)
         body = " ".join(doc.page_content.split())
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
@@ -374,7 +389,8 @@ def format_hits(query: str, docs: list[Document], *, method: str, fetch_k: int,
     return "\n".join(lines).rstrip() + "\n"
 
 
-_RELATIONS = {"restates": "restates this", "displaced": "made room for this"}
+_RELATIONS = {"restates": "restates this", "contains": "contains this",
+              "displaced": "made room for this"}
 
 
 def _held_back_count(held: list[Any]) -> str:

@@ -4,9 +4,9 @@ The default keeps no passage that repeats one it keeps, and its entries say whic
 passage restates which kept one; both ask this module's ``Judge``, built once per query on
 the fetched pool's texts, so what is kept and what the entries say cannot disagree.
 
-A candidate's content is its **word pairs** (consecutive words, as
-``vrsd_kit.lexical.tokenize`` reads them: in a script without spaces, consecutive
-character bigrams). Each pair weighs ``1 / (how many of the pool's candidates hold it)``:
+A candidate's content is its **word pairs** (consecutive words within a sentence or a
+line, as ``vrsd_kit.lexical.tokenize`` reads them: in a script without spaces,
+consecutive character bigrams). Each pair weighs ``1 / (how many of the pool's candidates hold it)``:
 a pair that only this candidate holds counts fully, a disclaimer or licence header that
 ten candidates repeat counts a tenth. The **share** of candidate a's content in b is the
 weight of a's pairs found in b over the weight of all of a's pairs. Then:
@@ -27,6 +27,7 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,14 +47,22 @@ _CACHED_TEXTS = 1 << 14
 Pair = tuple[str, ...]
 
 
+# where a word pair stops: the end of a sentence or a line (a chunk that starts at a
+# sentence or under a heading has no pair its original lacks)
+_BREAK = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b]+")
+
+
 @lru_cache(maxsize=_CACHED_TEXTS)
 def word_pairs(text: str) -> frozenset[Pair]:
-    """The text's word pairs (a one-word text: that word; no words: none), cached per
-    text."""
-    words = tokenize(text)
-    if len(words) < 2:
-        return frozenset({tuple(words)}) if words else frozenset()
-    return frozenset(zip(words, words[1:], strict=False))
+    """The text's word pairs: consecutive words within a sentence or line (a one-word
+    sentence: that word; no words: none), cached per text."""
+    pairs: set[Pair] = set()
+    for sentence in _BREAK.split(text):
+        words = tokenize(sentence)
+        if len(words) == 1:
+            pairs.add((words[0],))
+        pairs.update(zip(words, words[1:], strict=False))
+    return frozenset(pairs)
 
 
 @dataclass(frozen=True)

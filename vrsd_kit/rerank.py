@@ -128,7 +128,7 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
         while (position := first_copy(run.indices.tolist(), judge)) is not None:
             closed.append(int(run.indices[position]))  # never picked again: select anew
             run = select(query_array, matrix, settings.k, method=settings.method,
-                         **_closing(keywords, closed, len(items)))
+                         **with_closed(keywords, closed, len(items)))
         selection = without_copies(
             selection, run, closed, judge, settings.k, fill=settings.fill_with_copies,
             relevance=keywords.get("relevance", cosines(query_array, matrix)),
@@ -145,7 +145,7 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     return out
 
 
-def _closing(keywords: Mapping[str, Any], closed: Sequence[int], count: int
+def with_closed(keywords: Mapping[str, Any], closed: Sequence[int], count: int
              ) -> dict[str, Any]:
     """``select``'s keywords with the ``closed`` candidates never picked: each is given a
     token count above the budget (none given: a budget of 0 that every other candidate, at
