@@ -6,10 +6,11 @@ the fetched pool's texts, so what is kept and what the entries say cannot disagr
 
 A candidate's content is its **word pairs** (consecutive words within a sentence or a
 line, as ``vrsd_kit.lexical.tokenize`` reads them: in a script without spaces,
-consecutive character bigrams). Each pair weighs ``1 / (how many of the pool's candidates hold it)``:
-a pair that only this candidate holds counts fully, a disclaimer or licence header that
-ten candidates repeat counts a tenth. The **share** of candidate a's content in b is the
-weight of a's pairs found in b over the weight of all of a's pairs. Then:
+consecutive character bigrams). Each pair weighs ``1 / (how many of the pool's
+candidates hold it)``: a pair that only this candidate holds counts fully, a disclaimer
+or licence header that ten candidates repeat counts a tenth. The **share** of candidate
+a's content in b is the weight of a's pairs found in b over the weight of all of a's
+pairs. Then:
 
 * a **restates** b when the share of a in b is at least ``RESTATES`` (0.9): a copy, an
   overlapping chunk that lies inside b, the same paragraph under another title;
