@@ -173,6 +173,8 @@ def entries(
             entry.update(signals.parts(index))
         elif cosine is not None:
             entry["cosine"] = float(cosine[index])
+        if "cosine" in entry:  # after relevance: the entry reads relevance, cosine, ...
+            entry = {**{key: entry[key] for key in ("rank", "relevance", "cosine")}, **entry}
         if prior is not None:
             entry["prior"] = float(prior[rank])
         if held is not None:

@@ -122,6 +122,7 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     if signals is not None:
         keywords.update(signals.select_keywords())
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
+    cosine = cosines(query_array, matrix) if signals is None else signals.cosine
     judge = None
     if "held_back" in selection.info:  # a method that holds back what repeats a pick
         judge, closed, run = Judge(texts), [], selection
@@ -131,11 +132,11 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
                          **with_closed(keywords, closed, len(items)))
         selection = without_copies(
             selection, run, closed, judge, settings.k, fill=settings.fill_with_copies,
-            relevance=keywords.get("relevance", cosines(query_array, matrix)),
+            relevance=keywords.get("relevance", cosine),
             objective=lambda picked: sum_vector_similarity(query_array, matrix[picked]))
     found = entries(selection, [view.id(item) for item in items], signals, texts,
                     [source_of(view.metadata(item)) for item in items], judge=judge,
-                    cosine=cosines(query_array, matrix) if signals is None else None)
+                    cosine=cosine)
     key = settings.metadata_key
     out = []
     for index, entry in zip(selection.indices.tolist(), found, strict=True):
@@ -146,7 +147,7 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
 
 
 def with_closed(keywords: Mapping[str, Any], closed: Sequence[int], count: int
-             ) -> dict[str, Any]:
+                ) -> dict[str, Any]:
     """``select``'s keywords with the ``closed`` candidates never picked: each is given a
     token count above the budget (none given: a budget of 0 that every other candidate, at
     0 tokens, fits), which the core closes from the start; the pool, its relevance and
