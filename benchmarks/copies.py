@@ -15,14 +15,19 @@ judge, ``vrsd_kit.copies.Judge``) and selects again. This runs the same rule on 
 Embeddings come from the disk cache ``vrsd eval`` fills (``--model`` as there; LSA is fit
 here, nothing to download).
 
-    .venv/bin/python benchmarks/copies.py [--model minilm lsa] [--limit N]
+    .venv/bin/python benchmarks/copies.py [--model minilm lsa] [--limit N] [--json FILE]
+
+``--json`` writes the results file docs/adapters.md's table is rendered from
+(``docs/results/copies.json``, through ``scripts/figures.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -47,7 +52,7 @@ def rule(query, vectors, keywords, judge, k):  # noqa: ANN001, ANN201
     return first, run
 
 
-def measure(corpus, pools) -> tuple[list[str], dict[str, list[int]]]:  # noqa: ANN001
+def measure(corpus, pools) -> tuple[list[dict], dict[str, list[int]]]:  # noqa: ANN001
     from vrsd_core import pool_units
     from vrsd_kit.copies import Judge
 
@@ -74,11 +79,9 @@ def measure(corpus, pools) -> tuple[list[str], dict[str, list[int]]]:  # noqa: A
                 if found is not None:
                     called[found.relation][0] += 1
                     called[found.relation][1] += owner[rows[held]] == owner[rows[new[found.of]]]
-    lines = [f"| {k} | {np.mean(before[k]):.4f} | {np.mean(after[k]):.4f} | {changed[k]} | "
-             f"{fewer[k]} |" for k in KS]
-    lines.append(f"| mean | {np.mean([np.mean(before[k]) for k in KS]):.4f} | "
-                 f"{np.mean([np.mean(after[k]) for k in KS]):.4f} | | |")
-    return lines, called
+    rows = [{"k": k, "before": float(np.mean(before[k])), "after": float(np.mean(after[k])),
+             "changed": int(changed[k]), "fewer": int(fewer[k])} for k in KS]
+    return rows, called
 
 
 def main() -> None:
@@ -86,6 +89,8 @@ def main() -> None:
     parser.add_argument("--model", nargs="+", default=["minilm", "lsa"],
                         help="geometries, as vrsd eval evidence --model (minilm lsa)")
     parser.add_argument("--limit", type=int, default=None, help="the first N questions (500)")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write the results file (docs/results/copies.json)")
     args = parser.parse_args()
 
     from vrsd_eval.evidence import EVIDENCE_FETCH_K, load_evidence_corpora
@@ -93,6 +98,11 @@ def main() -> None:
     from vrsd_eval.pools import build_pools
 
     corpora = load_evidence_corpora(limit=args.limit)
+    command = "benchmarks/copies.py --model " + " ".join(args.model) + (
+        f" --limit {args.limit}" if args.limit else "")
+    data: dict = {"command": command, "fetch_k": EVIDENCE_FETCH_K,
+                  "questions": len(corpora[0].questions), "ks": list(KS), "rows": [],
+                  "precision": []}
     for geometry in geometries(args.model):
         totals = {"restates": [0, 0], "contains": [0, 0]}
         for corpus in corpora:
@@ -100,21 +110,34 @@ def main() -> None:
             pools = build_pools(corpus.texts, corpus.questions, geometry.fit(corpus.texts),
                                 EVIDENCE_FETCH_K, desc=f"{geometry.name}/{corpus.name}",
                                 show=False)
-            lines, called = measure(corpus, pools)
+            rows, called = measure(corpus, pools)
+            data["rows"] += [{"geometry": geometry.name, "corpus": corpus.name, **row}
+                             for row in rows]
             print(f"\n{geometry.name}, {corpus.name} ({len(corpus.questions)} questions, "
                   f"fetch_k {EVIDENCE_FETCH_K}, {time.perf_counter() - start:.0f} s)\n")
             print("| k | all-evidence, core's picks | without copies | questions changed | "
                   "fewer than k |\n|---|---|---|---|---|")
-            print("\n".join(lines))
+            for row in rows:
+                print(f"| {row['k']} | {row['before']:.4f} | {row['after']:.4f} | "
+                      f"{row['changed']} | {row['fewer']} |")
+            print(f"| mean | {np.mean([r['before'] for r in rows]):.4f} | "
+                  f"{np.mean([r['after'] for r in rows]):.4f} | | |")
             for relation, (count, right) in called.items():
                 totals[relation][0] += count
                 totals[relation][1] += right
+        data["precision"].append({"geometry": geometry.name, **{
+            relation: {"called": int(count), "confirmed": int(right)}
+            for relation, (count, right) in totals.items()}})
         both = [sum(v[i] for v in totals.values()) for i in (0, 1)]
         print(f"\n{geometry.name}: held-back passages called a copy, confirmed by the "
               f"paragraph (k = {', '.join(map(str, KS))}, three corpora): " + "; ".join(
                   f"{relation} {right}/{count} = {right / max(count, 1):.3f}"
                   for relation, (count, right) in totals.items())
               + f"; both {both[1]}/{both[0]} = {both[1] / max(both[0], 1):.3f}")
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

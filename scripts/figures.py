@@ -10,7 +10,8 @@ each of the four geometries, or those of ``--models``: at fixed k and at token b
 ``paper`` (``vrsd eval paper``), ``gap`` (benchmarks/optimality_gap.py), ``speed``
 (benchmarks/speed.py), ``index`` (benchmarks/indexing.py on the first 400 files of
 /usr/share/doc), ``crowding`` (benchmarks/crowding_calibration.py on all-MiniLM-L6-v2 and
-LSA), then ``render`` (always). ``tests/test_docs_figures.py`` holds the
+LSA), ``copies`` (benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), then ``render``
+(always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
 
@@ -33,7 +34,7 @@ from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
-STEPS = ("evidence", "paper", "gap", "speed", "index", "crowding", "render")
+STEPS = ("evidence", "paper", "gap", "speed", "index", "crowding", "copies", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -127,6 +128,8 @@ def main() -> int:
         "crowding": lambda: run_script("benchmarks/crowding_calibration.py", "--model",
                                        "minilm", "lsa", "--json",
                                        "docs/results/crowding_calibration.json"),
+        "copies": lambda: run_script("benchmarks/copies.py", "--model", "minilm", "lsa",
+                                     "--json", "docs/results/copies.json"),
     }
     for name, step in steps.items():
         if name in args.only:
