@@ -453,7 +453,7 @@ def copies(results_dir: str | Path = RESULTS_DIR) -> str:
                  for r in ("restates", "contains")]
         lines.append(f"| {row['geometry']} | {cells[0]} | {cells[1]} |")
     lines += ["", "| geometry | corpus | mean all-evidence: the core's picks | without "
-              "copies | questions changed (over k) |", "|---|---|---:|---:|---:|"]
+              "copies | questions whose picks changed, summed over k |", "|---|---|---:|---:|---:|"]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in data["rows"]:
         groups.setdefault((row["geometry"], row["corpus"]), []).append(row)
