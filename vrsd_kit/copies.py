@@ -98,8 +98,25 @@ class Judge:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.pairs = [word_pairs(text) for text in texts]
-        self._held_by = Counter(chain.from_iterable(self.pairs))
+        self._counted: Counter[Pair] | None = None  # counted when a weight is first needed
         self._totals: dict[int, float] = {}
+
+    @property
+    def _held_by(self) -> Counter[Pair]:
+        """How many of the pool's candidates hold each pair."""
+        if self._counted is None:
+            self._counted = Counter(chain.from_iterable(self.pairs))
+        return self._counted
+
+    def _may_reach(self, i: int, j: int) -> bool:
+        """Whether ``share(i, j)`` can reach ``RESTATES``, from the counts alone: a pair
+        both hold weighs at most 1/2, any other at least 1/n, so a share under the bound
+        ``(S/2) / (S/2 + U/n)`` (S pairs shared, U not) is never a copy's."""
+        pairs = self.pairs[i]
+        shared = len(pairs & self.pairs[j])
+        unshared = len(pairs) - shared
+        return shared > 0 and (1 - RESTATES) * shared * len(self.pairs) >= (
+            2 * RESTATES * unshared)
 
     def words(self, i: int) -> int:
         """How many word pairs candidate ``i`` has (0: nothing to compare)."""
@@ -135,8 +152,10 @@ class Judge:
         tie), or None."""
         best: Copy | None = None
         for position, j in enumerate(kept):
-            for relation, share in (("restates", self.share(i, j)),
-                                    ("contains", self.share(j, i))):
+            for relation, a, b in (("restates", i, j), ("contains", j, i)):
+                if not self._may_reach(a, b):
+                    continue
+                share = self.share(a, b)
                 if share >= RESTATES and (best is None or share > best.share):
                     best = Copy(position, relation, share)
         return best

@@ -311,3 +311,22 @@ def test_the_default_keeps_no_copy_and_says_what_the_judge_says(passages, k, que
         assert {p.meta["vrsd"].get("stopped") for p in kept} == {"restatements"}
     if not fill:
         assert all("copy_of" not in p.meta["vrsd"] for p in kept)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("a b c d e f".split()), max_size=9).map(" ".join),
+                min_size=2, max_size=7), st.data())
+def test_the_judges_shortcut_changes_no_verdict(texts, data):
+    """``copy_of`` skips a share its counts show cannot reach RESTATES: the verdict is
+    the one every share computed gives."""
+    judge = Judge(texts)
+    i = data.draw(st.integers(0, len(texts) - 1))
+    kept = data.draw(st.lists(st.integers(0, len(texts) - 1).filter(lambda j: j != i),
+                              max_size=4, unique=True))
+    best = None
+    for position, j in enumerate(kept):
+        for relation, share in (("restates", judge.share(i, j)), ("contains", judge.share(j, i))):
+            if share >= RESTATES and (best is None or share > best[2]):
+                best = (position, relation, share)
+    found = judge.copy_of(i, kept)
+    assert (None if found is None else (found.of, found.relation, found.share)) == best
