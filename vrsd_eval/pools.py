@@ -129,7 +129,8 @@ def _without_copies(pools: Pools, b: int, sel: Any, method: Any, k: int,
                     keywords: dict[str, Any], budget: dict[str, Any]) -> Any:
     """Question ``b``'s selection as ``vrsd_kit.rerank`` makes it: while a pick copies one
     before it, that candidate is closed and the question selected again."""
-    assert pools.texts is not None
+    if pools.texts is None:
+        raise ValueError("pools: built without the candidates' texts (build_pools keeps them)")
     judge = Judge(pools.texts[b])
     if first_copy(sel.indices.tolist(), judge) is None:
         return sel
