@@ -12,7 +12,8 @@ each of the four geometries, or those of ``--models``: at fixed k and at token b
 /usr/share/doc), ``index-search`` (benchmarks/index_search.py: exact search in the index
 at 10^4 and 10^5 chunks), ``crowding`` (benchmarks/crowding_calibration.py on
 all-MiniLM-L6-v2 and LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s
-wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), then ``render``
+wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), ``copies``
+(benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
@@ -37,7 +38,7 @@ from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 STEPS = ("evidence", "paper", "gap", "speed", "index", "index-search", "crowding",
-         "startup", "demo", "render")
+         "startup", "demo", "copies", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -137,6 +138,8 @@ def main() -> int:
                                       "docs/results/cli_startup.json"),
         "demo": lambda: run_script("benchmarks/demo_table.py", "--json",
                                    "docs/results/demo.json"),
+        "copies": lambda: run_script("benchmarks/copies.py", "--model", "minilm", "lsa",
+                                     "--json", "docs/results/copies.json"),
     }
     for name, step in steps.items():
         if name in args.only:

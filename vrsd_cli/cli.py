@@ -299,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--vectors-only", action="store_true",
                     help="the default's relevance from the vectors only, not the chunks' words "
                     "too (lexical=False)")
+    se.add_argument("--fill-with-copies", action="store_true",
+                    help="the default returns no chunk that repeats one it returns, so fewer "
+                    "than --k may come back; with this, copies make up --k")
     _add_cache(se)
     _add_inspect(sub.add_parser(
         "inspect", help="how crowded is top-k on the index, and what would the default change",
@@ -670,6 +673,7 @@ def _run_search(args: argparse.Namespace) -> int:
         hits = search_index(
             args.query, index_dir=args.index_dir, k=args.k, method=asked,
             fetch_k=args.fetch_k, cache_dir=args.cache_dir, lexical=not args.vectors_only,
+            fill_with_copies=args.fill_with_copies,
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
@@ -699,9 +703,13 @@ def _index_chunks(index_dir: str | None) -> int | None:
     from .indexing import open_index
 
     try:
-        return int(open_index(index_dir)._collection.count())
+        index = open_index(index_dir)
     except ValueError:
         return None
+    try:
+        return len(index)
+    finally:
+        index.close()
 
 
 def _run_inspect(args: argparse.Namespace) -> int:

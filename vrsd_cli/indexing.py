@@ -553,10 +553,12 @@ def search_index(
     fetch_k: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     lexical: bool = True,
+    fill_with_copies: bool = False,
 ) -> list[Document]:
     """The exact top ``fetch_k`` chunks by cosine, then ``k`` of them selected with
     ``method`` by the kit's one rerank body, as ``DiverseRetriever`` selects (``lexical``:
-    the default reads the chunks' words too).
+    the default reads the chunks' words too; ``fill_with_copies``: copies of kept chunks
+    make up k when nothing else is left).
 
     ``fetch_k`` None means ``max(DEFAULT_SEARCH_FETCH_K, k)``; a given ``fetch_k``
     below ``k`` is refused (as ``DiverseRetriever`` refuses it).
@@ -579,7 +581,8 @@ def search_index(
     settings = build_settings(
         {"k": k, "fetch_k": search_fetch_k(k, fetch_k),
          "method": spec.method or DEFAULT_METHOD,  # (parse_method always names one)
-         "options": dict(spec.options), "lexical": lexical},
+         "options": dict(spec.options), "lexical": lexical,
+         "fill_with_copies": fill_with_copies},
         names={"options": "method"})
     index = open_index(index_dir)
     try:

@@ -77,9 +77,10 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
     plain top-k would have returned that the method held back beside the result they
     are attached to, with the relation when the entry has one. User text is ``safe``."""
     infos = [doc.metadata.get("vrsd", {}) for doc in docs]
-    if any("cosine" in info for info in infos):
-        relevance = ("relevance: z(cosine) + z(BM25 of the words), in the fetched pool's "
-                     "units (0 its mean, 1 one standard deviation above)")
+    if any("lexical" in info for info in infos):
+        relevance = ("relevance: the fused score the default ranked by, z(z(cosine) + z(BM25 "
+                     "of the words)), each z within the fetched pool (0 its mean, 1 one "
+                     "standard deviation above); cosine: the vectors' cosine to the question")
     else:
         relevance = "relevance: cosine to the question"
     held_back = [entry for info in infos for entry in info.get("held_back", ())]
@@ -87,8 +88,13 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
              f"method: {safe(method, one_line=True)}: "
              f"{_kept_of_fetched(len(docs), k, fetch_k, fetched, in_index)}",
              relevance]
+    top = len(docs)
+    if any(info.get("stopped") == "restatements" for info in infos):
+        top = k
+        lines.append(f"{len(docs)} results of the {k} asked: every other candidate repeats one "
+                     "of these (--fill-with-copies returns copies too)")
     if held_back:
-        lines.append(f"held back from top-{len(docs)}: {_held_back_count(held_back)}")
+        lines.append(f"held back from top-{top}: {_held_back_count(held_back)}")
     lines.append("")
     for i, (doc, info) in enumerate(zip(docs, infos, strict=True), 1):
         rel = info.get("relevance")
@@ -96,8 +102,12 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
         head = f"{i}. {source} (chunk {safe(doc.metadata.get('chunk', '?'), one_line=True)})"
         if rel is not None:
             head += f"  relevance {rel:.3f}"
-        if "cosine" in info:  # the default's parts: the vector's and the words'
+        if "lexical" in info:  # the default's parts: the vector's and the words'
             head += f" (cosine {info['cosine']:.3f}, words {info['lexical']:.1f})"
+        copy = info.get("copy_of")
+        if isinstance(copy, dict):  # a copy that filled a slot (--fill-with-copies)
+            verb = "contains" if copy.get("relation") == "contains" else "restates"
+            head += f"  [a copy: {verb} #{int(copy.get('rank', 0)) + 1}]"
         lines.append(head)
         body = safe(" ".join(doc.page_content.split()))
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
@@ -126,7 +136,8 @@ def _kept_of_fetched(kept: int, k: int, fetch_k: int, fetched: int,
     return f"{said} ({asked})"
 
 
-_RELATIONS = {"restates": "restates this", "displaced": "made room for this"}
+_RELATIONS = {"restates": "restates this", "contains": "contains this",
+              "displaced": "made room for this"}
 
 
 def _held_back_count(held: list[Any]) -> str:

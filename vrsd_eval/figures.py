@@ -502,6 +502,34 @@ def demo_table(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def copies(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/adapters.md: the judge of copies on the labelled HotpotQA pools: how often a
+    held-back passage called a copy is a piece of the same paragraph, and mean
+    all-evidence of the core's picks and of the default without copies, per corpus."""
+    data = read_json("copies.json", results_dir)
+    ks = ", ".join(map(str, data["ks"]))
+    lines = [f"Measured with `.venv/bin/python {data['command']}`: {data['questions']} "
+             f"questions, fetch_k = {data['fetch_k']}, k = {ks}.", "",
+             "| geometry | \"restates\": same paragraph | \"contains\": same paragraph |",
+             "|---|---:|---:|"]
+    for row in data["precision"]:
+        cells = [f"{row[r]['confirmed'] / max(row[r]['called'], 1):.1%} "
+                 f"({row[r]['confirmed']} of {row[r]['called']})"
+                 for r in ("restates", "contains")]
+        lines.append(f"| {row['geometry']} | {cells[0]} | {cells[1]} |")
+    lines += ["", "| geometry | corpus | mean all-evidence: the core's picks | without "
+              "copies | questions whose picks changed, summed over k |", "|---|---|---:|---:|---:|"]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in data["rows"]:
+        groups.setdefault((row["geometry"], row["corpus"]), []).append(row)
+    for (geometry, corpus), rows in groups.items():
+        before = sum(r["before"] for r in rows) / len(rows)
+        after = sum(r["after"] for r in rows) / len(rows)
+        lines.append(f"| {geometry} | {corpus} | {before:.3f} | {after:.3f} | "
+                     f"{sum(r['changed'] for r in rows)} |")
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "evaluation overview": overview,
     "evaluation summary": evaluation_summary,
@@ -519,6 +547,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "crowding calibration": crowding_calibration,
     "cli startup": cli_startup,
     "demo table": demo_table,
+    "copies": copies,
 }
 
 

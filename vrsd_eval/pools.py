@@ -4,8 +4,10 @@ For each question, the adapters' own fetch (``vrsd_langchain.fetch_candidates``)
 asks the corpus' LangChain FAISS store for its top ``fetch_k`` with their stored
 vectors: exactly what a ``DiverseRetriever`` over that store hands its method. The
 project's rows then run as one ``vrsd_core.select_batch`` call per row and k over all
-the pools (the evidence tests hold that equal to ``DiverseRetriever`` per question);
-the peers run per question on the same arrays.
+the pools, and, for the default, the rerank body's rule on copies (a pick that copies one
+before it, ``vrsd_kit.copies``, closed and the question selected again; the evidence
+tests hold that equal to ``DiverseRetriever`` per question); the peers run per question
+on the same arrays.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from vrsd_core import (
     method_options,
     metrics,
     pool_units,
+    select,
     select_batch,
 )
+from vrsd_kit.copies import Judge, first_copy
 from vrsd_kit.lexical import pool_relevance
+from vrsd_kit.rerank import with_closed
 
 from .geometries import embed_questions
 from .methods import MethodSpec
@@ -53,6 +58,8 @@ class Pools:
         links: the links between each question's candidates (``pool_relevance``'s
             ``links``, stacked: ``vrsd_core.Links`` of (Q, n, n) arrays), the default's
             ``links``.
+        texts: each question's candidates' texts (the default's judge of copies reads
+            them); None: no rule on copies.
     """
 
     queries: np.ndarray
@@ -63,6 +70,7 @@ class Pools:
     words: np.ndarray
     profiles: np.ndarray
     links: Links | None = None
+    texts: list[list[str]] | None = None
 
 
 def embed_corpus(texts: Sequence[str], embeddings: Any, desc: str,
@@ -107,7 +115,7 @@ def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
                   np.stack([w.links.beyond_chance for w in found_words if w.links is not None]),
                   np.array([w.spread for w in found_words])) if found_words else None
     return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words,
-                 profiles, links)
+                 profiles, links, [[texts[r] for r in found] for found in rows])
 
 
 def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[np.ndarray]:
@@ -128,7 +136,30 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
             words["links"] = pools.links
     picked = select_batch(pools.queries, pools.vectors, k, method=method,
                           **words, **spec.options, **budget)
-    return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]
+    out = []
+    for b, sel in enumerate(picked):
+        if "held_back" in sel.info and pools.texts is not None:  # the body's rule on copies
+            sel = _without_copies(pools, b, sel, method, k, {**words, **spec.options}, budget)
+        out.append(pools.rows[b, sel.indices])
+    return out
+
+
+def _without_copies(pools: Pools, b: int, sel: Any, method: Any, k: int,
+                    keywords: dict[str, Any], budget: dict[str, Any]) -> Any:
+    """Question ``b``'s selection as ``vrsd_kit.rerank`` makes it: while a pick copies one
+    before it, that candidate is closed and the question selected again."""
+    if pools.texts is None:
+        raise ValueError("pools: built without the candidates' texts (build_pools keeps them)")
+    judge = Judge(pools.texts[b])
+    if first_copy(sel.indices.tolist(), judge) is None:
+        return sel
+    own = {name: _one_question(value, b) for name, value in {**keywords, **budget}.items()}
+    closed: list[int] = []
+    while (position := first_copy(sel.indices.tolist(), judge)) is not None:
+        closed.append(int(sel.indices[position]))
+        sel = select(pools.queries[b], pools.vectors[b], k, method=method,
+                     **with_closed(own, closed, pools.vectors.shape[1]))
+    return sel
 
 
 def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[int]
@@ -137,3 +168,11 @@ def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[in
     maps a row to its evidence unit, ``gold`` lists the question's units."""
     found = set(owner[np.asarray(rows, dtype=np.int64)].tolist()) & set(gold)
     return metrics.evidence_recall(found, gold), metrics.all_evidence(found, gold)
+
+
+def _one_question(value: Any, b: int) -> Any:
+    """Question ``b``'s part of a ``select_batch`` keyword (a per-question array, or the
+    ``Links`` of every question), for one ``select``."""
+    if isinstance(value, Links):
+        return Links(value.cosine[b], value.beyond_chance[b], float(np.asarray(value.spread)[b]))
+    return value[b] if isinstance(value, np.ndarray) and value.ndim > 1 else value

@@ -171,12 +171,16 @@ class DiverseRanker(SettingsFields):
         reembed: with a ``document_embedder``, what embedding documents again does:
             ``"warn"`` (once per process), ``"allow"``, ``"refuse"`` (a ValueError).
         lexical: the default method reads the documents' words as well as their
-            vectors: its relevance is z(cosine) + z(BM25 of the documents' ``content``
-            against the ``query`` input), within the pool, and its similarity of two
+            vectors: its relevance is z(z(cosine) + z(BM25 of the documents' ``content``
+            against the ``query`` input)), each z within the pool, and its similarity of two
             documents the mean of their vectors' cosine and their word profiles'
             (``vrsd_kit.lexical``; ``meta["vrsd"]`` shows ``cosine`` and ``lexical``).
             It needs the query text: connect it to the ``query`` input (without it
             the run uses the vectors only and warns once). False: the vectors only.
+        fill_with_copies: the default keeps no copy of a kept document
+            (``vrsd_kit.copies``): when only copies are left, fewer than ``top_k`` come
+            back (``meta["vrsd"]["stopped"] == "restatements"``). True: the copies make up
+            ``top_k`` (their entry's ``copy_of`` names the document each repeats).
         metadata_key: the meta key of vrsd's entry (default ``"vrsd"``); a key the
             document's own meta holds is kept, and the entry goes under this key +
             ``"_"`` (warned once).
@@ -192,7 +196,7 @@ class DiverseRanker(SettingsFields):
     SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
         "top_k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
         "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
-        "metadata_key"})
+        "fill_with_copies", "metadata_key"})
 
     @keywords_checked  # DiverseRanker(topk=2): a ValueError naming top_k
     def __init__(
@@ -208,6 +212,7 @@ class DiverseRanker(SettingsFields):
         document_embedder: Any = None,
         reembed: Reembed = "warn",
         lexical: bool = True,
+        fill_with_copies: bool = False,
         metadata_key: str = METADATA_KEY,
     ) -> None:
         # "vrsd_swap" -> "vrsd" + refine="swap" (warns): one spelling per method
@@ -224,6 +229,7 @@ class DiverseRanker(SettingsFields):
         self.document_embedder = document_embedder
         self.reembed = reembed
         self.lexical = lexical
+        self.fill_with_copies = fill_with_copies
         self.metadata_key = metadata_key
         self._warned_no_query = False
         self._keep_settings()
@@ -242,6 +248,7 @@ class DiverseRanker(SettingsFields):
              "group_by": fields["group_by"], "max_per_group": fields["max_per_group"],
              "max_tokens": fields["max_tokens"], "token_counter": fields["token_counter"],
              "reembed": fields["reembed"], "lexical": fields["lexical"],
+             "fill_with_copies": fields["fill_with_copies"],
              "metadata_key": fields["metadata_key"]},
             names=FIELD_NAMES)
 
@@ -271,7 +278,8 @@ class DiverseRanker(SettingsFields):
             relevance=ser(self.relevance), group_by=ser(self.group_by),
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
             token_counter=ser(self.token_counter), document_embedder=ser(self.document_embedder),
-            reembed=self.reembed, lexical=self.lexical, metadata_key=self.metadata_key,
+            reembed=self.reembed, lexical=self.lexical, fill_with_copies=self.fill_with_copies,
+            metadata_key=self.metadata_key,
         )
 
     @classmethod

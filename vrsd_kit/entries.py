@@ -7,35 +7,43 @@ changed, nor a value of its own replaced. numpy only, no framework imports.
 What the default held back, and why, in words a reader can check (``held_back_entries``):
 The default (``complement``) returns the k passages that are most relevant *together*;
 plain top-k (by the same relevance) would have returned some others. Each of those is
-*held back* for one of two reasons, and an entry says which:
+*held back* for one of three reasons, and an entry says which, as the one judge of
+copies (``vrsd_kit.copies.Judge``, the very judge the selection obeys) reads it:
 
-* ``"restates"``: it adds almost nothing to a kept passage: at least ``RESTATES``
-  (90 %) of its word pairs (consecutive words, as ``vrsd_kit.lexical.tokenize`` reads
-  them) occur in that passage (``share`` says how many). A copy, an overlapping chunk
-  that lies inside a kept one, the same paragraph under two titles.
+* ``"restates"``: it adds almost nothing to a kept passage: at least 90 % of its word
+  pairs, each weighed by how rare it is in the fetched pool, occur in that passage
+  (``share`` says how much). A copy, an overlapping chunk that lies inside a kept one,
+  the same paragraph under two titles; not two passages that share only a disclaimer.
+* ``"contains"``: a kept passage's word pairs are in it (90 % or more, weighed the same
+  way): a longer chunk around a kept one, which repeats it and adds some.
 * ``"displaced"``: top-k would have returned it, and the default preferred a passage
-  that adds more; it is attached to the pick that took its slot ("made room for").
+  that adds more; it is attached to the pick that took its slot ("made room for"). A
+  passage without words (emoji, punctuation, empty) is never a copy: its entry says
+  ``"note": "no words to compare"``.
 
 Why word pairs at 90 %: on the evaluation's labelled pairs (``vrsd_eval``'s HotpotQA
 corpora), no two distinct evidence passages of one question share more than 47 % of
 their word pairs, while templated pages that differ only in a year or a name (two
-seasons of one team) reach 80-90 %; at 90 %, "restates" is right (the two are pieces
-of one passage) for at least 95 % of the default's held-back passages on every
-embedding geometry measured (docs/inspect.md has the figures and the command). The
-cosine alone cannot say it: two siblings' biographies sit at cosine 0.96.
+seasons of one team) reach 80-90 %; "restates" is right (the two are pieces of one
+passage) for at least 98 % of the default's held-back passages on every embedding
+geometry measured (docs/inspect.md has the figures and the command). The cosine alone
+cannot say it: two siblings' biographies sit at cosine 0.96.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from vrsd_core import Selection
 from vrsd_core.callers import user_stacklevel
 
-from .lexical import PoolRelevance, tokenize
+from .copies import RESTATES, Judge, restated_by, shared_pairs, word_pairs
+from .lexical import PoolRelevance
 
 METADATA_KEY = "vrsd"
 """The metadata entry every returned item gets (the default of each adapter's
@@ -43,9 +51,11 @@ METADATA_KEY = "vrsd"
 SOURCE_KEYS = ("source", "file_path", "file_name", "url")
 _ENTRY_FIELDS = frozenset({"rank", "relevance", "method"})
 _warned_taken: set[str] = set()
-RESTATES = 0.9  # share of a candidate's word pairs found in one kept passage
 EXCERPT = 120  # characters of a held-back passage shown in its entry
-_CACHED_TEXTS = 1 << 14
+NO_WORDS = "no words to compare"
+__all__ = ["EXCERPT", "METADATA_KEY", "NO_WORDS", "RESTATES", "SOURCE_KEYS", "entries",
+           "entry_key", "excerpt", "held_back_entries", "is_entry", "restated_by",
+           "shared_pairs", "source_of", "with_entry", "word_pairs"]
 
 
 def is_entry(value: Any) -> bool:
@@ -98,14 +108,15 @@ def source_of(metadata: Mapping[str, Any] | None) -> Any:
 def entries(
     selection: Selection, ids: Sequence[Any] | None = None,
     signals: PoolRelevance | None = None, texts: Sequence[str] | None = None,
-    sources: Sequence[Any] | None = None,
+    sources: Sequence[Any] | None = None, *, judge: Judge | None = None,
+    cosine: Sequence[float] | NDArray[np.float64] | None = None,
 ) -> list[dict[str, Any]]:
     """The ``METADATA_KEY`` entry of every pick of ``selection``, in selection order::
 
         {
             "rank": 0,            # position in the selection order (0-based)
-            "relevance": 0.71,    # what the method ranked it by (see below)
-            "cosine": 0.62,       # only when the words were read: the cosine to the query
+            "relevance": 1.02,    # what the method ranked it by (see below)
+            "cosine": 0.62,       # the cosine of its vector to the query's
             "lexical": 7.3,       # only when the words were read: its BM25 score in the pool
             "gain": 0.71,         # the method's score for it when it was picked
             "method": "vrsd",     # the selection method
@@ -113,15 +124,18 @@ def entries(
             "held_back": [...],   # only for the default (complement): what plain top-k
                                   # would have returned that it did not, see below
             "linked_to": {...},   # only for a pick a link brought in, see below
+            "stopped": "restatements",  # only when fewer than k came back, and why
+            "copy_of": {...},     # only for a copy that filled a slot (fill_with_copies)
         }
 
     ``relevance`` is what the method ranked the candidate by: for a method that reads
     the words (``vrsd_core.METHOD_INFO[method].reads_words``, with ``lexical`` on and a
-    query text) it is the relevance in pool units, ``vrsd_core.pool_units([cosine,
-    lexical])``: z of the sum of the two parts' z-scores over the fetched pool (0 is
-    the pool's mean, 1 one standard deviation above it), and ``cosine`` and
-    ``lexical`` give the parts; otherwise the caller's relevance scores when given,
-    else the cosine to the query.
+    query text) it is the fused relevance ``vrsd_core.pool_units([cosine, lexical])`` =
+    z(z(cosine) + z(lexical)), each z over the fetched pool: the sum of the two parts'
+    z-scores standardised again (0 is the pool's mean, 1 one standard deviation above
+    it); otherwise the caller's relevance scores when given, else the cosine to the
+    query. ``cosine`` is always the cosine of the item's vector to the query vector
+    (given as ``signals`` or ``cosine``, one per candidate; absent when neither is).
 
     ``gain`` is, for ``similarity`` the cosine; for ``vrsd`` the cosine of the sum of
     the picks so far with the query; for ``mmr`` the MMR score; for ``dpp`` and the
@@ -130,13 +144,20 @@ def entries(
     them); for the sampling and clustering methods their own score.
 
     ``held_back`` lists one dict per candidate plain top-k (by the same relevance)
-    would have returned and the default did not (``held_back_entries``): ``id`` (the
-    item's id from ``ids``, else its 0-based rank among the fetched candidates),
-    ``rank`` (1-based, in plain top-k), ``relation`` (``"restates"``: 90 % or more of
-    its word pairs are in this item, ``share`` says how many; ``"displaced"``: this item
-    took its slot), ``source`` (when ``sources`` has one) and ``excerpt`` (when
-    ``texts`` are given; without texts every entry is ``"displaced"``). Values are plain
-    Python ints, floats and strings (JSON-ready, no numpy scalars).
+    would have returned and the default did not (``held_back_entries``, with ``judge``
+    the one judge of copies the selection obeyed): ``id`` (the item's id from ``ids``,
+    else its 0-based rank among the fetched candidates), ``rank`` (1-based, in plain
+    top-k), ``relation`` (``"restates"``: 90 % or more of its weighted word pairs are in
+    this item; ``"contains"``: 90 % or more of this item's are in it; ``share`` says how
+    much; ``"displaced"``: this item took its slot), ``note`` (``"no words to compare"``
+    for a passage without words), ``source`` (when ``sources`` has one) and ``excerpt``
+    (when ``texts`` are given; without texts every entry is ``"displaced"``).
+
+    ``stopped`` (on every entry of a result shorter than k): ``"restatements"`` (only
+    copies of the picks were left: ``fill_with_copies`` returns them), ``"max_tokens"``
+    or ``"max_per_group"`` (the budget or the cap). ``copy_of`` (``fill_with_copies``):
+    ``{"rank": the pick it repeats, "relation": "restates" | "contains", "share": ...}``.
+    Values are plain Python ints, floats and strings (JSON-ready, no numpy scalars).
 
     ``linked_to`` (the default with the words read: ``selection.info["linked_to"]``) is
     on a pick that a link between candidates brought in (``vrsd_core.links``): ``id``
@@ -145,24 +166,37 @@ def entries(
     question, that make the link more than chance, adjacent ones joined as written:
     ``["Tim Burton"]``). A pick no link brought in has no ``linked_to``.
     """
-    held = _held_entries(selection, ids, texts, sources)
+    held = _held_entries(selection, ids, texts, sources, judge)
     picked = selection.indices.tolist()
     relevance = selection.relevance.tolist()
     gains = selection.gains.tolist()
     prior = selection.info.get("prior")
     linked = _linked_entries(selection, ids, signals, texts)
+    stopped = selection.info.get("stopped")
+    copies = selection.info.get("copy_of", {})
+    rank_of = {index: rank for rank, index in enumerate(picked)}
     out = []
     for rank, index in enumerate(picked):
         entry: dict[str, Any] = {"rank": rank, "relevance": relevance[rank],
                                  "gain": gains[rank], "method": selection.method}
         if signals is not None:
             entry.update(signals.parts(index))
+        elif cosine is not None:
+            entry["cosine"] = float(cosine[index])
+        if "cosine" in entry:  # after relevance: the entry reads relevance, cosine, ...
+            entry = {**{key: entry[key] for key in ("rank", "relevance", "cosine")}, **entry}
         if prior is not None:
             entry["prior"] = float(prior[rank])
         if held is not None:
             entry["held_back"] = held.get(index, [])
         if rank in linked:
             entry["linked_to"] = linked[rank]
+        if stopped is not None:
+            entry["stopped"] = str(stopped)
+        if index in copies:
+            of, relation, share = copies[index]
+            entry["copy_of"] = {"rank": rank_of[of], "relation": relation,
+                                "share": round(float(share), 3)}
         out.append(entry)
     return out
 
@@ -188,7 +222,7 @@ def _linked_entries(selection: Selection, ids: Sequence[Any] | None,
 
 def _held_entries(selection: Selection, ids: Sequence[Any] | None,
                   texts: Sequence[str] | None, sources: Sequence[Any] | None,
-                  ) -> dict[int, list[dict[str, Any]]] | None:
+                  judge: Judge | None) -> dict[int, list[dict[str, Any]]] | None:
     """{pick: its held-back entries}, or None for a method that holds nothing back."""
     held = selection.info.get("held_back")
     if held is None:
@@ -198,6 +232,7 @@ def _held_entries(selection: Selection, ids: Sequence[Any] | None,
         None if texts is None else texts.__getitem__,
         lambda j: _candidate_name(j, ids),
         None if sources is None else sources.__getitem__,
+        judge=judge,
     )
 
 
@@ -208,39 +243,6 @@ def _candidate_name(index: int, ids: Sequence[Any] | None) -> Any:
 
 
 # --- what the default held back, and why ---
-
-
-@lru_cache(maxsize=_CACHED_TEXTS)
-def word_pairs(text: str) -> frozenset[tuple[str, ...]]:
-    """The text's word pairs (a one-word text: that word), cached per text."""
-    words = tokenize(text)
-    if len(words) < 2:
-        return frozenset({tuple(words)}) if words else frozenset()
-    return frozenset(zip(words, words[1:], strict=False))
-
-
-def shared_pairs(text: str, other: str) -> float:
-    """The share of ``text``'s word pairs that occur in ``other`` (1.0 for an empty
-    text: it adds nothing).
-
-    >>> shared_pairs("caffeine has a half-life of five hours",
-    ...              "In adults caffeine has a half-life of five hours.")
-    1.0
-    >>> round(shared_pairs("the 1987 team", "the 1988 team"), 2)
-    0.0
-    """
-    pairs = word_pairs(text)
-    return len(pairs & word_pairs(other)) / len(pairs) if pairs else 1.0
-
-
-def restated_by(text: str, kept: Sequence[str]) -> tuple[int | None, float]:
-    """(index into ``kept`` of the passage ``text`` restates, or None; the largest share
-    of its word pairs found in one kept passage)."""
-    shares = [shared_pairs(text, other) for other in kept]
-    if not shares:
-        return None, 0.0
-    best = max(range(len(shares)), key=shares.__getitem__)
-    return (best if shares[best] >= RESTATES else None), shares[best]
 
 
 def excerpt(text: str, width: int = EXCERPT) -> str:
@@ -259,6 +261,8 @@ def held_back_entries(
     texts: Callable[[int], str] | None,
     name: Callable[[int], Any],
     source: Callable[[int], Any] | None = None,
+    *,
+    judge: Judge | None = None,
 ) -> dict[int, list[dict[str, Any]]]:
     """{pick: its held-back entries} for one selection.
 
@@ -269,32 +273,45 @@ def held_back_entries(
         texts: a candidate's text (None: no texts, every entry is "displaced").
         name: a candidate's id as the user knows it.
         source: a candidate's source (its document's ``source`` metadata), or None.
+        judge: the pool's judge of copies (``vrsd_kit.copies.Judge`` over every fetched
+            candidate's text, indexed as ``picked`` and ``held``: pass the one the
+            selection used); None: one over the texts of ``picked`` and ``held``.
 
     Each entry: ``id``, ``rank`` (1-based, in plain top-k), ``relation``
-    (``"restates"`` or ``"displaced"``), ``share`` (restates only: the share of its word
-    pairs found in the kept passage), ``source`` (when there is one) and ``excerpt``
-    (when there are texts). A restatement is attached to the pick it restates; a
-    displaced candidate to the pick that took its slot (the picks top-k would not have
-    returned, in selection order, take the held-back slots in top-k order).
+    (``"restates"``, ``"contains"`` or ``"displaced"``), ``share`` (a copy only: the
+    weighted share of the contained passage's word pairs found in the other), ``note``
+    (``"no words to compare"`` for a passage without words), ``source`` (when there is
+    one) and ``excerpt`` (when there are texts). A copy is attached to the pick it
+    repeats; a displaced candidate to the pick that took its slot (the picks top-k would
+    not have returned, in selection order, take the held-back slots in top-k order; a
+    slot none took, as when fewer than k came back, goes to the last of them, else to
+    the last pick).
     """
     rank = {c: r for r, c in enumerate(top_k, start=1)}
     in_top = set(top_k)
     newcomers = [p for p in picked if p not in in_top]
-    kept = [texts(p) for p in picked] if texts is not None else []
+    local, where = judge, {c: c for c in [*picked, *held]}
+    if judge is None and texts is not None:
+        involved = list(dict.fromkeys([*picked, *held]))
+        local, where = Judge([texts(c) for c in involved]), {c: i for i, c in enumerate(involved)}
+    kept = [where[p] for p in picked]
     out: dict[int, list[dict[str, Any]]] = {}
     for slot, candidate in enumerate(held):
         entry: dict[str, Any] = {"id": name(candidate), "rank": rank[candidate]}
-        by, share = (None, 0.0)
-        if texts is not None:
-            by, share = restated_by(texts(candidate), kept)
-        if by is not None:
-            owner = picked[by]
-            entry.update(relation="restates", share=round(share, 3))
+        found = None
+        if local is not None:
+            found = local.copy_of(where[candidate], kept)
+            if not local.words(where[candidate]):
+                entry["note"] = NO_WORDS
+        if found is not None:
+            owner = picked[found.of]
+            entry.update(relation=found.relation, share=round(found.share, 3))
         else:
-            owner = newcomers[slot]  # as many newcomers as slots held back, or more
+            owner = (newcomers[min(slot, len(newcomers) - 1)] if newcomers
+                     else picked[-1])
             entry["relation"] = "displaced"
-        if source is not None and (where := source(candidate)) is not None:
-            entry["source"] = where
+        if source is not None and (where_from := source(candidate)) is not None:
+            entry["source"] = where_from
         if texts is not None:
             entry["excerpt"] = excerpt(texts(candidate))
         out.setdefault(owner, []).append(entry)

@@ -22,8 +22,15 @@ rarer than chance would explain in this pool; the default follows such a link fr
 pick to the passage a multi-hop question needs next (``vrsd_core.links``). The core
 stays numpy-only.
 
-Tokens are Unicode word characters, case-folded (``\\w+``): any language that
-separates words, no stop list, no stemmer. BM25 is Lucene's (bm25s'
+Tokens (``tokenize``) are case-folded runs of Unicode word characters and the combining
+marks that belong to them (``\\w`` plus Unicode category M, so a Devanagari or Thai word is
+not cut at its vowel signs): any script that separates words with spaces (Latin, Greek,
+Cyrillic, Arabic, Hebrew, Devanagari, ...). Scripts written without spaces between words
+(``SPACELESS``: Han, Hiragana, Katakana, Hangul, Thai, Lao, Khmer, Myanmar) are read as
+overlapping character bigrams, as Lucene's CJK analyser reads Han, kana and Hangul
+(``"東京タワー"`` -> ``東京, 京タ, タワ, ワー``; a lone character is its own token): no
+dictionary to download, and a word of two characters or more in the query matches
+wherever it occurs. No stop list, no stemmer. BM25 is Lucene's (bm25s'
 ``method="lucene"``, equal to it to rounding: the tests hold them together), a sum over
 the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
@@ -35,6 +42,7 @@ seen by many queries is not read again.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,13 +57,63 @@ from vrsd_core.relevance import standardised
 
 K1 = 1.5
 B = 0.75
-_WORD = re.compile(r"\w+")
 _CACHED_TEXTS = 1 << 16  # tokenised texts kept per process (a few MB for 700-character passages)
 
 
+def _ranges(codes: Sequence[int]) -> str:
+    """A regex class body for the code points ``codes`` (sorted), as ranges."""
+    spans: list[list[int]] = []
+    for code in codes:
+        if spans and code == spans[-1][1] + 1:
+            spans[-1][1] = code
+        else:
+            spans.append([code, code])
+    return "".join(re.escape(chr(a)) + ("" if a == b else "-" + re.escape(chr(b)))
+                   for a, b in spans)
+
+
+SPACELESS = {
+    "Han": "\u3005\u3007\u3021-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+           "\U00020000-\U0003134f",
+    "Hiragana": "\u3040-\u309f",
+    "Katakana": "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f",
+    "Hangul": "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af",
+    "Thai": "\u0e00-\u0e7f",
+    "Lao": "\u0e80-\u0eff",
+    "Khmer": "\u1780-\u17ff",
+    "Myanmar": "\u1000-\u109f",
+}
+"""The scripts read as character bigrams (regex class bodies of their blocks)."""
+_SPACELESS = "".join(SPACELESS.values())
+# combining marks (category M) of the Basic Multilingual Plane: part of the word they follow
+_MARKS = _ranges([c for c in range(0x10000) if unicodedata.category(chr(c)).startswith("M")])
+_WORD = re.compile(f"[\\w{_MARKS}]+")
+_ANY_SPACELESS = re.compile(f"[{_SPACELESS}]")
+_RUN = re.compile(f"([{_SPACELESS}]+)|((?:[^\\W{_SPACELESS}]|[{_MARKS}])+)")
+
+
 def tokenize(text: str) -> list[str]:
-    """The text's words: runs of Unicode word characters, case-folded."""
-    return _WORD.findall(text.casefold())
+    """The text's words, case-folded: runs of word characters (and their combining
+    marks); a run in a script without spaces (``SPACELESS``) as its overlapping
+    character bigrams.
+
+    >>> tokenize("Caffeine's half-life")
+    ['caffeine', 's', 'half', 'life']
+    >>> tokenize("東京タワーは高い")
+    ['東京', '京タ', 'タワ', 'ワー', 'ーは', 'は高', '高い']
+    """
+    folded = text.casefold()
+    if not _ANY_SPACELESS.search(folded):
+        return _WORD.findall(folded)
+    out: list[str] = []
+    for spaceless, word in _RUN.findall(folded):
+        if word:
+            out.append(word)
+        elif len(spaceless) == 1:
+            out.append(spaceless)
+        else:
+            out.extend(spaceless[i:i + 2] for i in range(len(spaceless) - 1))
+    return out
 
 
 @lru_cache(maxsize=_CACHED_TEXTS)

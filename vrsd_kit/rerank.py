@@ -8,10 +8,14 @@ An adapter fetches the candidates and their vectors its own way, then calls
    relevance of each candidate, its profile, and the links between candidates;
 3. what is read from each candidate: a prior, an outside relevance, group labels, token
    counts (``inputs.candidate_keywords``, through ``view.values`` and ``view.scorer``);
-4. the selection (``vrsd_core.select``, the only call of it outside the core);
+4. the selection (``vrsd_core.select``, the only call of it outside the core); for a
+   method that holds back what repeats a pick (the default), no copy of a kept pick is
+   kept: while a pick is a copy of one before it (``copies.first_copy``, asking the one
+   judge of copies, ``copies.Judge``, that the entries' explanation asks too), that
+   candidate is closed and the selection made again (``copies.without_copies``);
 5. one entry per pick (``entries.entries``; a pick a link brought in says which pick it
-   links to and by which words), put on a copy of each picked item (``view.annotated``),
-   in selection order.
+   links to and by which words), put on a copy of each picked item
+   (``view.annotated``), in selection order.
 
 An ``ItemView`` is how the body reads one framework's candidates: id, text, metadata,
 vector, and a copy carrying the entry. numpy only, no framework imports.
@@ -26,9 +30,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from vrsd_core import METHOD_INFO, select
+from vrsd_core.metrics import sum_vector_similarity
 
+from .copies import Judge, first_copy, without_copies
 from .entries import entries, source_of, with_entry
 from .inputs import candidate_keywords, item_values, pool_signals, reads_words
+from .lexical import cosines
 from .settings import Settings
 
 Item = TypeVar("Item")
@@ -44,8 +51,14 @@ class ItemView(Generic[Item]):
         return None
 
     def text(self, item: Item) -> str:
-        """The text the words are read from and the tokens counted in (what the LLM reads)."""
+        """The item's own text (not the metadata a framework prints before it): the words,
+        the profiles, the judge of copies and the excerpts read it."""
         raise NotImplementedError
+
+    def prompt_text(self, item: Item) -> str:
+        """The text the LLM will read (a token budget counts its tokens): ``text`` unless
+        the framework puts more into the prompt (LlamaIndex's metadata lines)."""
+        return self.text(item)
 
     def metadata(self, item: Item) -> Mapping[str, Any]:
         """The item's metadata (per-candidate fields are read from it)."""
@@ -105,19 +118,49 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     signals = pool_signals(query or "", query_array, matrix, texts) if reads_words(
         settings.method, lexical=settings.lexical, relevance=settings.relevance,
         query=query) else None
+    prompts = texts if settings.max_tokens is None else [view.prompt_text(i) for i in items]
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
-                                  len(items), view.scorer(items, query), texts)
+                                  len(items), view.scorer(items, query), prompts)
     if signals is not None:
         keywords.update(signals.select_keywords(METHOD_INFO[settings.method].own_options))
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
+    cosine = cosines(query_array, matrix) if signals is None else signals.cosine
+    judge = None
+    if "held_back" in selection.info:  # a method that holds back what repeats a pick
+        judge, closed, run = Judge(texts), [], selection
+        while (position := first_copy(run.indices.tolist(), judge)) is not None:
+            closed.append(int(run.indices[position]))  # never picked again: select anew
+            run = select(query_array, matrix, settings.k, method=settings.method,
+                         **with_closed(keywords, closed, len(items)))
+        selection = without_copies(
+            selection, run, closed, judge, settings.k, fill=settings.fill_with_copies,
+            relevance=keywords.get("relevance", cosine),
+            objective=lambda picked: sum_vector_similarity(query_array, matrix[picked]))
     found = entries(selection, [view.id(item) for item in items], signals, texts,
-                    [source_of(view.metadata(item)) for item in items])
+                    [source_of(view.metadata(item)) for item in items], judge=judge,
+                    cosine=cosine)
     key = settings.metadata_key
     out = []
     for index, entry in zip(selection.indices.tolist(), found, strict=True):
         item = items[index]
         metadata, _ = with_entry(view.metadata(item), entry, key)
         out.append(view.annotated(item, metadata, entry))
+    return out
+
+
+def with_closed(keywords: Mapping[str, Any], closed: Sequence[int], count: int
+                ) -> dict[str, Any]:
+    """``select``'s keywords with the ``closed`` candidates never picked: each is given a
+    token count above the budget (none given: a budget of 0 that every other candidate, at
+    0 tokens, fits), which the core closes from the start; the pool, its relevance and
+    every other candidate are as before."""
+    out = dict(keywords)
+    budget = out.get("max_tokens")
+    tokens = (np.zeros(count, dtype=np.int64) if budget is None
+              else np.array(out["token_counts"], dtype=np.int64))
+    out["max_tokens"] = budget = 0 if budget is None else budget
+    tokens[list(closed)] = budget + 1
+    out["token_counts"] = tokens
     return out
 
 

@@ -155,6 +155,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("lexical", True, check_flag,
             "a method that reads the words (METHOD_INFO[method].reads_words) reads them; "
             "False: the vectors only"),
+    Setting("fill_with_copies", False, check_flag,
+            "the default keeps no copy of a pick (vrsd_kit.copies); when only copies are "
+            "left it returns fewer than k (entry 'stopped': 'restatements'); True: the copies "
+            "make up k (each entry 'copy_of' names the pick it repeats)"),
     Setting("metadata_key", METADATA_KEY, check_metadata_key,
             "the metadata key of the entry on each result"),
     Setting("reembed", "warn", _reembed,
@@ -184,6 +188,7 @@ class Settings:
     max_tokens: int | None
     token_counter: TokenCounter
     lexical: bool
+    fill_with_copies: bool
     metadata_key: str
     reembed: Reembed
     search: Mapping[str, Any]

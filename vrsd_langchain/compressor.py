@@ -82,6 +82,9 @@ class DiverseCompressor(SettingsModel, BaseDocumentCompressor):
     lexical: SkipValidation[bool] = True
     """The default method's relevance reads the documents' words as well as their vectors
     (as in ``DiverseRetriever``); False: the vectors only."""
+    fill_with_copies: SkipValidation[bool] = False
+    """True: copies of kept documents make up k when nothing else is left (as in
+    ``DiverseRetriever``); False: fewer come back."""
     metadata_key: SkipValidation[str] = METADATA_KEY
     """The metadata key of vrsd's entry; a key the document's own metadata holds is kept
     and the entry goes under this key + ``"_"`` (warned once)."""

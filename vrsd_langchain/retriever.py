@@ -137,11 +137,16 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     (offline, no dependency; about 5 % mean error on English prose)."""
     lexical: SkipValidation[bool] = True
     """The default method reads the candidates' words as well as their vectors: its
-    relevance is z(cosine) + z(BM25 of the fetched texts against the query), both within
-    the pool, in pool units (``vrsd_core.pool_units``), and its similarity of two
-    candidates the mean of their vectors' cosine and their word profiles'
-    (``vrsd_kit.lexical``; ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``).
-    False: the vectors only. Other methods, and an outside ``relevance``, are unaffected."""
+    relevance is z(z(cosine) + z(BM25 of the fetched texts against the query)), each z
+    within the pool (``vrsd_core.pool_units``), and its similarity of two candidates the
+    mean of their vectors' cosine and their word profiles' (``vrsd_kit.lexical``;
+    ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``). False: the vectors only.
+    Other methods, and an outside ``relevance``, are unaffected."""
+    fill_with_copies: SkipValidation[bool] = False
+    """The default keeps no copy of a kept document (``vrsd_kit.copies``): when only
+    copies are left, fewer than k come back (``metadata["vrsd"]["stopped"] ==
+    "restatements"``). True: the copies make up k (their entry's ``copy_of`` names the
+    document each repeats)."""
     metadata_key: SkipValidation[str] = METADATA_KEY
     """The metadata key of vrsd's entry. A key the document's own metadata already holds
     is kept, and the entry goes under this key + ``"_"`` (``"vrsd_"``; warned once)."""

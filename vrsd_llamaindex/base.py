@@ -89,7 +89,7 @@ FIELD_NAMES = {"k": "top_n", "options": "method_kwargs"}
 """The settings a LlamaIndex field names otherwise (``vrsd_kit.settings.SETTINGS``)."""
 NODE_SETTING_FIELDS = frozenset({
     "top_n", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
-    "max_tokens", "token_counter", "lexical", "metadata_key", "reembed"})
+    "max_tokens", "token_counter", "lexical", "fill_with_copies", "metadata_key", "reembed"})
 """The fields of ``DiversePostprocessor`` (and ``DiverseRerankRetriever``) that are settings."""
 
 
@@ -107,14 +107,20 @@ def _with_key(keys: Sequence[str], key: str) -> list[str]:
 
 
 class NodeView(ItemView[NodeWithScore]):
-    """How the rerank body reads a ``NodeWithScore``: the words and the token budget read
-    the node's LLM text; the user's callables get the node; the copy is a new
-    ``NodeWithScore`` around a copy of the node, scored by the entry's relevance."""
+    """How the rerank body reads a ``NodeWithScore``: the words, the profiles, the judge of
+    copies and the excerpts read the node's own text (``get_content(MetadataMode.NONE)``:
+    not the ``file_path: ...`` lines LlamaIndex prints before it, which would make two
+    nodes of one folder look alike and a path the excerpt); the token budget counts what
+    the LLM reads (``MetadataMode.LLM``); the user's callables get the node; the copy is a
+    new ``NodeWithScore`` around a copy of the node, scored by the entry's relevance."""
 
     def id(self, item: NodeWithScore) -> Any:
         return item.node.node_id
 
     def text(self, item: NodeWithScore) -> str:
+        return item.node.get_content(metadata_mode=MetadataMode.NONE)
+
+    def prompt_text(self, item: NodeWithScore) -> str:
         return item.node.get_content(metadata_mode=MetadataMode.LLM)
 
     def metadata(self, item: NodeWithScore) -> Mapping[str, Any]:
@@ -247,9 +253,16 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
     lexical: SkipValidation[bool] = Field(
         default=True,
         description="The default method reads the nodes' words as well as their vectors: "
-        "its relevance is z(cosine) + z(BM25 of the nodes' text against the query), within "
-        "the pool, and its similarity of two nodes the mean of their vectors' cosine and "
-        "their word profiles' (vrsd_kit.lexical); False = the vectors only.",
+        "its relevance is z(z(cosine) + z(BM25 of the nodes' text against the query)), each "
+        "z within the pool, and its similarity of two nodes the mean of their vectors' "
+        "cosine and their word profiles' (vrsd_kit.lexical); False = the vectors only.",
+    )
+    fill_with_copies: SkipValidation[bool] = Field(
+        default=False,
+        description="The default keeps no copy of a kept node (vrsd_kit.copies): when only "
+        "copies are left, fewer than top_n come back (the entry's 'stopped' is "
+        "'restatements'). True: the copies make up top_n (their entry's 'copy_of' names the "
+        "node each repeats).",
     )
     metadata_key: SkipValidation[str] = Field(
         default=METADATA_KEY,

@@ -2,12 +2,12 @@
 ``metadata["vrsd"]["held_back"]`` lists the candidates plain top-k (by the same
 relevance, the vectors' and the words') would have returned and the default left out,
 each once, as ``{"id", "rank", "relation", "source", "excerpt"}`` (and ``share`` for a
-restatement), in LangChain, LlamaIndex and Haystack alike.
+copy), in LangChain, LlamaIndex and Haystack alike.
 
 The corpus is the demo's (paraphrases: different words for one fact, which the
 relation does not call restatements) plus a near-copy of one passage (its first word
 dropped, as an overlapping chunk would): the copy or its original is held back as
-"restates" under the other; the rest are "displaced" under the pick that took their
+"restates" or "contains" under the other; the rest are "displaced" under the pick that took their
 slot. The expectation is computed here from the texts, independently of
 ``vrsd_kit.entries``."""
 
@@ -38,16 +38,24 @@ def corpus() -> list[tuple[str, str]]:
     return passages + [(f"{COPIED}-copy", text.split(" ", 1)[1])]
 
 
-def pairs(text: str) -> set[tuple[str, str]]:
-    words = re.findall(r"\w+", text.casefold())
-    return set(zip(words, words[1:], strict=False))
+def pairs(text: str) -> set[tuple[str, ...]]:
+    """Consecutive words within a sentence or line (a one-word sentence: that word)."""
+    out: set[tuple[str, ...]] = set()
+    for sentence in re.split(r"[.!?;\n]+", text):
+        words = re.findall(r"\w+", sentence.casefold())
+        out.update(zip(words, words[1:], strict=False))
+        if len(words) == 1:
+            out.add((words[0],))
+    return out
 
 
 def expected(kept: list[str], text: dict[str, str], query_vector, vectors: dict[str, np.ndarray]
              ) -> dict[str, list[tuple[str, int, str]]]:
     """{kept id: [(held id, top-k rank, relation)]} from the texts: top-k by the
-    default's relevance over the same pool; a held-back passage restates the kept one
-    holding >= 90 % of its word pairs, else it is displaced by the next newcomer."""
+    default's relevance over the same pool; each word pair weighs 1 / the number of the
+    pool's passages holding it; a held-back passage restates the kept one holding >= 90 %
+    of its weighted pairs, contains the one whose pairs it holds >= 90 % of (the larger
+    share wins), else it is displaced by the next newcomer."""
     from vrsd_core import pool_units, select
     from vrsd_kit.lexical import pool_relevance
 
@@ -59,16 +67,26 @@ def expected(kept: list[str], text: dict[str, str], query_vector, vectors: dict[
     words = pool_units(pool_relevance(QUESTION, [text[i] for i in pool], q, pool_vectors).signals)
     top = [pool[i] for i in select(q, pool_vectors, K, method="similarity",
                                    relevance=words).indices]
+    held_by: dict[tuple[str, ...], int] = {}
+    for i in pool:
+        for pair in pairs(text[i]):
+            held_by[pair] = held_by.get(pair, 0) + 1
+
+    def share(a: str, b: str) -> float:
+        mine = pairs(text[a])
+        return (sum(1 / held_by[p] for p in mine & pairs(text[b]))
+                / sum(1 / held_by[p] for p in mine)) if mine else 0.0
+
     newcomers = iter([i for i in kept if i not in top])
     under: dict[str, list[tuple[str, int, str]]] = {i: [] for i in kept}
     for rank, held in enumerate(top, start=1):
         if held in kept:
             continue
-        shares = {i: len(pairs(text[held]) & pairs(text[i])) / len(pairs(text[held]))
-                  for i in kept}
-        best = max(kept, key=shares.__getitem__)
-        if shares[best] >= 0.9:
-            under[best].append((held, rank, "restates"))
+        found = max(((s, relation, i) for i in kept for relation, s in (
+            ("restates", share(held, i)), ("contains", share(i, held)))),
+            key=lambda found: found[0])
+        if found[0] >= 0.9:
+            under[found[2]].append((held, rank, found[1]))
         else:
             under[next(newcomers)].append((held, rank, "displaced"))
     return under
@@ -79,12 +97,12 @@ def check(kept: dict[str, list[dict]], text: dict[str, str], query_vector, vecto
            for i, entries in kept.items()}
     assert got == expected(list(kept), text, query_vector, vectors)
     relations = [e["relation"] for entries in kept.values() for e in entries]
-    assert "restates" in relations, "the near-copy restates its original"
+    assert {"restates", "contains"} & set(relations), "the near-copy and its original"
     for keeper, entries in kept.items():
         for e in entries:
             assert e["source"] == f"{e['id']}.txt"
             assert text[e["id"]].startswith(e["excerpt"].removesuffix("…"))
-            if e["relation"] == "restates":
+            if e["relation"] in ("restates", "contains"):
                 assert {e["id"], keeper} == {COPIED, f"{COPIED}-copy"}
                 assert 0.9 <= e["share"] <= 1.0
             else:

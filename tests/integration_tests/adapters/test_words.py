@@ -91,7 +91,7 @@ def test_langchain_retriever_compressor_and_search_type(demo, lc_store, lc_embed
                      search_kwargs={"k": K, "fetch_k": FETCH_K, "lexical": False}
                  ).invoke(QUESTION)):
         assert [d.id for d in docs] == plain
-        assert not {"cosine", "lexical"} & set(docs[0].metadata["vrsd"])
+        assert "lexical" not in docs[0].metadata["vrsd"]  # the cosine alone: the relevance
     # the compressor over the same candidates reads the same words
     found, _ = pool(demo, qvec)
     from langchain_core.documents import Document
@@ -114,11 +114,12 @@ def test_other_methods_and_outside_relevance_do_not_read_the_words(lc_store):
     from vrsd_langchain import DiverseRetriever
 
     mmr = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K, method="mmr")
-    assert not {"cosine", "lexical"} & set(mmr.invoke(QUESTION)[0].metadata["vrsd"])
+    entry = mmr.invoke(QUESTION)[0].metadata["vrsd"]
+    assert "lexical" not in entry and entry["cosine"] == pytest.approx(entry["relevance"])
     scored = DiverseRetriever(vectorstore=lc_store, k=K, fetch_k=FETCH_K,
                            relevance=lambda q, docs: [float(len(d.page_content)) for d in docs])
     entry = scored.invoke(QUESTION)[0].metadata["vrsd"]
-    assert not {"cosine", "lexical"} & set(entry)
+    assert "lexical" not in entry and -1.0 <= entry["cosine"] <= 1.0  # relevance: the length
 
 
 @pytest.mark.parametrize("bad", ["no", 0, 1, None])

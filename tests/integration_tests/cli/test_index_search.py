@@ -172,7 +172,8 @@ def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
     assert 8 <= held < 20  # fewer than fetched by default: said so
     assert lines[1] == (f"method: complement (the default): 3 kept of {held} fetched by "
                         f"similarity (--k 3, --fetch-k 20: the index holds only {held} chunks)")
-    assert lines[2].startswith("relevance: z(cosine) + z(BM25")
+    assert lines[2].startswith("relevance: the fused score the default ranked by, "
+                               "z(z(cosine) + z(BM25")
     assert "held back from top-3: " in run.out and "   - held back" in run.out  # the copies
     assert (as_json["method"], as_json["options"], as_json["method_label"]) == (
         "complement", {}, "complement (the default)")
@@ -187,6 +188,25 @@ def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
     mmr_json = json.loads(vrsd(*ask, "--method", "mmr:lambda_mult=0.7", "--json").out)
     assert (mmr_json["method"], mmr_json["options"]) == ("mmr", {"lambda_mult": 0.7})
     assert "relevance: cosine to the question" in mmr.out and "held back" not in mmr.out
+
+
+def test_search_returns_fewer_than_k_rather_than_copies_and_says_so(vrsd, tmp_path):
+    docs = write(tmp_path / "docs", {"a/coffee.txt": COFFEE, "b/coffee.txt": COFFEE})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    ask = ["search", "how long does caffeine last?", "--index-dir", index_dir, "--k", "5"]
+    run = vrsd(*ask)
+    assert run.code == 0, run.err
+    assert run.out.startswith("3 results")  # three chunks, each in two files
+    assert "3 results of the 5 asked: every other candidate repeats one of these" in run.out
+    assert "held back from top-5: 2 (2 restates)" in run.out  # top-5 held two copies
+    assert run.out.count("restates this") == 2
+    results = json.loads(vrsd(*ask, "--json").out)["results"]
+    assert {r["metadata"]["vrsd"]["stopped"] for r in results} == {"restatements"}
+    assert len({r["text"] for r in results}) == 3
+    filled = vrsd(*ask, "--fill-with-copies")
+    assert filled.out.startswith("5 results") and filled.out.count("[a copy: restates #") == 2
+    assert "every other candidate" not in filled.out
 
 
 def test_held_back_entries_print_their_source_rank_relation_and_excerpt():

@@ -127,7 +127,11 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
 
 def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
     """{(label, k): mean evidence recall} without LangChain's store: exact cosine top
-    ``fetch_k`` of the corpus vectors, then select (or the peer) on them."""
+    ``fetch_k`` of the corpus vectors, then select (or the peer) on them; for the default,
+    a pick that copies one before it (``vrsd_kit.copies``) closed and selected again, as
+    the rerank body does."""
+    from vrsd_kit.copies import Judge, first_copy
+    from vrsd_kit.rerank import with_closed
     from vrsd_langchain import DiverseRetriever
 
     default_method = DiverseRetriever.model_fields["method"].default
@@ -152,8 +156,15 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                         words.pop("profiles")  # the default reads them too
                     if not spec.links:
                         words.pop("links", None)
-                picks = select(q, vecs[nearest], k, method=method, **words,
-                               **spec.options).indices
+                keywords = {**words, **spec.options}
+                sel = select(q, vecs[nearest], k, method=method, **keywords)
+                judge, closed = Judge([corpus.texts[i] for i in nearest]), []
+                while "held_back" in sel.info and (
+                        position := first_copy(sel.indices.tolist(), judge)) is not None:
+                    closed.append(int(sel.indices[position]))
+                    sel = select(q, vecs[nearest], k, method=method,
+                                 **with_closed(keywords, closed, len(nearest)))
+                picks = sel.indices
                 found = owner[nearest[picks]].tolist()
                 got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))
             for label in peer_labels:

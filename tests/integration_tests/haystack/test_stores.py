@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 from haystack import Document
 
@@ -21,7 +22,9 @@ from tests.helpers.haystack_pipeline import FETCH_K, candidates, pipeline, run, 
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
 from vrsd_haystack import METADATA_KEY, DiverseRanker
+from vrsd_kit.copies import Judge
 from vrsd_kit.entries import entries, source_of
+from vrsd_kit.lexical import cosines
 
 K = 5
 
@@ -44,8 +47,10 @@ def test_equals_core_select_on_the_same_candidates_for_every_method(store, query
         got = run(pipe, query)
         assert [d.id for d in got] == [cands[i].id for i in sel.indices]
         # the same picks; scores to the last digits the BLAS of this machine gives
-        want = entries(sel, [d.id for d in cands], texts=[d.content for d in cands],
-                                      sources=[source_of(d.meta) for d in cands])
+        texts = [d.content for d in cands]
+        want = entries(sel, [d.id for d in cands], texts=texts,
+                       sources=[source_of(d.meta) for d in cands], judge=Judge(texts),
+                       cosine=cosines(np.asarray(query), np.asarray([d.embedding for d in cands])))
         assert [d.meta[METADATA_KEY] for d in got] == approx_scores(want)
         assert [d.score for d in got] == approx_scores(
             [m["relevance"] for m in entries(sel)])

@@ -29,7 +29,7 @@ def expected(index, hf_embed, vectors_by_id, query, method=DEFAULT_METHOD, **opt
     query_vector = np.asarray(hf_embed.get_query_embedding(query))
     vectors = np.stack([vectors_by_id[i] for i in ids])
     if method == DEFAULT_METHOD and not options:  # the default reads the nodes' words too
-        texts = [n.node.get_content(metadata_mode=MetadataMode.LLM) for n in candidates]
+        texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in candidates]
         return ids, default_selection(query, texts, query_vector, vectors, TOP_N)
     return ids, select(query_vector, vectors, TOP_N, method=method, **options)
 

@@ -20,8 +20,10 @@ def vector(seed: int) -> list[float]:
 @pytest.fixture(scope="session")
 def hs_documents() -> list[Document]:
     """40 Documents with embeddings; meta ``row`` and ``source`` (``row // 3``: three
-    consecutive rows share a source, for the group cap)."""
-    texts = [" ".join(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(8 + i % 5))
+    consecutive rows share a source, for the group cap). Each text has a word of its own in
+    the middle: none is a copy of another (``vrsd_kit.copies``)."""
+    texts = [" ".join([*(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(4)), f"item{i}",
+                       *(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(4, 8 + i % 5))])
              for i in range(40)]
     return [Document(id=f"doc-{i}", content=t, embedding=vector(i),
                      meta={"row": i, "source": f"s{i // 3}"}) for i, t in enumerate(texts)]

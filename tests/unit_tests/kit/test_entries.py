@@ -116,8 +116,10 @@ def test_templated_pages_and_paraphrases_do_not_restate():
     assert restated_by(paraphrase, ["Caffeine has a half-life of about five hours."])[0] is None
 
 
-def test_an_empty_text_adds_nothing_and_no_kept_passage_restates_nothing():
-    assert shared_pairs("", "anything") == 1.0
+def test_a_text_without_words_has_nothing_to_compare_and_no_kept_passage_restates_nothing():
+    for wordless in ("", "!!!", "🙂🙂 🎉", "  ...  "):
+        assert shared_pairs(wordless, "anything at all") == 0.0
+        assert restated_by(wordless, ["anything at all", wordless]) == (None, 0.0)
     assert restated_by("some words", []) == (None, 0.0)
 
 
@@ -129,20 +131,37 @@ def test_excerpt_is_one_line_cut_at_a_word():
 
 
 def reference(picked, top_k, held, texts):
-    """{pick: [(id, rank, relation)]}, written out directly."""
+    """{pick: [(id, rank, relation)]}, written out directly: each word pair weighs 1 / the
+    number of candidates (picked and held) holding it; a held candidate is a copy of the
+    pick whose share, its pairs in the pick ("restates") or the pick's in it
+    ("contains"), is largest and at least RESTATES (the first such on a tie)."""
     def pairs(t):
         w = re.findall(r"\w+", t.casefold())
         return set(zip(w, w[1:], strict=False)) or ({tuple(w)} if w else set())
+    involved = list(dict.fromkeys([*picked, *held]))
+    held_by: dict = {}
+    for c in involved:
+        for pair in pairs(texts[c]):
+            held_by[pair] = held_by.get(pair, 0) + 1
+
+    def share(a, b):
+        mine = pairs(texts[a])
+        weight = sum(1 / held_by[p] for p in mine)
+        return sum(1 / held_by[p] for p in mine & pairs(texts[b])) / weight if mine else 0.0
+
     newcomers = [p for p in picked if p not in top_k]
     out: dict[int, list] = {}
     for slot, h in enumerate(held):
-        a = pairs(texts[h])
-        shares = [len(a & pairs(texts[p])) / len(a) if a else 1.0 for p in picked]
-        best = max(range(len(picked)), key=lambda i: (shares[i], -i))
-        if shares[best] >= RESTATES:
-            out.setdefault(picked[best], []).append((h, top_k.index(h) + 1, "restates"))
+        best = None
+        for p in picked:
+            for relation, s in (("restates", share(h, p)), ("contains", share(p, h))):
+                if s >= RESTATES and (best is None or s > best[2]):
+                    best = (p, relation, s)
+        if best is not None:
+            out.setdefault(best[0], []).append((h, top_k.index(h) + 1, best[1]))
         else:
-            out.setdefault(newcomers[slot], []).append((h, top_k.index(h) + 1, "displaced"))
+            owner = newcomers[min(slot, len(newcomers) - 1)]
+            out.setdefault(owner, []).append((h, top_k.index(h) + 1, "displaced"))
     return out
 
 

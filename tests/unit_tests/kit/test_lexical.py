@@ -73,6 +73,31 @@ def test_words_are_unicode_word_runs_case_folded():
     assert tokenize("") == []
 
 
+def test_scripts_without_spaces_are_read_as_character_bigrams():
+    assert tokenize("東京タワーは高い") == ["東京", "京タ", "タワ", "ワー", "ーは", "は高", "高い"]
+    assert tokenize("中") == ["中"]  # a lone character is its own token
+    assert tokenize("Python3の使い方。Ok") == ["python3", "の使", "使い", "い方", "ok"]
+    assert tokenize("한국어 학교에서") == ["한국", "국어", "학교", "교에", "에서"]
+    assert tokenize("ภาษาไทย") == ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"]
+    # scripts with spaces keep their words whole, combining marks included
+    assert tokenize("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert tokenize("cafe\u0301 Москва") == ["cafe\u0301", "москва"]
+
+
+@pytest.mark.parametrize(("query", "texts"), [
+    ("咖啡因的半衰期是多久？",
+     ["咖啡因在成年人体内的半衰期大约是五个小时。", "酒精会破坏后半夜的睡眠。",
+      "木星是太阳系中最大的行星。"]),
+    ("カフェインの半減期はどのくらいですか",
+     ["カフェインの半減期は大人で約五時間です。", "アルコールは夜の後半の睡眠を乱します。",
+      "木星は太陽系で最大の惑星です。"]),
+])
+def test_bm25_finds_the_matching_passage_in_chinese_and_japanese(query, texts):
+    scores = bm25(query, texts)
+    assert scores[0] > 0 and scores[0] > scores[1:].max()
+    np.testing.assert_allclose(scores, reference_bm25(query, texts), rtol=1e-9, atol=1e-12)
+
+
 def test_bm25_equals_the_reference_and_bm25s():
     bm25s = pytest.importorskip("bm25s")
     for query in ("caffeine half-life", "sleep sleep alcohol", "Jupiter planet", "nothing here"):

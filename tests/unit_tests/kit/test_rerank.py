@@ -101,7 +101,9 @@ def test_no_query_text_reads_no_words_and_no_items_returns_nothing():
     got = rerank(PassageView(), items, query=None, query_vector=q, vectors=x, settings=settings)
     want = select(q, x, 4, method=DEFAULT_METHOD)
     assert [p.id for p in got] == [items[i].id for i in want.indices]
-    assert "cosine" not in got[0].meta["vrsd"]
+    entry = got[0].meta["vrsd"]
+    assert "lexical" not in entry  # no words read: the relevance is the cosine, named so
+    assert entry["cosine"] == pytest.approx(entry["relevance"])
     assert rerank(PassageView(), [], query="q", query_vector=q, vectors=np.zeros((0, 12)),
                   settings=settings) == []
 

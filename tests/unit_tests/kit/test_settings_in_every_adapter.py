@@ -45,7 +45,7 @@ def langchain_retriever() -> Case:
     return Case(lambda: DiverseRetriever(vectorstore=store, k=3, fetch_k=6, method="mmr"),
                 lambda r: [d.page_content for d in r.invoke(QUERY)],
                 [("k", 0, "k"), ("fetch_k", "20", "fetch_k"), ("fetch_k", 2, "fetch_k"),
-                 ("method", "nope", "method")],
+                 ("method", "nope", "method"), ("fill_with_copies", "yes", "fill_with_copies")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -61,7 +61,8 @@ def langchain_search_type() -> Case:
                                            search_kwargs={"k": 3, "fetch_k": 6}),
                 lambda r: [d.page_content for d in r.invoke(QUERY)],
                 [("search_kwargs", {"k": 0}, "k"), ("search_kwargs", {"fetch_k": "20"}, "fetch_k"),
-                 ("search_type", "nope", "search_type")],
+                 ("search_type", "nope", "search_type"),
+                 ("search_kwargs", {"fill_with_copies": 1}, "fill_with_copies")],
                 ("search_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -75,7 +76,8 @@ def langchain_compressor() -> Case:
     return Case(lambda: DiverseCompressor(embeddings=DeterministicFakeEmbedding(size=DIM), k=3,
                                        method="mmr"),
                 lambda c: [d.page_content for d in c.compress_documents(docs, QUERY)],
-                [("k", 0, "k"), ("k", "3", "k"), ("method", "nope", "method")],
+                [("k", 0, "k"), ("k", "3", "k"), ("method", "nope", "method"),
+                 ("fill_with_copies", 1, "fill_with_copies")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -94,7 +96,8 @@ def llamaindex_postprocessor() -> Case:
     bundle = QueryBundle(QUERY, embedding=vector(99))
     return Case(lambda: DiversePostprocessor(top_n=3, method="mmr"),
                 lambda p: [n.node.node_id for n in p.postprocess_nodes(_nodes(), bundle)],
-                [("top_n", 0, "top_n"), ("top_n", "3", "top_n"), ("method", "nope", "method")],
+                [("top_n", 0, "top_n"), ("top_n", "3", "top_n"), ("method", "nope", "method"),
+                 ("fill_with_copies", 1, "fill_with_copies")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -112,7 +115,8 @@ def llamaindex_retriever() -> Case:
     return Case(lambda: DiverseRerankRetriever(Fixed(), top_n=3, fetch_k=6, method="mmr"),
                 lambda r: [n.node.node_id for n in r.retrieve(bundle)],
                 [("fetch_k", 0, "fetch_k"), ("fetch_k", "20", "fetch_k"),
-                 ("top_n", 0, "top_n"), ("method", "nope", "method")],
+                 ("top_n", 0, "top_n"), ("method", "nope", "method"),
+                 ("fill_with_copies", None, "fill_with_copies")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -125,7 +129,8 @@ def haystack_ranker() -> Case:
     return Case(lambda: DiverseRanker(top_k=3, method="mmr"),
                 lambda r: [d.id for d in r.run(documents=docs, query_embedding=vector(99),
                                                query=QUERY)["documents"]],
-                [("top_k", -1, "top_k"), ("top_k", "3", "top_k"), ("method", "nope", "method")],
+                [("top_k", -1, "top_k"), ("top_k", "3", "top_k"), ("method", "nope", "method"),
+                 ("fill_with_copies", "yes", "fill_with_copies")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -164,3 +169,15 @@ def test_settings_are_checked_by_the_kit(case):
     obj = case().make()
     assert isinstance(obj, SettingsFields)
     assert obj.settings() is obj.settings()
+
+
+@pytest.mark.parametrize("case", cases())
+def test_fill_with_copies_reaches_the_settings(case):
+    """Every adapter maps the kit's ``fill_with_copies`` (default False) onto its settings."""
+    obj = case().make()
+    assert obj.settings().fill_with_copies is False
+    if hasattr(obj, "fill_with_copies"):
+        obj.fill_with_copies = True
+    else:  # the search type: a search argument
+        obj.search_kwargs = {**obj.search_kwargs, "fill_with_copies": True}
+    assert obj.settings().fill_with_copies is True

@@ -24,7 +24,7 @@ def test_a_plain_call_uses_the_settings_built_with_the_retriever(in_memory_store
     assert retriever.settings() is settings
     assert len(retriever.invoke(QUERY, k=2)) == 2  # a call's override is that call's only
     assert retriever.invoke(QUERY, lexical=False)[0].metadata["vrsd"].keys() >= {"relevance"}
-    assert "cosine" not in retriever.invoke(QUERY, lexical=False)[0].metadata["vrsd"]
+    assert "lexical" not in retriever.invoke(QUERY, lexical=False)[0].metadata["vrsd"]
     assert retriever.settings() is settings
 
 

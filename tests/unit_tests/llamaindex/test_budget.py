@@ -13,8 +13,9 @@ from vrsd_llamaindex import DiversePostprocessor
 
 from .test_per_candidate import QUERY, VECTORS, ids
 
-# chunk texts of very different lengths; the metadata is part of the LLM text
-TEXTS = [("word " * (5 + 7 * i)).strip() for i in range(len(VECTORS))]
+# chunk texts of very different lengths, none a copy of another (vrsd_kit.copies); the
+# metadata is part of the LLM text
+TEXTS = [" ".join(f"w{i}x{j}" for j in range(5 + 7 * i)) for i in range(len(VECTORS))]
 
 
 def long_nodes() -> list[NodeWithScore]:

@@ -66,6 +66,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         held = n.node.metadata["vrsd"]["held_back"]
         assert {e["id"] for e in held} <= {f"n{j}" for j in sel.info["held_back"]}
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),
+                                           "cosine": pytest.approx(cosine),
                                            "gain": pytest.approx(gain), "method": DEFAULT_METHOD,
                                            "held_back": held}
         assert n.node.metadata["source"] == "hand-built"

@@ -53,7 +53,7 @@ def test_a_good_assignment_takes_effect(index, embed_model):
     assert pp.settings().k == 4 and pp.settings().token_counter is not None
     assert len(pp.postprocess_nodes(nodes, query_str=QUERY)) == 4
     pp.lexical = False
-    assert "cosine" not in pp.postprocess_nodes(nodes, query_str=QUERY)[0].node.metadata["vrsd"]
+    assert "lexical" not in pp.postprocess_nodes(nodes, query_str=QUERY)[0].node.metadata["vrsd"]
 
 
 def test_an_alias_assigned_is_its_method_in_the_settings(index, embed_model):
