@@ -325,7 +325,7 @@ def index_folder(
             f"got {chunk_overlap}"
         )
     if large_files not in LARGE_FILES:
-        from vrsd_core._checks import did_you_mean
+        from vrsd_core._prepare import did_you_mean
 
         raise ValueError(f"large_files: expected one of {', '.join(LARGE_FILES)}, "
                          f"got {large_files!r}{did_you_mean(large_files, LARGE_FILES)}")

@@ -23,8 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_int
-
 # Token counts above this are refused: sums of a few thousand stay exact in int64.
 MAX_TOKEN_COUNT = 2**53
 
@@ -38,6 +36,8 @@ def token_table(
     when ``batched``; padding positions are ignored); integral floats such as
     3.0 are accepted. Each argument needs the other.
     """
+    from ._prepare import check_int  # here, not at the top: _prepare imports this module
+
     budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
     if token_counts is None:
         if budget is not None:

@@ -160,7 +160,7 @@ def entries(
     Values are plain Python ints, floats and strings (JSON-ready, no numpy scalars).
 
     ``linked_to`` (the default with the words read: ``selection.info["linked_to"]``) is
-    on a pick that a link between candidates brought in (``vrsd_core.links``): ``id``
+    on a pick that a link between candidates brought in (``vrsd_core.Links``, ``vrsd_core/methods/determinantal.py``): ``id``
     (the earlier pick it links to, named as in ``held_back``), ``rank`` (that pick's
     1-based place in the selection) and ``words`` (the words of both texts, not of the
     question, that make the link more than chance, adjacent ones joined as written:

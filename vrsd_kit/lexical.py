@@ -19,7 +19,7 @@ two passages that name different words of the question count as different even w
 small model puts them close. And the words link candidates to one another
 (``pool_links``, ``PoolLinks``): two candidates that share words outside the question,
 rarer than chance would explain in this pool; the default follows such a link from a
-pick to the passage a multi-hop question needs next (``vrsd_core.links``). The core
+pick to the passage a multi-hop question needs next (``vrsd_core.Links``, the complement's ``links`` option). The core
 stays numpy-only.
 
 Tokens (``tokenize``) are case-folded runs of Unicode word characters and the combining
@@ -53,7 +53,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vrsd_core import Links, OptionSpec, pool_units
-from vrsd_core.relevance import standardised
+from vrsd_core._prepare import standardised
 
 K1 = 1.5
 B = 0.75

@@ -30,8 +30,8 @@ from vrsd_core import (
     check_options,
     resolve_method,
 )
-from vrsd_core._checks import check_keywords
-from vrsd_core._checks import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
+from vrsd_core._prepare import check_keywords
+from vrsd_core._prepare import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 
 from .stores import Reembed, check_reembed
 from .tokens import TokenCounter, check_token_counter
