@@ -47,7 +47,7 @@ weights read each candidate's relevance **in its pool's units**.
 * *Held back.* ``info["top_k"]`` lists what plain top-k (by the same relevance, the
   same number of picks) would have returned, best first; ``info["held_back"]`` the
   ones of those this did not pick, in that order. Why each was passed over needs the
-  texts: the adapters say which restate a kept passage (``vrsd_kit.entries``). Under a
+  texts: the adapters say which restate a kept passage (``vrsd_kit.rerank``). Under a
   cap or a budget, only candidates that were still allowed are listed as held back.
 * *Profiles.* With ``profiles`` (a second description of each candidate; the adapters
   pass its words' profile), S is the mean of the vectors' and the profiles' cosines
