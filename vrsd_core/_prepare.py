@@ -449,7 +449,8 @@ def prepare(
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
     tokens, budget = None, None
     if token_counts is not None or max_tokens is not None:
-        tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
+        budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
+        tokens, budget = token_table(token_counts, budget, (B, n), valid, batched)
     return Prepared(
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
         rel=rel, normalize=normalize, all_real=all_real,
