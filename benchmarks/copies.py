@@ -1,7 +1,7 @@
 """The default without copies of its picks, on the evidence protocol's HotpotQA pools.
 
 The rerank body (``vrsd_kit.rerank``) closes a pick that copies one before it (the one
-judge, ``vrsd_kit.copies.Judge``) and selects again. This runs the same rule on the pools
+judge, ``vrsd_kit.lexical.Judge``) and selects again. This runs the same rule on the pools
 ``vrsd eval evidence`` builds (``vrsd_eval.pools.build_pools``: the 500 questions, fetch_k
 = 50, the words read as the adapters read them) and prints, per geometry and corpus:
 
@@ -40,7 +40,7 @@ def rule(query, vectors, keywords, judge, k):  # noqa: ANN001, ANN201
     """(the core's first selection, the rule's): copies closed, selected again, as
     ``vrsd_kit.rerank`` does."""
     from vrsd_core import DEFAULT_METHOD, select
-    from vrsd_kit.copies import first_copy
+    from vrsd_kit.lexical import first_copy
     from vrsd_kit.rerank import with_closed
 
     first = select(query, vectors, k, method=DEFAULT_METHOD, **keywords)
@@ -54,7 +54,7 @@ def rule(query, vectors, keywords, judge, k):  # noqa: ANN001, ANN201
 
 def measure(corpus, pools) -> tuple[list[dict], dict[str, list[int]]]:  # noqa: ANN001
     from vrsd_core import pool_units
-    from vrsd_kit.copies import Judge
+    from vrsd_kit.lexical import Judge
 
     owner = np.asarray(corpus.passage_of)
     before = {k: [] for k in KS}

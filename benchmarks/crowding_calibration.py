@@ -8,7 +8,7 @@ default) and k = 10:
 
 * the crowding rate, exactly as ``vrsd_kit.inspection`` measures it without a cap:
   top-k slots (by cosine) that restate a passage ranked above them
-  (``vrsd_kit.entries``); a shared source (the paragraph a chunk comes from) is not
+  (``vrsd_kit.rerank``); a shared source (the paragraph a chunk comes from) is not
   crowding;
 * all-evidence (every gold paragraph among the k) of plain top-k, of top-k by the
   default's relevance (the vectors and the words), and of the default; the gain that

@@ -83,10 +83,10 @@ def build(passages: int, questions: int) -> tuple[Any, Any, list[str]]:
 
 def forget_words() -> None:
     """Empty the per-process caches of tokenised texts, as for passages never seen."""
-    from vrsd_kit import entries, lexical
+    from vrsd_kit import lexical
 
     lexical.term_counts.cache_clear()
-    entries.word_pairs.cache_clear()
+    lexical.word_pairs.cache_clear()
 
 
 def timed(fn: Callable[[], Any], clock: Callable[[], float], first_seen: bool) -> float:

@@ -88,7 +88,7 @@ PARAMETERS = {
     "250 ms",  # the speed benchmark's cut-off for fewer rounds, a setting
     "5 %",  # approx_token_count's mean error: tests/unit_tests/kit/test_tokens.py holds it
     "1 %", "6 %", "95 %", "15 %",  # the bounds tests/unit_tests/kit/test_tokens.py holds
-    "90 %",  # the restatement rule's share of word pairs (vrsd_kit.entries), a definition
+    "90 %",  # the restatement rule's share of word pairs (vrsd_kit.rerank), a definition
     "10 %",  # the crowding verdict's threshold (vrsd_kit.inspection), a setting
     "1.05", "1.25",  # approx_token_count's tokens per word and per punctuation mark
 }

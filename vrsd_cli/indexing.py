@@ -325,7 +325,7 @@ def index_folder(
             f"got {chunk_overlap}"
         )
     if large_files not in LARGE_FILES:
-        from vrsd_core._checks import did_you_mean
+        from vrsd_core._prepare import did_you_mean
 
         raise ValueError(f"large_files: expected one of {', '.join(LARGE_FILES)}, "
                          f"got {large_files!r}{did_you_mean(large_files, LARGE_FILES)}")
@@ -571,8 +571,7 @@ def search_index(
             method or option, an empty query, ``fetch_k`` below ``k``.
     """
     from vrsd_eval.methods import parse_method
-    from vrsd_kit.inputs import check_query_text, check_query_vector
-    from vrsd_kit.rerank import rerank
+    from vrsd_kit.rerank import check_query_text, check_query_vector, rerank
     from vrsd_kit.settings import build_settings
 
     if not query.strip():
@@ -659,8 +658,8 @@ class IndexSource:
             warm_query_cache(self.embeddings, questions)  # type: ignore[arg-type]
 
     def pool(self, question: str, n: int) -> Pool:
-        from vrsd_kit.inputs import check_query_vector
         from vrsd_kit.inspection import Pool
+        from vrsd_kit.rerank import check_query_vector
 
         vector = check_query_vector(self.embeddings.embed_query(question))
         rows = self.index.top(vector, n) if len(self.index) else np.zeros(0, dtype=np.int64)

@@ -19,7 +19,9 @@ default (``DEFAULT_METHOD``) keeps one and spends the other slot on candidate 2:
 """
 
 from . import metrics
+from ._prepare import Links, pool_units
 from .api import (
+    Selection,
     check_count,
     check_options,
     method_defaults,
@@ -28,7 +30,6 @@ from .api import (
     select_batch,
 )
 from .callers import register_internal_package
-from .links import Links
 from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
@@ -40,8 +41,6 @@ from .registry import (
     methods_where,
     resolve_method,
 )
-from .relevance import pool_units
-from .selection import Selection
 
 __all__ = [
     "DEFAULT_METHOD",

@@ -23,22 +23,20 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_int
-
 # Token counts above this are refused: sums of a few thousand stay exact in int64.
 MAX_TOKEN_COUNT = 2**53
 
 
 def token_table(
-    token_counts: Any, max_tokens: Any, shape: tuple[int, int], valid: np.ndarray, batched: bool
+    token_counts: Any, budget: int | None, shape: tuple[int, int], valid: np.ndarray, batched: bool
 ) -> tuple[np.ndarray | None, int | None]:
     """Checked (B, n) int64 token counts (0 at padding) and the budget, or (None, None).
 
     ``token_counts`` is one non-negative integer per candidate ((n,), or (B, n)
     when ``batched``; padding positions are ignored); integral floats such as
-    3.0 are accepted. Each argument needs the other.
+    3.0 are accepted. ``budget`` is ``max_tokens`` already checked (``_prepare``:
+    an int >= 0 or None). Each argument needs the other.
     """
-    budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
     if token_counts is None:
         if budget is not None:
             raise ValueError("max_tokens: needs token_counts (one token count per candidate)")

@@ -1,27 +1,175 @@
-"""The prepared form every method works on (input checks: ``_checks``), its tie rule
-(``argmax_first``: scores within ``Prepared.tie_rtol`` of the best tie, and the lowest
-candidate index, the store's own rank, wins), and the geometry the profiles give
-(``with_word_profiles``).
+"""The caller's inputs checked and put in pool units: the form every method works on.
 
-All methods see the same thing: a stack of B queries, each with n candidate
-rows (some masked out), plus the relevance of every candidate. The caller's
-arrays are never written: normalisation is applied as a per-row scale on the
-n-vectors the methods compute, so no normalised copy of the candidates exists.
+* **Checks** (``as_float_array``, ``check_int``, ``did_you_mean``, ...), shared by
+  ``prepare``, the quality prior and the method options. Each raises ``ValueError``
+  naming the argument; none of them writes its input.
+* **The prepared form** (``prepare``, ``Prepared``), its tie rule (``argmax_first``:
+  scores within ``Prepared.tie_rtol`` of the best tie, and the lowest candidate index,
+  the store's own rank, wins), and the geometry the profiles give
+  (``with_word_profiles``). All methods see the same thing: a stack of B queries, each
+  with n candidate rows (some masked out), plus the relevance of every candidate. The
+  caller's arrays are never written: normalisation is applied as a per-row scale on the
+  n-vectors the methods compute, so no normalised copy of the candidates exists.
+* **Relevance in the pool's units** (``pool_units``, ``standardised``): several
+  relevance signals fused without a weight.
+* **Links between candidates** (``Links``, the default's ``links`` option, checked by
+  ``checked_links`` into ``LinkArrays``; the greedy loop reads them through
+  ``vrsd_core.methods.determinantal.LinkChain``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import math
+import numbers
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ._checks import as_float_array, check_finite, check_int, check_length_range
 from ._constraints import token_table
 from ._groups import feasible_counts, group_codes
+
+# --- Checks ---------------------------------------------------------------------------
+
+NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def as_float_array(value: Any, name: str) -> np.ndarray:
+    """``value`` as a float32/float64 array (float32 stays float32), or ValueError."""
+    if type(value) is np.ndarray and value.dtype in NATIVE_FLOATS:  # as it is
+        return value
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name}: cannot be read as a numeric array ({exc})") from None
+    if arr.dtype == object:
+        raise ValueError(f"{name}: ragged or non-numeric values (dtype=object)")
+    if arr.dtype.kind in "biu":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind == "f":
+        if arr.dtype not in (np.float32, np.float64):
+            arr = arr.astype(np.float64)
+    else:
+        raise ValueError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def check_k(k: Any) -> int:
+    """``k`` as an int: integers and integral floats (3.0) pass; bools do not."""
+    if type(k) is int and -sys.maxsize <= k <= sys.maxsize:  # the common case, at once
+        return k
+    if isinstance(k, bool | np.bool_):
+        raise ValueError(f"k: expected an integer, got {k!r}")
+    if not isinstance(k, numbers.Integral):
+        if not (isinstance(k, numbers.Real) and float(k).is_integer()):
+            raise ValueError(f"k: expected an integer, got {k!r}")
+    # A k past any candidate count (10**30, 1e300) means "all": clamp it so the
+    # methods' numpy arithmetic on k cannot overflow.
+    return max(min(int(k), sys.maxsize), -sys.maxsize)
+
+
+def did_you_mean(name: str, valid: Iterable[str], cutoff: float = 0.6) -> str:
+    """``"; did you mean X?"`` for the name in ``valid`` closest to ``name`` (difflib's
+    ratio at least ``cutoff``), else ``""``: the one spelling of that hint."""
+    close = difflib.get_close_matches(str(name), sorted(map(str, valid)), n=1, cutoff=cutoff)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def check_keywords(given: Iterable[Any], valid: Iterable[str], owner: str) -> None:
+    """ValueError for the first name in ``given`` that is not in ``valid``, naming it,
+    ``owner`` and the closest valid name (else all of them): a misspelt keyword
+    (``fetchk=4``) is refused instead of silently ignored."""
+    valid = set(valid)
+    unknown = sorted(str(name) for name in given if name not in valid)
+    if unknown:
+        hint = did_you_mean(unknown[0], valid) or f"; its keywords: {', '.join(sorted(valid))}"
+        raise ValueError(f"{unknown[0]}: unknown keyword for {owner}{hint}")
+
+
+def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:
+    """A float in [0, 1] (or [0, 1) when ``closed_right`` is False)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a number in [0, 1], got {value!r}")
+    v = float(value)
+    upper_ok = v <= 1.0 if closed_right else v < 1.0
+    if not (v >= 0.0 and upper_ok):
+        bound = "[0, 1]" if closed_right else "[0, 1)"
+        raise ValueError(f"{name}: must be in {bound}, got {value!r}")
+    return v
+
+
+@overload
+def check_int(value: Any, name: str, *, low: int, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_int(value: Any, name: str, *, low: int, allow_none: bool) -> int | None: ...
+def check_int(value: Any, name: str, *, low: int, allow_none: bool = False) -> int | None:
+    """An integer >= ``low`` (or None when allowed), else ValueError naming it."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        extra = " or None" if allow_none else ""
+        raise ValueError(f"{name}: expected an integer >= {low}{extra}, got {value!r}")
+    return int(value)
+
+
+def check_real(
+    value: Any, name: str, *, low: float, high: float = math.inf,
+    low_open: bool = False, allow_inf: bool = False,
+) -> float:
+    """A real number in [low, high] ((low, high] if ``low_open``), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a number, got {value!r}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    above = v > low if low_open else v >= low
+    if not (above and v <= high):
+        left = "(" if low_open else "["
+        right = "]" if math.isfinite(high) or allow_inf else ")"
+        raise ValueError(f"{name}: must be in {left}{low:g}, {high:g}{right}, got {value!r}")
+    return v
+
+
+def check_finite(arr: np.ndarray, name: str, where: np.ndarray | None = None) -> None:
+    bad = ~np.isfinite(arr)
+    if where is not None:
+        bad &= where[..., None] if bad.ndim == where.ndim + 1 else where
+    if bad.any():
+        raise ValueError(f"{name}: contains NaN or infinite values")
+
+
+def check_length_range(
+    sq: np.ndarray, valid: np.ndarray, name: str, dtype: Any, n: int, batched: bool
+) -> None:
+    """Refuse finite candidate rows too long or too short for the working dtype.
+
+    The methods multiply unnormalised rows (normalisation is a per-row scale on
+    the products) and sum up to n of them, so a squared length must keep
+    n^2 * |x|^2 finite and |x|^2 a normal number; past that the products are
+    inf/NaN or subnormal noise and the picks would be silently wrong.
+    """
+    info = np.finfo(dtype)
+    high = float(info.max) / (4.0 * max(n, 1) ** 2)
+    low = float(info.tiny) / float(info.eps)
+    bad = valid & ~((sq >= low) & (sq <= high))
+    if bad.any():
+        b, i = np.argwhere(bad)[0]
+        where = f"row {i}" if not batched else f"set {b}, row {i}"
+        size = "too short" if sq[b, i] < low else "too long"
+        raise ValueError(
+            f"{name}: {where} is {size} for {np.dtype(dtype).name} arithmetic "
+            f"(squared length {sq[b, i]:.3g}, allowed {low:.3g} to {high:.3g}); "
+            "rescale the vectors"
+        )
+
+
+# --- The prepared form ----------------------------------------------------------------
 
 # Scores within this relative distance of the best count as a tie, and ties go
 # to the lower candidate index (the store's own rank). Scores and every running
@@ -301,7 +449,8 @@ def prepare(
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
     tokens, budget = None, None
     if token_counts is not None or max_tokens is not None:
-        tokens, budget = token_table(token_counts, max_tokens, (B, n), valid, batched)
+        budget = check_int(max_tokens, "max_tokens", low=0, allow_none=True)
+        tokens, budget = token_table(token_counts, budget, (B, n), valid, batched)
     return Prepared(
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
         rel=rel, normalize=normalize, all_real=all_real,
@@ -495,3 +644,135 @@ def with_word_profiles(prep: Prepared, profiles: Any, *, batched: bool) -> Prepa
     similarity = Geometry(joined, np.ones((B, n)), (prep.sq_norm + (lengths > 0)) / 2.0,
                           normalize=False)
     return dataclasses.replace(prep, similarity=similarity)
+
+
+# --- Relevance in the pool's units --------------------------------------------------
+
+def pool_units(signals: Any) -> NDArray[np.float64]:
+    """(s, n) signals, one row each, as (n,) relevance in pool units; (B, s, n) as (B, n),
+    each pool standardised on its own. NaN is allowed only where a whole column is NaN
+    (a batch's padding), which stays NaN.
+
+    ``pool_units(signals)`` takes one row per signal (e.g. each candidate's cosine to the
+    query and its BM25 score in the pool) and returns one score per candidate::
+
+        pool_units_i = z( sum_s z(signal_s)_i ),   z(x) = (x - mean(x)) / std(x) over the pool
+
+    Each signal counts one standard deviation of its own spread in this pool, so no signal
+    needs a weight; the sum is standardised again, so that one unit is one standard
+    deviation of relevance whatever the number of signals or how much they agree. A signal
+    that does not vary over the pool contributes 0. Pass the result as ``select(...,
+    relevance=...)``: ``select`` takes one score per candidate, and refuses several rows.
+
+    >>> import numpy as np
+    >>> fused = pool_units([[0.9, 0.5, 0.1], [0.0, 3.0, 0.0]])
+    >>> fused.shape, bool(abs(fused.mean()) < 1e-12)
+    ((3,), True)
+
+    Raises:
+        ValueError: naming ``signals`` for another shape or a non-finite value.
+    """
+    r = as_float_array(signals, "signals").astype(np.float64)
+    if r.ndim not in (2, 3) or r.shape[-2] < 1:
+        raise ValueError(f"signals: expected shape (s, n) or (B, s, n), one row per signal, "
+                         f"got {r.shape}")
+    batched = r.ndim == 3
+    pools = r if batched else r[None]
+    # (B, n): False for a candidate no signal describes (a batch's padding)
+    valid = np.asarray(~np.isnan(pools).all(axis=1))
+    check_finite(pools, "signals", np.broadcast_to(valid[:, None, :], pools.shape))
+    mask = None if valid.all() else valid
+    fused = np.zeros(valid.shape)
+    for signal in range(pools.shape[1]):
+        fused = fused + standardised(np.where(valid, pools[:, signal], 0.0), mask)
+    out = standardised(fused, mask)
+    out = np.where(valid, out, np.nan)
+    return out if batched else out[0]
+
+
+def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+    """z-scores of ``x`` (B, n) within each row's real candidates: (x - mean) / std over
+    the row, 0 at padding and everywhere in a row whose values do not vary (std at most
+    1e-12 of max(1, |mean|)); ``valid`` None: every candidate is real."""
+    if valid is None:
+        count: Any = max(x.shape[-1], 1)
+        mean = x.sum(axis=-1, keepdims=True) / count
+        deviation = x - mean
+    else:
+        count = np.maximum(valid.sum(axis=-1, keepdims=True), 1)
+        mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / count
+        deviation = np.where(valid, x - mean, 0.0)
+    spread = np.sqrt(row_dots(deviation)[..., None] / count)
+    varies = spread > 1e-12 * np.maximum(1.0, np.abs(mean))
+    return np.where(varies, deviation / np.where(varies, spread, 1.0), 0.0)
+
+
+# --- Links between candidates (the data and its check) -------------------------------
+
+ROUNDING = 1e-6  # a cosine this far outside [0, 1] is rounding, not an error
+
+
+@dataclass(frozen=True)
+class Links:
+    """One pool's links between its candidates (``select``: arrays (n, n) and a number;
+    ``select_batch``: (B, n, n) and (B,)), the default's ``links`` option.
+
+    Attributes:
+        cosine: [i, j] how alike candidates i's and j's words outside the question are,
+            in [0, 1] (``vrsd_kit.lexical``: the cosine of their tf * idf over those
+            words); the diagonal is not read.
+        beyond_chance: [i, j] True when the words i and j share are more than chance
+            (only such pairs may lift a candidate).
+        spread: the standard deviation of the relevance signals' sum before it was put
+            in pool units (``vrsd_core.pool_units``' last divisor; 1 for one signal):
+            a lift counts as much as one signal's standard deviation.
+    """
+
+    cosine: Any
+    beyond_chance: Any
+    spread: Any = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class LinkArrays:
+    """``Links`` checked, as (B, n, n) float64, (B, n, n) bool and (B,) float64."""
+
+    cosine: np.ndarray
+    beyond_chance: np.ndarray
+    spread: np.ndarray
+
+    def rows(self, cut: slice) -> LinkArrays:
+        return LinkArrays(self.cosine[cut], self.beyond_chance[cut], self.spread[cut])
+
+
+def checked_links(links: Any, batch: int, n: int, valid: np.ndarray, *, batched: bool
+                  ) -> LinkArrays:
+    """``links`` (a ``Links``) as ``LinkArrays`` for B = ``batch`` queries of n candidates,
+    or a ValueError naming ``links``. Nothing given is written."""
+    if not isinstance(links, Links):
+        raise ValueError(f"links: expected vrsd_core.Links(cosine, beyond_chance, spread), "
+                         f"got {type(links).__name__}")
+    pair_shape = (batch, n, n) if batched else (n, n)
+    cosine = as_float_array(links.cosine, "links.cosine").astype(np.float64)
+    if cosine.shape != pair_shape:
+        raise ValueError(f"links.cosine: expected shape {pair_shape} (one value per pair of "
+                         f"candidates), got {cosine.shape}")
+    cosine = cosine.reshape(batch, n, n)
+    pairs = valid[:, :, None] & valid[:, None, :]
+    check_finite(cosine, "links.cosine", pairs)
+    if ((cosine < -ROUNDING) | (cosine > 1.0 + ROUNDING))[pairs].any():
+        raise ValueError("links.cosine: expected values in [0, 1]")
+    cosine = np.clip(cosine, 0.0, 1.0)  # a cosine of 1 + rounding is 1
+    gate = np.asarray(links.beyond_chance)
+    if gate.dtype != np.bool_ or gate.shape != pair_shape:
+        raise ValueError(f"links.beyond_chance: expected booleans of shape {pair_shape}, got "
+                         f"{gate.dtype} of shape {gate.shape}")
+    spread = as_float_array(links.spread, "links.spread").astype(np.float64)
+    if spread.shape != ((batch,) if batched else ()):
+        raise ValueError(f"links.spread: expected {'shape (B,)' if batched else 'a number'}, "
+                         f"got shape {spread.shape}")
+    spread = spread.reshape(batch)
+    check_finite(spread, "links.spread")
+    if (spread < 0).any():
+        raise ValueError("links.spread: expected a standard deviation (>= 0)")
+    return LinkArrays(cosine, gate.reshape(batch, n, n), spread)

@@ -32,8 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, check_finite
-from ._prepare import Prepared
+from ._prepare import Prepared, as_float_array, check_finite
 from .options import PRIOR_OPTIONS
 from .registry import MethodInfo, methods_where
 

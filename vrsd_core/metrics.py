@@ -9,7 +9,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._checks import as_float_array
+from ._prepare import as_float_array
 
 
 def _rows(vectors: ArrayLike, name: str, normalize: bool) -> NDArray[np.float64]:

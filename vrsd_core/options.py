@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._checks import check_int, check_real, check_unit
+from ._prepare import check_int, check_real, check_unit
 
 OptionKind = Literal["unit", "real", "integer", "choice", "flag", "seed", "per_candidate"]
 

@@ -5,7 +5,7 @@ asks the corpus' LangChain FAISS store for its top ``fetch_k`` with their stored
 vectors: exactly what a ``DiverseRetriever`` over that store hands its method. The
 project's rows then run as one ``vrsd_core.select_batch`` call per row and k over all
 the pools, and, for the default, the rerank body's rule on copies (a pick that copies one
-before it, ``vrsd_kit.copies``, closed and the question selected again; the evidence
+before it, ``vrsd_kit.lexical.Judge``, closed and the question selected again; the evidence
 tests hold that equal to ``DiverseRetriever`` per question); the peers run per question
 on the same arrays.
 """
@@ -28,8 +28,7 @@ from vrsd_core import (
     select,
     select_batch,
 )
-from vrsd_kit.copies import Judge, first_copy
-from vrsd_kit.lexical import pool_relevance
+from vrsd_kit.lexical import Judge, first_copy, pool_relevance
 from vrsd_kit.rerank import with_closed
 
 from .geometries import embed_questions

@@ -5,8 +5,8 @@ Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for th
 """
 
 from vrsd_kit.adapters import register
-from vrsd_kit.entries import METADATA_KEY
 from vrsd_kit.renamed import renamed
+from vrsd_kit.rerank import METADATA_KEY
 
 from .inspection import inspect_store
 from .ranker import DiverseRanker

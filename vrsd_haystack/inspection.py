@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_kit.inputs import check_query_vector
 from vrsd_kit.inspection import DEFAULT_SAMPLE, Inspection, Passage, Pool, SourceSpec
 from vrsd_kit.inspection.run import (
     DEFAULT_FETCH_K,
@@ -25,6 +24,7 @@ from vrsd_kit.inspection.run import (
     pick,
     source_label,
 )
+from vrsd_kit.rerank import check_query_vector
 
 
 def _takes(component: Any, argument: str) -> bool:

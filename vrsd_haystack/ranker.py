@@ -29,7 +29,7 @@ how a ``Document`` is read, and the ranker itself only gets the vectors.
 
 Each output document is a copy, in selection order, with ``score`` = its
 relevance and ``meta["vrsd"] = {"rank", "relevance", "gain", "method"}`` (the
-entry every adapter shares, ``vrsd_kit.entries``). Input documents are never
+entry every adapter shares, ``vrsd_kit.rerank``). Input documents are never
 modified.
 """
 
@@ -50,9 +50,14 @@ from numpy.typing import NDArray
 
 from vrsd_core import DEFAULT_METHOD, MethodName
 from vrsd_core.callers import user_stacklevel
-from vrsd_kit.entries import METADATA_KEY
-from vrsd_kit.inputs import check_query_text, check_query_vector, reads_words
-from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.rerank import (
+    METADATA_KEY,
+    ItemView,
+    check_query_text,
+    check_query_vector,
+    reads_words,
+    rerank,
+)
 from vrsd_kit.settings import (
     GroupKey,
     ItemScore,
@@ -178,7 +183,7 @@ class DiverseRanker(SettingsFields):
             It needs the query text: connect it to the ``query`` input (without it
             the run uses the vectors only and warns once). False: the vectors only.
         fill_with_copies: the default keeps no copy of a kept document
-            (``vrsd_kit.copies``): when only copies are left, fewer than ``top_k`` come
+            (``vrsd_kit.lexical.Judge``): when only copies are left, fewer than ``top_k`` come
             back (``meta["vrsd"]["stopped"] == "restatements"``). True: the copies make up
             ``top_k`` (their entry's ``copy_of`` names the document each repeats).
         metadata_key: the meta key of vrsd's entry (default ``"vrsd"``); a key the
@@ -348,7 +353,7 @@ class DiverseRanker(SettingsFields):
 
     def _warn_without_query(self, settings: Settings) -> None:
         """Warn once when the method would read the documents' words but the run got no
-        query text (its capability decides, ``vrsd_kit.inputs.reads_words``)."""
+        query text (its capability decides, ``vrsd_kit.rerank.reads_words``)."""
         if self._warned_no_query or not reads_words(
                 settings.method, lexical=settings.lexical, relevance=settings.relevance,
                 query="a query text"):

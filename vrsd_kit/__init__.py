@@ -2,13 +2,14 @@
 framework imports).
 
 * ``adapters``: the one table of the framework adapters.
-* ``rerank``: the one rerank body every entry point calls, and the ``ItemView`` through
-  which it reads a framework's candidates.
+* ``rerank``: the one rerank body every entry point calls, the ``ItemView`` through
+  which it reads a framework's candidates, one query's inputs (the query, what the pool's
+  words say, per-candidate values) and the entry every returned item carries under
+  ``metadata["vrsd"]``, with what the default held back and why.
+* ``lexical``: the pool's words: BM25, word profiles, links between candidates, and the
+  one judge of copies (word pairs).
 * ``settings``: the settings, declared as data and checked once into a frozen object, at
   construction and at every assignment.
-* ``inputs``: one query's inputs: the query, what the pool's words say, per-candidate values.
-* ``entries``: the entry every returned item carries under ``metadata["vrsd"]``, with
-  what the default held back and why.
 * ``renamed``: the adapters' former class names, answered with a warning for one release.
 * ``stores``: the shape of a store record, the private members an adapter reads,
   and the re-embedding policy.

@@ -30,13 +30,13 @@ from vrsd_core import (
     check_options,
     resolve_method,
 )
-from vrsd_core._checks import check_keywords
-from vrsd_core._checks import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
+from vrsd_core._prepare import check_keywords
+from vrsd_core._prepare import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 
 from .stores import Reembed, check_reembed
 from .tokens import TokenCounter, check_token_counter
 
-METADATA_KEY = "vrsd"  # the default of ``metadata_key`` (vrsd_kit.entries.METADATA_KEY)
+METADATA_KEY = "vrsd"  # the default of ``metadata_key`` (vrsd_kit.rerank.METADATA_KEY)
 
 Item = TypeVar("Item")
 """A candidate as an adapter gives it to the user's callables: a LangChain or Haystack
@@ -156,7 +156,7 @@ SETTINGS: tuple[Setting, ...] = (
             "a method that reads the words (METHOD_INFO[method].reads_words) reads them; "
             "False: the vectors only"),
     Setting("fill_with_copies", False, check_flag,
-            "the default keeps no copy of a pick (vrsd_kit.copies); when only copies are "
+            "the default keeps no copy of a pick (vrsd_kit.lexical.Judge); when only copies are "
             "left it returns fewer than k (entry 'stopped': 'restatements'); True: the copies "
             "make up k (each entry 'copy_of' names the pick it repeats)"),
     Setting("metadata_key", METADATA_KEY, check_metadata_key,

@@ -19,8 +19,8 @@ Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 """
 
 from vrsd_kit.adapters import register
-from vrsd_kit.entries import METADATA_KEY
 from vrsd_kit.renamed import renamed
+from vrsd_kit.rerank import METADATA_KEY
 
 from .cache import EmbeddingCache
 from .candidates import Candidates, fetch_candidates

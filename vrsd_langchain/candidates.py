@@ -36,8 +36,7 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 from numpy.typing import NDArray
 
-from vrsd_kit.inputs import check_query_text, check_query_vector
-from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.rerank import ItemView, check_query_text, check_query_vector, rerank
 from vrsd_kit.settings import Settings, did_you_mean
 from vrsd_kit.steps import Steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembed, check_reembedding
@@ -155,7 +154,7 @@ def candidate_steps(
     """The store's top-n for ``query_vector`` with their vectors (see the module doc), as
     steps (``vrsd_kit.steps``): ``fetch_candidates`` and ``pipeline.fetch_steps`` run them.
 
-    ``query_vector`` is the checked float64 array (``vrsd_kit.inputs.check_query_vector``);
+    ``query_vector`` is the checked float64 array (``vrsd_kit.rerank.check_query_vector``);
     stores get it as a list of floats. ``query`` (the text) is used only by stores
     that cannot search by vector. Fast paths call synchronous clients, so the async
     run gives them to the default executor.

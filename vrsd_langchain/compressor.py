@@ -18,7 +18,7 @@ from pydantic import (
 )
 
 from vrsd_core import DEFAULT_METHOD, MethodName
-from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.rerank import METADATA_KEY
 from vrsd_kit.settings import (
     GroupKey,
     RelevanceFn,

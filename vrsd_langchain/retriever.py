@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from vrsd_core import DEFAULT_METHOD, MethodName
-from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.rerank import METADATA_KEY
 from vrsd_kit.settings import (
     GroupKey,
     RelevanceFn,
@@ -143,7 +143,7 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``). False: the vectors only.
     Other methods, and an outside ``relevance``, are unaffected."""
     fill_with_copies: SkipValidation[bool] = False
-    """The default keeps no copy of a kept document (``vrsd_kit.copies``): when only
+    """The default keeps no copy of a kept document (``vrsd_kit.lexical.Judge``): when only
     copies are left, fewer than k come back (``metadata["vrsd"]["stopped"] ==
     "restatements"``). True: the copies make up k (their entry's ``copy_of`` names the
     document each repeats)."""

@@ -26,7 +26,7 @@ node, in selection order, with ``score`` = its relevance (what the method ranked
 for a method that reads the words, the relevance in pool units; else the cosine of the
 node's vector to the query, or the outside ``relevance``), and
 ``node.metadata["vrsd"] = {"rank", "relevance", "gain", "method"}`` (rank
-0-based; the entry every adapter puts on its results, ``vrsd_kit.entries``). The copy
+0-based; the entry every adapter puts on its results, ``vrsd_kit.rerank``). The copy
 lists ``"vrsd"`` in its excluded LLM and embed metadata keys: the ranking
 bookkeeping is for the application, not text for the LLM or the embedder. The
 caller's nodes are never modified.
@@ -60,9 +60,7 @@ from pydantic import SkipValidation, WithJsonSchema
 
 from vrsd_core import DEFAULT_METHOD, MethodName
 from vrsd_core.callers import user_stacklevel
-from vrsd_kit.entries import METADATA_KEY
-from vrsd_kit.inputs import check_query_text, check_query_vector
-from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.rerank import METADATA_KEY, ItemView, check_query_text, check_query_vector, rerank
 from vrsd_kit.settings import (
     DEFAULTS,
     GroupKey,
@@ -83,7 +81,7 @@ from .stores import reembedding_reason, vectors_from_store
 dispatcher = get_dispatcher(__name__)
 
 # METADATA_KEY (re-exported): the entry every returned node gets, as in vrsd_langchain
-# (``vrsd_kit.entries.entries``). The node's score is its relevance too.
+# (``vrsd_kit.rerank.entries``). The node's score is its relevance too.
 
 FIELD_NAMES = {"k": "top_n", "options": "method_kwargs"}
 """The settings a LlamaIndex field names otherwise (``vrsd_kit.settings.SETTINGS``)."""
@@ -259,7 +257,7 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
     )
     fill_with_copies: SkipValidation[bool] = Field(
         default=False,
-        description="The default keeps no copy of a kept node (vrsd_kit.copies): when only "
+        description="The default keeps no copy of a kept node (vrsd_kit.lexical.Judge): when only "
         "copies are left, fewer than top_n come back (the entry's 'stopped' is "
         "'restatements'). True: the copies make up top_n (their entry's 'copy_of' names the "
         "node each repeats).",
@@ -322,7 +320,7 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
 
     def query_vector_steps(self, query_bundle: QueryBundle) -> Steps[NDArray[np.float64]]:
         """The bundle's embedding, else the embed model's on its embedding strings, checked
-        (``vrsd_kit.inputs.check_query_vector``), as steps (``vrsd_kit.steps``)."""
+        (``vrsd_kit.rerank.check_query_vector``), as steps (``vrsd_kit.steps``)."""
         query_bundle = _require_query(query_bundle)
         if query_bundle.embedding is not None:
             return check_query_vector(query_bundle.embedding, "query_bundle", "its embedding is")

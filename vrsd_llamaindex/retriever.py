@@ -29,7 +29,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
 from vrsd_core import DEFAULT_METHOD, MethodName, check_count
-from vrsd_kit.entries import METADATA_KEY
+from vrsd_kit.rerank import METADATA_KEY
 from vrsd_kit.settings import (
     GroupKey,
     RelevanceFn,

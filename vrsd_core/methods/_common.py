@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._constraints import Constraints
-from .._prepare import Prepared
-from ..links import LinkArrays
+from .._prepare import LinkArrays, Prepared
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ weights of the picks cancel in the ratio). Adding pick p writes one factor row,
 
 so a pick costs one matrix-vector product (S's row p) and O(k n) arithmetic, and the
 weights may change after a pick at no extra product (the default's links,
-``vrsd_core.links``: the quality is then e^q, q updated per pick). When every
+``LinkChain`` below: the quality is then e^q, q updated per pick). When every
 ratio left is numerically zero (below ``RANK_EPS`` of the largest quality: k above the
 kernel's rank, or only copies left), the rest is filled by relevance, with gain 0,
 counted in ``info["filled_by_relevance"]``. ``gains`` are the determinant ratios. Ties
@@ -40,14 +40,14 @@ weights read each candidate's relevance **in its pool's units**.
   nothing and waits; a distinct passage of the same topic does not.
 * *Links.* With ``links`` (``vrsd_core.Links``, the adapters read them from the
   words), after each pick a candidate whose link to the picks stands out among the
-  pool's links is lifted: q = z(spread z + lift) (``vrsd_core.links``), and
+  pool's links is lifted: q = z(spread z + lift) (``LinkChain`` below), and
   ``info["linked_to"]`` says per pick which earlier pick (its position) a link brought
   it in by, -1 for none. A pool whose links are all incidental keeps the picks it has
   without them.
 * *Held back.* ``info["top_k"]`` lists what plain top-k (by the same relevance, the
   same number of picks) would have returned, best first; ``info["held_back"]`` the
   ones of those this did not pick, in that order. Why each was passed over needs the
-  texts: the adapters say which restate a kept passage (``vrsd_kit.entries``). Under a
+  texts: the adapters say which restate a kept passage (``vrsd_kit.rerank``). Under a
   cap or a budget, only candidates that were still allowed are listed as held back.
 * *Profiles.* With ``profiles`` (a second description of each candidate; the adapters
   pass its words' profile), S is the mean of the vectors' and the profiles' cosines
@@ -67,10 +67,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first
-from ..links import LinkArrays, LinkChain
+from .._prepare import LinkArrays, Prepared, argmax_first, row_dots, standardised
 from ..options import OptionSpec
-from ..relevance import standardised
 from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
 
 # A determinant ratio below this fraction of the largest quality is numerical zero.
@@ -161,7 +159,7 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
 def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None) -> list[Picked]:
     """The default selection; ``gains`` are determinant ratios (0 for fills). With
     ``links`` (``vrsd_core.Links``, checked by ``vrsd_core.api``), a candidate linked to a
-    pick beyond the incidental is lifted (``vrsd_core.links``) and ``info["linked_to"]``
+    pick beyond the incidental is lifted (``LinkChain`` below) and ``info["linked_to"]``
     says, per pick, which earlier pick (its position) a link brought it in by, -1 for
     none."""
     in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
@@ -212,3 +210,148 @@ def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
     best = np.where(np.isfinite(best), best, 0.0)
     quality = np.where(prep.valid, np.exp(alpha * (prep.rel - best)), 0.0)
     return greedy_map(prep, k, quality)[0]
+
+
+# --- The links in the chain form (the default's ``links`` option) --------------------
+
+LIFT_SD = 1.5
+"""A link lifts a candidate only beyond this many standard deviations of the pool's links."""
+
+
+class LinkChain:
+    """The links of a greedy run in the chain form, for a batch of B pools: the loop calls
+    ``record`` at each pick and ``after_pick`` after its kernel column is computed.
+
+    ``z``: (B, n) the relevance in pool units (the quality's log before any link);
+    ``valid``: (B, n) real candidates; ``steps``: the most picks of the run.
+
+    Links between candidates: the default's third relation, beside "alike" and "unrelated".
+
+    A multi-hop question needs a chain: the first passage answers the part the question
+    names and, in doing so, names a bridge (a person, a film, a place) the question does not
+    contain; the second passage is *about* that bridge, so its vector and its words are far
+    from the question and every relevance signal ranks it low. What connects it is a
+    **link**: it shares some of a picked passage's rarer words, words the question does not
+    contain, without being a copy of it.
+
+    ``Links`` carries one pool's links to ``complement`` (its ``links`` option; the adapters
+    build it from the candidates' words, ``vrsd_kit.lexical``): per pair, how alike the two
+    candidates' words outside the question are (``cosine``), and whether the words they share
+    are more than chance (``beyond_chance``). ``LinkChain`` is what the greedy loop
+    (``greedy_map`` above) reads after each pick, in the chain form: a candidate's
+    link is to what has *already been picked*.
+
+    After pick a, candidate j's link to it has the strength
+
+        F_ja = G_ja (1 - G_ja) (1 - S_ja) exp(z_a - max z)
+
+    G the words' cosine, S the selection's own likeness (the kernel column the loop has just
+    computed), z the relevance in pool units. (1 - G) and (1 - S): a copy of a links to
+    nothing, whether it repeats a's rare words or says what a says; exp(z_a - max z): a link
+    from a weak pick is worth less. L_j is the strongest link to any pick so far, and Lg_j
+    the strongest among the pairs beyond chance. The link lifts a candidate only beyond the
+    incidental, in the pool's own units of links:
+
+        lift_j = max(0, (Lg_j - mean L) / sd L - LIFT_SD)
+
+    and the quality is z(spread * z + lift): the lift counts as one more relevance signal
+    would, before the signals' sum is put in pool units (``spread`` is that sum's standard
+    deviation, ``Links.spread``). A link never lowers a candidate, and a pool whose links all
+    stay within ``LIFT_SD`` of their mean keeps its quality exactly: the picks are those
+    without links. ``LIFT_SD`` = 1.5 is the one constant (chosen on half of one dev set's
+    questions as the largest gain whose single-hop similarity stays within 0.005 of the
+    default without links; docs/evaluation.md).
+
+    A pick is *brought in by a link* when it was lifted, it has a link beyond chance, and the
+    same step without links would have picked another candidate: ``info["linked_to"]`` gives,
+    per pick, the position of the pick it links to (-1 for none).
+    """
+
+    def __init__(self, links: LinkArrays, z: np.ndarray, valid: np.ndarray, steps: int,
+                 tie_rtol: float) -> None:
+        pairs = valid[:, :, None] & valid[:, None, :]
+        words = links.cosine
+        # [b, p, j]: j's link to p before the likeness and the pick's relevance, G (1 - G);
+        # read as rows (one per pick); pairs with padding link nothing
+        self.any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1).copy()
+        self.gated_link = np.where(links.beyond_chance.transpose(0, 2, 1), self.any_link, 0.0)
+        self.spread = links.spread[:, None]
+        self.valid = valid
+        self.mask = None if valid.all() else valid
+        self.count = np.maximum(valid.sum(axis=1), 1)[:, None]
+        self.z = z
+        best = np.where(valid, z, -np.inf).max(axis=1, initial=-np.inf, keepdims=True)
+        self.carry = np.where(valid, np.exp(z - np.where(np.isfinite(best), best, 0.0)), 0.0)
+        B, n = z.shape
+        self.rows = np.arange(B)
+        self.strongest = np.zeros((B, n))  # L: every link, the pool's units
+        self.gated = np.zeros((B, n))  # Lg: the links beyond chance
+        self.via = np.full((B, n), -1)  # the pick (its position) each candidate links to most
+        self.quality = z  # log of the quality the next step scores by
+        self.lifted = np.zeros(B, dtype=bool)  # rows whose quality a link changed
+        self.linked_to = np.full((B, steps), -1)
+        self.tie_rtol = tie_rtol
+
+    def fill_order(self, relevance: np.ndarray) -> np.ndarray:
+        """What an exhausted row fills by: its relevance, or where a link lifted the row,
+        the lifted quality (-inf where ``relevance`` is: closed)."""
+        if not self.lifted.any():
+            return relevance
+        lifted = np.where(relevance > -np.inf, self.quality, -np.inf)
+        return np.where(self.lifted[:, None], lifted, relevance)
+
+    def record(self, t: int, pick: np.ndarray, scores: np.ndarray) -> None:
+        """Step t picked ``pick``; ``scores`` (B, n) is what the step would have scored by
+        without links (the loop asks only when ``lifted.any()``). A pick is brought in by
+        a link when it was lifted, has a link beyond chance and is not what the plain
+        score would have picked."""
+        rows = self.rows
+        top = scores.max(axis=1)
+        with np.errstate(invalid="ignore"):  # rows with nothing open
+            plain_also = scores[rows, pick] >= top - self.tie_rtol * np.maximum(1.0, np.abs(top))
+        via = self.via[rows, pick]
+        before = self.z[rows, pick]
+        raised = self.quality[rows, pick] > before + self.tie_rtol * np.maximum(1.0, np.abs(before))
+        self.linked_to[:, t] = np.where(self.lifted & raised & (via >= 0) & ~plain_also, via, -1)
+
+    def after_pick(self, t: int, pick: np.ndarray, column: np.ndarray) -> np.ndarray | None:
+        """Pick t was ``pick``, ``column`` (B, n) its likeness to every candidate (S[:, p]).
+        Returns the new log-quality (B, n) where a link lifts a row (None when none does:
+        the quality is the relevance's, as without links)."""
+        rows = self.rows
+        # (1 - S): a copy links to nothing; the pick's relevance relative to the best
+        factor = 1.0 - column
+        np.minimum(np.maximum(factor, 0.0, out=factor), 1.0, out=factor)  # np.clip, faster
+        factor *= self.carry[rows, pick][:, None]
+        strength = self.any_link[rows, pick] * factor
+        gated = self.gated_link[rows, pick] * factor
+        np.maximum(self.strongest, strength, out=self.strongest)
+        np.copyto(self.via, t, where=gated > self.gated)
+        np.maximum(self.gated, gated, out=self.gated)
+        # the strongest links in the pool's units of links (padding links 0: left out)
+        mean = self.strongest.sum(axis=1, keepdims=True) / self.count
+        if not (self.gated > mean).any():  # nothing above the mean link: nothing lifts
+            self.lifted[:] = False
+            self.quality = self.z
+            return None
+        deviation = self.strongest - mean if self.mask is None else np.where(
+            self.valid, self.strongest - mean, 0.0)
+        spread = np.sqrt(row_dots(deviation)[:, None] / self.count)
+        # a link at 0 never lifts (mean >= 0); nor does any in a pool whose links do not vary
+        lift = (self.gated - mean) / np.maximum(spread, 1e-300) - LIFT_SD
+        lift[(spread <= 1e-12)[:, 0]] = 0.0
+        np.maximum(lift, 0.0, out=lift)
+        self.lifted = lift.max(axis=1, initial=0.0) > 0
+        if not self.lifted.any():
+            self.quality = self.z
+            return None
+        lift += self.spread * self.z
+        if self.mask is None:  # z of it over the pool (standardised, inline: every step)
+            lift -= lift.sum(axis=1, keepdims=True) / self.count
+            lift /= np.maximum(np.sqrt(row_dots(lift)[:, None] / self.count), 1e-300)
+            fused = lift
+        else:
+            fused = standardised(lift, self.mask)
+        self.quality = fused if self.lifted.all() else np.where(self.lifted[:, None], fused,
+                                                                self.z)
+        return self.quality

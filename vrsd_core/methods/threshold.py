@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_real
-from .._prepare import Prepared
+from .._prepare import Prepared, check_real
 from ..options import OptionSpec, seed_option
 from ._common import Picked, pick_counts, start_constraints
 from ._sampling import (

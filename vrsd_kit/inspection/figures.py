@@ -8,7 +8,7 @@ same ``fetch_k`` candidates.
 Definitions (docs/inspect.md says the same, with the calibration):
 
 * a **crowded slot**: a top-k slot whose passage restates a passage ranked above it in
-  the same top-k (the kit's judge, ``vrsd_kit.entries.restated_by``: the one the
+  the same top-k (the kit's judge, ``vrsd_kit.lexical.restated_by``: the one the
   default's explanation uses). Measured on top-k's own list, whatever the default does,
   and free of the model's cosine range. Sharing a source is not crowding (consecutive
   chunks of one file are often where the answer is), unless the caller sets a
@@ -41,8 +41,8 @@ import numpy as np
 
 from vrsd_core import DEFAULT_METHOD
 
-from ..entries import held_back_entries, restated_by
-from ..rerank import ItemView, rerank
+from ..lexical import restated_by
+from ..rerank import ItemView, held_back_entries, rerank
 from ..settings import build_settings
 
 CROWDED_RATE = 0.1

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..inputs import check_query_text
+from ..rerank import check_query_text
 
 
 def read_questions(questions: str | os.PathLike[str] | Sequence[str]) -> list[str]:

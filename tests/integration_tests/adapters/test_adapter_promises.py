@@ -22,7 +22,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
 
-import vrsd_kit.entries as entries_module
+import vrsd_kit.rerank as rerank_module
 
 TEXTS = ["plants need light", "plants need water", "cats sleep a lot", "rome was an empire",
          "bread dough rises", "light travels fast"]
@@ -154,7 +154,7 @@ IDS = [a.name for a in ADAPTERS]
 @pytest.fixture(autouse=True)
 def fresh_warnings(monkeypatch):
     """The taken-key warning is once per process: each test starts with none given."""
-    monkeypatch.setattr(entries_module, "_warned_taken", set())
+    monkeypatch.setattr(rerank_module, "_warned_taken", set())
 
 
 def annotated(adapter: Adapter, settings: dict[str, Any] | None = None,

@@ -9,7 +9,7 @@ relation does not call restatements) plus a near-copy of one passage (its first 
 dropped, as an overlapping chunk would): the copy or its original is held back as
 "restates" or "contains" under the other; the rest are "displaced" under the pick that took their
 slot. The expectation is computed here from the texts, independently of
-``vrsd_kit.entries``."""
+``vrsd_kit.rerank``."""
 
 from __future__ import annotations
 

@@ -22,7 +22,6 @@ from vrsd_cli.inspection.known import (
     paraphrase_corpus,
 )
 from vrsd_core import DEFAULT_METHOD, pool_units, select
-from vrsd_kit.entries import restated_by
 from vrsd_kit.inspection import (
     CROWDED_RATE,
     Passage,
@@ -32,7 +31,7 @@ from vrsd_kit.inspection import (
     render_html,
     write_html,
 )
-from vrsd_kit.lexical import pool_relevance
+from vrsd_kit.lexical import pool_relevance, restated_by
 
 HOTPOT_LIMIT = 20
 

@@ -128,9 +128,9 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
 def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
     """{(label, k): mean evidence recall} without LangChain's store: exact cosine top
     ``fetch_k`` of the corpus vectors, then select (or the peer) on them; for the default,
-    a pick that copies one before it (``vrsd_kit.copies``) closed and selected again, as
+    a pick that copies one before it (``vrsd_kit.lexical.Judge``) closed and selected again, as
     the rerank body does."""
-    from vrsd_kit.copies import Judge, first_copy
+    from vrsd_kit.lexical import Judge, first_copy
     from vrsd_kit.rerank import with_closed
     from vrsd_langchain import DiverseRetriever
 

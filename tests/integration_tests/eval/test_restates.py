@@ -1,4 +1,4 @@
-""""Restates" is measured true on labelled data (``vrsd_kit.copies``, the judge the
+""""Restates" is measured true on labelled data (``vrsd_kit.lexical.Judge``, the judge the
 default and its entries share), on the vendored HotpotQA corpora of the evidence protocol:
 
 * labelled pairs, no model: two distinct evidence passages one question needs together
@@ -22,9 +22,7 @@ import pytest
 
 from vrsd_core import DEFAULT_METHOD, pool_units, select
 from vrsd_eval.evidence import load_evidence_corpora
-from vrsd_kit.copies import Judge, first_copy
-from vrsd_kit.entries import restated_by
-from vrsd_kit.lexical import pool_relevance
+from vrsd_kit.lexical import Judge, first_copy, pool_relevance, restated_by
 from vrsd_kit.rerank import with_closed
 
 QUESTIONS = 120

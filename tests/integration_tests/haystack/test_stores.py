@@ -22,9 +22,8 @@ from tests.helpers.haystack_pipeline import FETCH_K, candidates, pipeline, run, 
 from tests.helpers.store_cases import cases_in
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, method_defaults, select
 from vrsd_haystack import METADATA_KEY, DiverseRanker
-from vrsd_kit.copies import Judge
-from vrsd_kit.entries import entries, source_of
-from vrsd_kit.lexical import cosines
+from vrsd_kit.lexical import Judge, cosines
+from vrsd_kit.rerank import entries, source_of
 
 K = 5
 

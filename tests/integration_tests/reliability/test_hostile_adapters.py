@@ -268,7 +268,7 @@ def test_lc_huge_fetch_k_on_chroma(hostile_chroma_store, fetch_k):
 
 # --------------------------------------------------------------------- LangChain: embeddings
 
-# The query vector is checked before the search (vrsd_kit.inputs.check_query_vector);
+# The query vector is checked before the search (vrsd_kit.rerank.check_query_vector);
 # a well-formed vector of the wrong dimension ("short": 10-d against 384-d) is caught by the
 # fast path, before the search (InMemoryVectorStore) or from the store's refusal (Chroma).
 _EMBEDDING_MODES = ("nan", "inf", "zero", "short", "empty", "none", "text")

@@ -21,7 +21,7 @@ def vector(seed: int) -> list[float]:
 def hs_documents() -> list[Document]:
     """40 Documents with embeddings; meta ``row`` and ``source`` (``row // 3``: three
     consecutive rows share a source, for the group cap). Each text has a word of its own in
-    the middle: none is a copy of another (``vrsd_kit.copies``)."""
+    the middle: none is a copy of another (``vrsd_kit.lexical.Judge``)."""
     texts = [" ".join([*(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(4)), f"item{i}",
                        *(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(4, 8 + i % 5))])
              for i in range(40)]

@@ -1,4 +1,4 @@
-"""The one judge of copies (``vrsd_kit.copies``) and the default that obeys it, on the
+"""The one judge of copies (``vrsd_kit.lexical.Judge``) and the default that obeys it, on the
 shapes a real folder holds: a short chunk inside a longer one, the same file in two
 packages, a shared disclaimer, passages without words. Through the one rerank body, as
 every adapter runs it: the default never keeps a copy of a pick while something else
@@ -20,10 +20,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vrsd_kit.copies import RESTATES, Judge, first_copy, restated_by, shared_pairs, word_pairs
-from vrsd_kit.entries import NO_WORDS
-from vrsd_kit.lexical import tokenize
-from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.lexical import (
+    RESTATES,
+    Judge,
+    first_copy,
+    restated_by,
+    shared_pairs,
+    tokenize,
+    word_pairs,
+)
+from vrsd_kit.rerank import NO_WORDS, ItemView, rerank
 from vrsd_kit.settings import build_settings
 
 DIM = 64

@@ -1,4 +1,4 @@
-"""The entry on each result (``vrsd_kit.entries``): one payload for every adapter; in it,
+"""The entry on each result (``vrsd_kit.rerank``): one payload for every adapter; in it,
 "restates" only for a near-copy (word pairs), every held-back candidate listed once, under
 the pick it restates or the pick that took its slot."""
 
@@ -13,17 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vrsd_core import select
-from vrsd_kit.entries import (
-    METADATA_KEY,
-    RESTATES,
-    entries,
-    excerpt,
-    held_back_entries,
-    restated_by,
-    shared_pairs,
-    word_pairs,
-)
-from vrsd_kit.lexical import PoolRelevance
+from vrsd_kit.lexical import RESTATES, PoolRelevance, restated_by, shared_pairs, word_pairs
+from vrsd_kit.rerank import METADATA_KEY, entries, excerpt, held_back_entries
 
 rng = np.random.default_rng(11)
 Q, C = rng.standard_normal(6), rng.standard_normal((9, 6))  # a query and 9 candidates

@@ -1,6 +1,6 @@
 """The selection runs in one place: the adapter packages call no selection function of the
 core (``vrsd_kit.rerank`` does) and decide nothing by comparing a method with the
-default's name (a method's declared capabilities decide, ``vrsd_kit.inputs.reads_words``)."""
+default's name (a method's declared capabilities decide, ``vrsd_kit.rerank.reads_words``)."""
 
 from __future__ import annotations
 

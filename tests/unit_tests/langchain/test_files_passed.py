@@ -1,10 +1,9 @@
 """What a warm ``DiverseRetriever.invoke`` walks through in the project: its own classes, the
 store's fast path, the kit's one body and the core's selection; no settings are built or
-checked on a plain call (they were, when the retriever was built). 18 files: the core's 8
-(``_checks``, ``_prepare``, ``api``, ``links``, ``methods/_common``,
-``methods/determinantal``, ``relevance``, ``selection``), the kit's 6 (``entries``,
-``inputs``, ``lexical``, ``rerank``, ``settings``, ``steps``) and LangChain's 4
-(``candidates``, ``retriever``, ``stores/_base``, the store's record).
+checked on a plain call (they were, when the retriever was built). 12 files: the core's 4
+(``_prepare``, ``api``, ``methods/_common``, ``methods/determinantal``), the kit's 4
+(``lexical``, ``rerank``, ``settings``, ``steps``) and LangChain's 4 (``candidates``,
+``retriever``, ``stores/_base``, the store's record).
 ``benchmarks/retriever_overhead.py --files`` lists the same on FAISS."""
 
 from __future__ import annotations
@@ -44,4 +43,4 @@ def test_a_warm_invoke_checks_nothing_and_enters_few_files(in_memory_store):
     seen = files_entered(lambda: retriever.invoke("water vapor heat"))
     assert "vrsd_langchain/settings.py" not in seen  # nothing built or checked ...
     assert retriever.settings() is kept  # ... the kept settings read
-    assert len(seen) <= 18, sorted(seen)
+    assert len(seen) <= 12, sorted(seen)

@@ -19,7 +19,7 @@ DIM = 24
 def texts(count: int = 40) -> list[str]:
     """Small texts over a shared vocabulary, so that the words say something, each with a
     word of its own in the middle (no text's word pairs all lie in another's: none is a
-    copy of another, vrsd_kit.copies)."""
+    copy of another, vrsd_kit.lexical.Judge)."""
     return [" ".join([*(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(4)), f"item{i}",
                       *(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(4, 8 + i % 5))])
             for i in range(count)]

@@ -13,7 +13,7 @@ from vrsd_llamaindex import DiversePostprocessor
 
 from .test_per_candidate import QUERY, VECTORS, ids
 
-# chunk texts of very different lengths, none a copy of another (vrsd_kit.copies); the
+# chunk texts of very different lengths, none a copy of another (vrsd_kit.lexical.Judge); the
 # metadata is part of the LLM text
 TEXTS = [" ".join(f"w{i}x{j}" for j in range(5 + 7 * i)) for i in range(len(VECTORS))]
 

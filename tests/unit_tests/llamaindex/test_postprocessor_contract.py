@@ -62,7 +62,7 @@ def test_score_is_cosine_to_the_query_and_metadata_records_the_pick():
         v = VECTORS[i]
         cosine = v @ QUERY / (np.linalg.norm(v) * np.linalg.norm(QUERY))
         assert n.score == pytest.approx(cosine)
-        # the payload both adapters share (vrsd_kit.entries)
+        # the payload both adapters share (vrsd_kit.rerank)
         held = n.node.metadata["vrsd"]["held_back"]
         assert {e["id"] for e in held} <= {f"n{j}" for j in sel.info["held_back"]}
         assert n.node.metadata["vrsd"] == {"rank": rank, "relevance": pytest.approx(cosine),

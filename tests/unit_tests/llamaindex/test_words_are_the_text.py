@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from vrsd_kit.copies import Judge
+from vrsd_kit.lexical import Judge
 from vrsd_llamaindex import DiversePostprocessor
 
 TEXTS = [
