@@ -130,7 +130,7 @@ class _Parser(argparse.ArgumentParser):
     def _unrecognized(self, extras: list[str]) -> str:
         from vrsd_kit.settings import did_you_mean
 
-        options = [o for o in self._option_string_actions if o.startswith("--")]
+        options = [o for o in self._option_string_actions if o.startswith("--") and o != "--help"]
         for token in extras:
             name = token.split("=", 1)[0]
             if name.startswith("-") and not _is_number(name):
