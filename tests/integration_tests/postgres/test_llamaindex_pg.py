@@ -38,7 +38,7 @@ def expected(case, sql, query, method, filters=None, **options):
                    [ids]))
     vecs = np.stack([np.asarray(json.loads(got[i])) for i in ids])
     if method == DEFAULT_METHOD:  # the default reads the nodes' words too
-        texts = [h.node.get_content(metadata_mode=MetadataMode.LLM) for h in hits]
+        texts = [h.node.get_content(metadata_mode=MetadataMode.NONE) for h in hits]
         sel = default_selection(query, texts, qvec, vecs, K, **options)
     else:
         sel = select(qvec, vecs, K, method=method, **options)

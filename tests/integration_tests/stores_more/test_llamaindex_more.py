@@ -34,7 +34,7 @@ def test_only_the_query_is_embedded_and_picks_equal_core(li_case, queries, corpu
         hits = plain.retrieve(query)
         qvec = np.asarray(spy._inner.get_query_embedding(query))
         vecs = corpus_vectors[[h.node.metadata["row"] for h in hits]]
-        texts = [h.node.get_content(metadata_mode=MetadataMode.LLM) for h in hits]
+        texts = [h.node.get_content(metadata_mode=MetadataMode.NONE) for h in hits]
         sel = default_selection(query, texts, qvec, vecs, K)
         assert [h.node.metadata["row"] for h in got] == [
             hits[i].node.metadata["row"] for i in sel.indices
