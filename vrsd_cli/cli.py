@@ -703,7 +703,9 @@ def _index_chunks(index_dir: str | None) -> int | None:
     from .indexing import open_index
 
     try:
-        index = open_index(index_dir)
+        with warnings.catch_warnings():  # (the search has said what state the index is in)
+            warnings.simplefilter("ignore")
+            index = open_index(index_dir)
     except ValueError:
         return None
     try:

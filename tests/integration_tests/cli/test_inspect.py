@@ -208,6 +208,8 @@ def test_each_figure_is_the_selections_on_the_same_candidates(demo_store, demo_f
             gone, kept_one = q.pair(h)
             if h.relation == "restates":
                 assert restated_by(gone.passage.text, [kept_one.passage.text])[0] == 0
+            elif h.relation == "contains":  # the kept passage is a piece of it
+                assert kept_one.passage.id in kept
             else:
                 assert h.relation == "displaced" and kept_one.passage.id not in top
         # a crowded slot restates a passage above it, by the judge the explanation uses
