@@ -12,14 +12,13 @@ original's vector, a chunk one close to it), so nothing loads a model.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.items import Passage, PassageView
 from vrsd_kit.lexical import (
     RESTATES,
     Judge,
@@ -29,7 +28,7 @@ from vrsd_kit.lexical import (
     tokenize,
     word_pairs,
 )
-from vrsd_kit.rerank import NO_WORDS, ItemView, rerank
+from vrsd_kit.rerank import NO_WORDS, rerank
 from vrsd_kit.settings import build_settings
 
 DIM = 64
@@ -43,25 +42,6 @@ def embed(text: str) -> np.ndarray:
     return vector
 
 
-@dataclass(frozen=True)
-class Passage:
-    id: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-class PassageView(ItemView[Passage]):
-    def id(self, item):
-        return item.id
-
-    def text(self, item):
-        return item.text
-
-    def metadata(self, item):
-        return item.meta
-
-    def annotated(self, item, metadata, entry):
-        return replace(item, meta=metadata)
 
 
 def run(passages, query, k, **values):

@@ -3,39 +3,20 @@ the core called directly on the same inputs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from tests.helpers.items import Passage, PassageView
 from vrsd_core import DEFAULT_METHOD, METHOD_INFO, Links, pool_units, select
 from vrsd_kit.lexical import pool_relevance
-from vrsd_kit.rerank import ItemView, rerank
+from vrsd_kit.rerank import rerank
 from vrsd_kit.settings import build_settings
 
 WORDS = "rome empire caesar senate light water plants cats dogs bread dough oven".split()
 
 
-@dataclass(frozen=True)
-class Passage:
-    id: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-class PassageView(ItemView[Passage]):
-    def id(self, item):
-        return item.id
-
-    def text(self, item):
-        return item.text
-
-    def metadata(self, item):
-        return item.meta
-
-    def annotated(self, item, metadata, entry):
-        return replace(item, meta=metadata)
 
 
 def pool(seed: int, n: int = 30, d: int = 12):
