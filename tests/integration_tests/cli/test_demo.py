@@ -248,10 +248,10 @@ def test_the_default_avoids_the_copies_top_k_returns(first_screen):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 42's target, not yet met by the default (measured: fewer facts than top-k on "
-    "2 of 22 questions, a copied page and a disclaimer one; both steps of 2 two-step "
-    "questions against top-k's 1): re-measure once the restatement judge and the links "
-    "(issue 41) are in, and drop this mark when it passes"))
+    "issue 42's target, not yet met by the default with the judge and the links in "
+    "(measured: fewer facts than top-k on 2 of 22 questions, a copied page and a "
+    "disclaimer one; both steps of 3 two-step questions against top-k's 1, 35 facts of 48 "
+    "against 35): drop this mark when it passes"))
 def test_the_default_finds_no_fewer_facts_and_more_two_step_evidence(first_screen):
     out, asked = first_screen
     default = f"default: {DEFAULT_METHOD}"
