@@ -282,10 +282,12 @@ def _cell(a: int, b: int | None = None) -> str:
     return str(a) if b is None else f"{a}/{b}"
 
 
-def _overview(found: dict[str, dict[str, Tally]], k: int, fetch_k: int, passages: int,
-              files: int, default: str, width: int) -> list[str]:
-    """The first screen: top-k against the default on every built-in question, one row
-    per kind, and where MMR or DPP does better."""
+def _overview(found: dict[str, dict[str, Tally]], questions: Sequence[Question], k: int,
+              fetch_k: int, passages: int, files: int, default: str, width: int
+              ) -> list[str]:
+    """The first screen: top-k against the default on every built-in question
+    (``questions``, in the tallies' order), one row per kind, the questions where the
+    default found fewer facts than top-k, and where MMR or DPP does better."""
     top, ours = found["similarity"], found[default]
     total = ours["all"]
     lines = textwrap.wrap(
@@ -305,8 +307,8 @@ def _overview(found: dict[str, dict[str, Tally]], k: int, fetch_k: int, passages
         lines.append(f"{kind:<14}{a.questions:>3}"
                      f"{_cell(a.found, a.needed):>6}{_cell(b.found, b.needed):>8}"
                      f"{a.repeats:>6}{b.repeats:>8}{chains}")
-    fewer = sum(o < t for o, t in zip(total.per_question, top["all"].per_question,
-                                      strict=True))
+    fewer = [q.text for q, o, t in zip(questions, total.per_question,
+                                       top["all"].per_question, strict=True) if o < t]
     lines.append("")
     everything = top["all"]
     lines += textwrap.wrap(
@@ -315,13 +317,24 @@ def _overview(found: dict[str, dict[str, Tally]], k: int, fetch_k: int, passages
         f" (top-k {everything.repeats}) "
         f"and found both steps of {total.chains_found} of {total.chains} two-step "
         f"questions (top-k {everything.chains_found}); it found fewer facts than top-k on "
-        f"{fewer} question{'s' if fewer != 1 else ''}. Facts found: the facts each question "
+        f"{len(fewer)} question{'s' if len(fewer) != 1 else ''}{_named(fewer)}. Facts found: "
+        "the facts each question "
         "needs, found among the k passages; repeats: passages that state nothing beyond "
         "the ones above them (a copy, a chunk inside another, a paraphrase); two-step: "
         "both passages of a chain found.", width=width, break_on_hyphens=False)
     lines += ["", *textwrap.wrap(_peers_line(found, default), width=width,
                                  break_on_hyphens=False)]
     return lines
+
+
+def _named(questions: Sequence[str]) -> str:
+    """``questions`` quoted after a colon, for the first screen ('' for none): a reader
+    can ask each one (``vrsd demo "<question>"``) to see the picks."""
+    if not questions:
+        return ""
+    quoted = [f'"{text}"' for text in questions]
+    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    return f": {listed} (vrsd demo \"<question>\" shows one in detail)"
 
 
 def _peers_line(found: dict[str, dict[str, Tally]], default: str) -> str:
@@ -496,8 +509,9 @@ def run_demo(
     out: list[str] = []
     if builtin and asked is None:  # the whole picture first: every built-in question
         shown = {name: r for name, r in demo.retrievers.items() if name != "vrsd"}
-        found = tallies(shown, passages, load_questions())  # what the first screen shows
-        out += _overview(found, shown_k, shown_fetch, len(passages),
+        questions = load_questions()
+        found = tallies(shown, passages, questions)  # what the first screen shows
+        out += _overview(found, questions, shown_k, shown_fetch, len(passages),
                          len({p.source for p in passages}), demo.methods[0].name, width)
         out += ["", "-" * width, ""]
     label = model_label(model) if embeddings is None else type(demo.embeddings).__name__
