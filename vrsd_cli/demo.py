@@ -34,6 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .printing import link_lines
+
 if TYPE_CHECKING:
     from vrsd_core import MethodName
 
@@ -530,6 +532,7 @@ def run_demo(
         out += ["", *_header(m.name, m.about, stats, width)]
         for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1):
             out += _passage(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content, width)
+            out += link_lines(d.metadata["vrsd"], " " * 6, width)
             for entry in d.metadata["vrsd"].get("held_back", ()):
                 out += _held_line(entry, pid, width)
     out += [
