@@ -542,7 +542,9 @@ def run_demo(
             "a fact counts once); 'repeats' the picks that state nothing new. Under a "
             "default pick, 'held back' names what plain top-k (by the same relevance) "
             "would have returned: 'restates' when its content is in that pick, 'took its "
-            "place' when that pick adds more. Try your own question:",
+            "place' when that pick adds more; 'linked to #n by' names the pick a link "
+            "brought it in by, and the words both hold that the question does not. Try "
+            "your own question:",
             width=width, break_on_hyphens=False,
         ),
         '  vrsd demo "how do I keep run logs for a year?" --k 6',
