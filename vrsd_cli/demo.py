@@ -34,6 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .printing import link_lines
+
 if TYPE_CHECKING:
     from vrsd_core import MethodName
 
@@ -544,6 +546,7 @@ def run_demo(
         out += ["", *_header(m.name, m.about, stats, width)]
         for rank, (pid, d) in enumerate(zip(ids, docs, strict=True), 1):
             out += _passage(rank, pid, d.metadata["vrsd"]["relevance"], d.page_content, width)
+            out += link_lines(d.metadata["vrsd"], " " * 6, width)
             for entry in d.metadata["vrsd"].get("held_back", ()):
                 out += _held_line(entry, pid, width)
     out += [
@@ -553,7 +556,9 @@ def run_demo(
             "a fact counts once); 'repeats' the picks that state nothing new. Under a "
             "default pick, 'held back' names what plain top-k (by the same relevance) "
             "would have returned: 'restates' when its content is in that pick, 'took its "
-            "place' when that pick adds more. Try your own question:",
+            "place' when that pick adds more; 'linked to #n by' names the pick a link "
+            "brought it in by, and the words both hold that the question does not. Try "
+            "your own question:",
             width=width, break_on_hyphens=False,
         ),
         '  vrsd demo "how do I keep run logs for a year?" --k 6',

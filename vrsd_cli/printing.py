@@ -112,14 +112,22 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
         body = safe(" ".join(doc.page_content.split()))
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
                                max_lines=4, placeholder=" ...")
-        link = info.get("linked_to")
-        if isinstance(link, dict) and link.get("words"):  # a link to an earlier pick brought it in
-            words = safe(", ".join(map(str, link["words"])), one_line=True)
-            lines.append("   " + textwrap.shorten(f"linked to #{link.get('rank', '?')} by: {words}",
-                                                  width=width - 3))
+        lines += link_lines(info, "   ", width)
         lines += _held_back_lines(info.get("held_back", ()), width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def link_lines(entry: dict[str, Any], indent: str, width: int) -> list[str]:
+    """The line under a pick a link brought in (``vrsd_kit.rerank.link_note``: "linked to
+    #1 by: Tim Burton"), ``safe`` and shortened to ``width`` after ``indent``; [] for a
+    pick no link brought in."""
+    from vrsd_kit.rerank import link_note
+
+    note = link_note(entry.get("linked_to"))
+    if note is None:
+        return []
+    return [indent + textwrap.shorten(safe(note, one_line=True), width=width - len(indent))]
 
 
 def _kept_of_fetched(kept: int, k: int, fetch_k: int, fetched: int,

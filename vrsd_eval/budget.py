@@ -42,6 +42,7 @@ from .evidence import EvidenceCorpus, EvidenceResult, empty_scores, peer_rows
 from .hybrid import DEFAULT_OVER_HYBRID, HYBRID, HYBRID_ROWS, HybridSearch
 from .methods import MethodSpec
 from .pools import Pools, score, select_rows
+from .prf import with_feedback
 from .report import ProtocolReport, progress
 
 BUDGET_PASSAGES = (2, 4, 8)
@@ -152,9 +153,11 @@ def evaluate_budgets(
         used[budget][label][qi] = float(counts[np.asarray(rows, dtype=np.int64)].sum())
 
     pool_counts = counts[pools.rows]
+    fed = with_feedback(pools, corpus.questions) if any(s.feedback for s in specs) else pools
     for spec in specs:
         for b in budgets:
-            picked = select_rows(pools, spec, fetch_k, max_tokens=b, token_counts=pool_counts)
+            picked = select_rows(fed if spec.feedback else pools, spec, fetch_k, max_tokens=b,
+                                 token_counts=pool_counts)
             for qi, rows in enumerate(picked):
                 keep(b, spec.label, qi, rows)
     # the ranked list: the pool by cosine to the question (what similarity returns)

@@ -32,7 +32,10 @@ default threshold over the ranked list, LangChain's ``maximal_marginal_relevance
 lambda 0.5/0.7/0.9, and pyversity's strategies at their defaults (relevance = cosine
 to the query); beside them, the hybrid search a user would build instead (BM25 over the
 whole corpus + the dense store, reciprocal rank fusion) and the default over it
-(``hybrid``). Every embedding geometry of ``geometries`` gets its own tables.
+(``hybrid``); and the query expansion a search engineer tries first: the default without
+links, its lexical relevance BM25 of the question expanded by pseudo-relevance feedback
+(``prf``: RM3 on the pool's top passages). Every embedding geometry of ``geometries``
+gets its own tables.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from .datasets import default_data_dir, read_jsonl
 from .hybrid import HYBRID_ROWS, HybridSearch
 from .methods import MethodSpec, parse_method
 from .pools import Pools, score, select_rows
+from .prf import with_feedback
 from .report import ProtocolReport, progress
 
 DATASET = "hotpotqa_dev500"
@@ -74,12 +78,16 @@ ROW_SETTINGS = {
 # Rows by the words (vrsd_kit.lexical), by their --methods token: "default" is
 # DiverseRetriever() as it comes (the recommendation users get: words and vectors);
 # "default-vectors" the same with lexical=False; "default-nolinks" the default with the
-# words but without the links between candidates; "top-k-words" ranks by the fused
+# words but without the links between candidates; "default-nolinks-prf" that row with
+# the question expanded by pseudo-relevance feedback (vrsd_eval.prf: RM3), what a search
+# engineer tries first, against what the links buy; "top-k-words" ranks by the fused
 # relevance, no diversity.
 WORDS_ROWS = {
     "default": MethodSpec("default", "", {}, words=True),
     "default-vectors": MethodSpec("default, vectors only", "", {}),
     "default-nolinks": MethodSpec("default without links", "", {}, words=True, links=False),
+    "default-nolinks-prf": MethodSpec("default without links + PRF", "", {}, words=True,
+                                      links=False, feedback=True),
     "top-k-words": MethodSpec("top-k by words and vectors", "similarity", {}, words=True),
 }
 # The project's rows: the rows by the words, then every registered method in table order
@@ -370,9 +378,10 @@ def evaluate_evidence(
     peer_labels = list(pickers) + hybrid_labels
     labels = [s.label for s in specs] + peer_labels
     recall, complete = empty_scores(ks, labels, len(corpus.questions))
+    fed = with_feedback(pools, corpus.questions) if any(s.feedback for s in specs) else pools
     for spec in specs:
         for k in ks:
-            for qi, rows in enumerate(select_rows(pools, spec, k)):
+            for qi, rows in enumerate(select_rows(fed if spec.feedback else pools, spec, k)):
                 recall[k][spec.label][qi], complete[k][spec.label][qi] = score(
                     rows, owner, corpus.gold[qi])
     if pickers:

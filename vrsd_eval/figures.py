@@ -129,6 +129,7 @@ OVERVIEW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("top-k", "similarity"),
     ("default, vectors only", "default, vectors only"),
     ("default without links", "default without links"),
+    ("default without links + PRF", "default without links + PRF"),
     ("**default**", "default"),
     ("full hybrid search", "hybrid bm25+dense (rrf)"),
     ("default over hybrid", "default over hybrid"),

@@ -46,6 +46,9 @@ class MethodSpec:
     links: bool = True
     """With ``words``: the links between candidates too, for a method that takes them
     (False: the default without links)."""
+    feedback: bool = False
+    """With ``words``: the lexical signal is BM25 of the question expanded by
+    pseudo-relevance feedback (``vrsd_eval.prf``, RM3) instead of the question's own."""
 
     def options_text(self) -> str:
         """The options as ``key=value`` pairs: the method's defaults overridden by

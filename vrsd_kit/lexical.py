@@ -73,7 +73,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -185,8 +185,8 @@ class _PoolWords:
                            minlength=self.n)
 
 
-def _pool_words(query: str, texts: Sequence[str]) -> _PoolWords:
-    asked = Counter(tokenize(query))
+def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _PoolWords:
+    asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
     query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
     order = np.argsort(query_ids)
     parts = [term_counts(text) for text in texts]
@@ -243,9 +243,13 @@ def _profiles(words: _PoolWords, vocabulary: tuple[NDArray[np.int64], ...] | Non
     return np.divide(out, lengths, out=np.zeros_like(out), where=lengths > 0)
 
 
-def bm25(query: str, texts: Sequence[str], *, k1: float = K1, b: float = B) -> NDArray[np.float64]:
+def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = K1,
+         b: float = B) -> NDArray[np.float64]:
     """BM25 score of each text against ``query``, with document frequencies and the mean
-    length taken from ``texts`` themselves (the pool is the collection).
+    length taken from ``texts`` themselves (the pool is the collection). ``query``: a text
+    (each word counts as often as it occurs), or a weighted query, word (as ``tokenize``
+    gives it) -> weight, each word's term multiplied by its weight (Lucene's boosted term
+    queries: what a query expanded by relevance feedback is).
 
     >>> scores = bm25("caffeine half-life", ["Caffeine has a half-life of five hours.",
     ...                                        "Alcohol fragments sleep."])

@@ -574,6 +574,16 @@ def _linked_entries(selection: Selection, ids: Sequence[Any] | None,
     return out
 
 
+def link_note(link: Any) -> str | None:
+    """A pick's ``linked_to`` entry in words: ``"linked to #1 by: Tim Burton"`` (the
+    earlier pick's 1-based place, the shared words); None for a pick no link brought in
+    (no entry). Every command that shows the default's picks (``vrsd search``, ``vrsd
+    demo``, ``vrsd inspect``) says it with this."""
+    if not isinstance(link, Mapping) or not link.get("words"):
+        return None
+    return f"linked to #{link.get('rank', '?')} by: {', '.join(map(str, link['words']))}"
+
+
 def _held_entries(selection: Selection, ids: Sequence[Any] | None,
                   texts: Sequence[str] | None, sources: Sequence[Any] | None,
                   judge: Judge | None) -> dict[int, list[dict[str, Any]]] | None:

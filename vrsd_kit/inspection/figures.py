@@ -42,7 +42,7 @@ import numpy as np
 from vrsd_core import DEFAULT_METHOD
 
 from ..lexical import restated_by
-from ..rerank import ItemView, held_back_entries, rerank
+from ..rerank import ItemView, held_back_entries, link_note, rerank
 from ..settings import build_settings
 
 CROWDED_RATE = 0.1
@@ -87,6 +87,9 @@ class Ranked:
 
     passage: Passage
     relevance: float
+    link: str | None = None
+    """In the default's list, for a pick a link between candidates brought in: what its
+    entry says of it (``vrsd_kit.rerank.link_note``: "linked to #1 by: Tim Burton")."""
 
 
 @dataclass(frozen=True, order=True)
@@ -268,7 +271,8 @@ def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
     return QuestionFigures(
         question,
         [Ranked(p, entry["relevance"]) for p, entry in top],
-        [Ranked(p, entry.get("cosine", entry["relevance"])) for p, entry in chosen],
+        [Ranked(p, entry.get("cosine", entry["relevance"]), link_note(entry.get("linked_to")))
+         for p, entry in chosen],
         held, own, crowded_slots(top_passages, max_per_group),
     )
 

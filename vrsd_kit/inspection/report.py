@@ -103,6 +103,18 @@ def format_table(ins: Inspection, show: int = 5, width: int = 100) -> str:
                 width=width - 2, placeholder=" ..."))
             for line in _slot_lines(q):
                 lines += _wrap(line, width, " " * 8)
+    linked = [q for q in ins.questions if any(r.link for r in q.default)][:show]
+    if linked:
+        lines += ["", *_wrap("links the default followed (a pick a link brought in, the "
+                             "earlier pick it links to, and the words both hold that the "
+                             "question does not):", width, "")]
+        for q in linked:
+            lines.append("  " + textwrap.shorten(" ".join(q.question.split()),
+                                                 width=width - 2, placeholder=" ..."))
+            for rank, r in enumerate(q.default, 1):
+                if r.link:
+                    lines += _wrap(f"#{rank}{_KEEP}{_whole(r.passage.label)} {r.link}", width,
+                                   " " * 8)
     return "\n".join(lines)
 
 
@@ -138,6 +150,7 @@ li.held-back .tag { background: #c92a2a; color: white; }
 li.new .tag { background: #2f9e44; color: white; }
 .meta { color: #666; font-size: .85em; }
 .restates { display: block; color: #a61e1e; font-size: .88em; margin-top: .15em; }
+.linked { display: block; color: #1864ab; font-size: .88em; margin-top: .15em; }
 dl.terms dt { font-weight: 600; margin-top: .5em; }
 dl.terms dd { margin-left: 1.2em; }
 """
@@ -214,7 +227,9 @@ def _question_html(q: QuestionFigures, method: str) -> str:
         note = (f'<span class="restates" data-relation="{h.relation}" data-kept="{h.kept}">'
                 f"held back: {why} #{h.kept} of the default ({escape(kept.label)})</span>")
         left.append(_item(r, "held-back", note, f' data-rank="{rank}"'))
-    right = [_item(r, "" if id(r.passage) in top_ids else "new") for r in q.default]
+    right = [_item(r, "" if id(r.passage) in top_ids else "new",
+                   f'<span class="linked">{escape(r.link)}</span>' if r.link else "")
+             for r in q.default]
     own = (f'<p class="own">asked as a question: the store\'s passage '
            f"{escape(q.own.label)}, left out of its own candidates</p>" if q.own else "")
     question = " ".join(q.question.split())

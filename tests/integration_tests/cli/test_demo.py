@@ -33,7 +33,8 @@ PICK = re.compile(r"^(\s+\d+\. \S+\s+-?\d\.\d{3}  )(.*)$")
 
 
 def blocks(out: str) -> dict[str, dict]:
-    """Per method: Sim., Div., facts, the listed passage ids and their (unwrapped) texts."""
+    """Per method: Sim., Div., facts, the listed passage ids, their (unwrapped) texts and
+    what each says of a link that brought it in (None: nothing)."""
     found: dict[str, dict] = {}
     current = None
     indent = 0
@@ -48,12 +49,15 @@ def blocks(out: str) -> dict[str, dict]:
         if m:
             current = found.setdefault(m[1], {
                 "sim": float(m[2]), "div": float(m[3]), "facts": int(m[4]),
-                "repeats": int(m[5]), "ids": [], "texts": []})
+                "repeats": int(m[5]), "ids": [], "texts": [], "links": []})
         elif current is not None and pick:
             held = False
             current["ids"].append(line.split()[1])
             current["texts"].append(pick[2])
+            current["links"].append(None)
             indent = len(pick[1])
+        elif current is not None and line.startswith("      linked to #"):
+            current["links"][-1] = line.strip()  # the note under a pick a link brought in
         elif current is not None and line.lstrip().startswith("held back: "):
             held = True  # the default's note under a pick
         elif current is not None and held and line.startswith(" " * 17) and line.strip():
@@ -318,6 +322,42 @@ def test_demo_default_query_shows_the_default_and_four_methods(first_screen):
     for m in held:
         assert m[1] not in found[default]["ids"]
         assert (m[3] or m[4]) in found[default]["ids"]
+
+
+LINKED_QUESTION = "How often are the release downloads refreshed?"
+"""A two-step question whose second passage a link brings in (its first names the mirror)."""
+
+
+def test_the_default_says_which_pick_a_link_brought_in(first_screen):
+    """As ``vrsd search`` says it: under the default's pick, "linked to #1 by: <words>",
+    the words in both texts and not in the question; a pick no link brought in (and every
+    other method's) says nothing."""
+    from vrsd_cli.demo import DEFAULT_FETCH_K, DEFAULT_K, build_store
+    from vrsd_kit.lexical import tokenize
+
+    found = first_screen[1][LINKED_QUESTION]
+    default = found[f"default: {DEFAULT_METHOD}"]
+    passages = load_folder()
+    by_id = {p.id: p for p in passages}
+    retriever = build_store(passages, k=DEFAULT_K, fetch_k=DEFAULT_FETCH_K).retrievers[
+        f"default: {DEFAULT_METHOD}"]
+    entries = [d.metadata["vrsd"] for d in retriever.invoke(LINKED_QUESTION)]
+    assert [bool(e.get("linked_to")) for e in entries] == [bool(n) for n in default["links"]]
+    assert any(default["links"])
+    asked = set(tokenize(LINKED_QUESTION))
+    for rank, (pid, note) in enumerate(zip(default["ids"], default["links"], strict=True), 1):
+        if note is None:
+            continue
+        m = re.fullmatch(r"linked to #(\d+) by: (.+)", note)
+        assert m and int(m[1]) < rank, note
+        earlier = by_id[default["ids"][int(m[1]) - 1]]
+        for phrase in m[2].split(", "):
+            words = set(tokenize(phrase))
+            assert words and words <= set(tokenize(by_id[pid].text)) & set(
+                tokenize(earlier.text)), note
+            assert not words & asked, note
+    assert not any(note for name, block in found.items() if name != f"default: {DEFAULT_METHOD}"
+                   for note in block["links"])
 
 
 def _paraphrase_file() -> str:

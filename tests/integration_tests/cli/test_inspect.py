@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from html.parser import HTMLParser
 
 import numpy as np
@@ -265,6 +266,41 @@ def test_the_terminal_table(demo_found, width):
             this, above = q.repeats(c)
             assert (f"#{c.rank} {this.passage.label} restates #{c.by} {above.passage.label}"
                     in flat)
+
+
+def _linked(found):
+    """(question, 1-based rank, pick) of every default pick a link brought in."""
+    return [(q, rank, r) for q in found.questions for rank, r in enumerate(q.default, 1)
+            if r.link]
+
+
+def test_the_report_says_which_pick_a_link_brought_in(demo_found, tmp_path):
+    """As ``vrsd search`` says it: under the default's pick, "linked to #1 by: <words>",
+    the words in both texts and not in the question; a pick no link brought in says
+    nothing."""
+    from vrsd_kit.lexical import tokenize
+
+    linked = _linked(demo_found)
+    assert linked  # the demo folder's chains: a passage naming a bridge, one about it
+    for q, rank, r in linked:
+        m = re.fullmatch(r"linked to #(\d+) by: (.+)", r.link)
+        assert m and int(m[1]) < rank, r.link
+        earlier = q.default[int(m[1]) - 1].passage
+        for phrase in m[2].split(", "):
+            words = set(tokenize(phrase))
+            assert words and words <= set(tokenize(r.passage.text)) & set(
+                tokenize(earlier.text)), (r.link, r.passage.id, earlier.id)
+            assert not words & set(tokenize(q.question)), (r.link, q.question)
+    table = format_table(demo_found, show=len(demo_found.questions), width=100)
+    flat = " ".join(table.split())
+    for _, rank, r in linked:
+        assert f"#{rank} {r.passage.label} {r.link}" in flat
+    assert flat.count("linked to #") == len(linked)  # nothing for the other picks
+    shown = demo_found.most_crowded(len(demo_found.questions))
+    page = _Report()
+    page.feed(render_html(demo_found, show=len(demo_found.questions)))
+    assert len(page.classes.get("linked", [])) == sum(bool(r.link) for q in shown
+                                                       for r in q.default)
 
 
 def test_a_long_name_is_never_cut():

@@ -14,7 +14,7 @@ from vrsd_eval.pools import build_pools
 from vrsd_kit.tokens import approx_token_count
 
 LIMIT = 10
-ROWS = ["default", "similarity", "mmr:lambda_mult=0.7", "top_m"]
+ROWS = ["default", "default-nolinks-prf", "similarity", "mmr:lambda_mult=0.7", "top_m"]
 
 
 def test_budget_helpers():
@@ -35,23 +35,23 @@ def budget_run(tmp_path_factory, data_dir):
     out = tmp_path_factory.mktemp("budget_out")
     budgets = be.passage_budgets(corpora[0])
     embeddings = geometry("minilm").fit([])
-    results = [be.evaluate_budgets(corpus, build_pools(corpus.texts, corpus.questions,
-                                                       embeddings, 30, show=False),
-                                   evidence_specs(ROWS), budgets, model="all-MiniLM-L6-v2",
-                                   show=False)
-               for corpus in corpora]
+    pools = [build_pools(corpus.texts, corpus.questions, embeddings, 30, show=False)
+             for corpus in corpora]
+    results = [be.evaluate_budgets(corpus, found, evidence_specs(ROWS), budgets,
+                                   model="all-MiniLM-L6-v2", show=False)
+               for corpus, found in zip(corpora, pools, strict=True)]
     be.BUDGET_REPORT.write({"minilm": results}, out)
-    return corpora, results, out
+    return corpora, results, out, pools
 
 
 def test_default_budgets_are_typical_passages(budget_run):
-    corpora, results, _ = budget_run
+    corpora, results, _, _ = budget_run
     median = float(np.median([approx_token_count(t) for t in corpora[0].texts]))
     assert results[0].budgets == [round(m * median) for m in be.BUDGET_PASSAGES]
 
 
 def test_every_row_keeps_its_budget_and_the_baselines_order(budget_run):
-    _, results, _ = budget_run
+    _, results, _, _ = budget_run
     for res in results:
         assert {"default", "similarity", "mmr(0.7)", "top_m", be.RANKED_CUT} <= set(res.labels)
         for b in res.budgets:
@@ -66,8 +66,27 @@ def test_every_row_keeps_its_budget_and_the_baselines_order(budget_run):
         assert all((a <= c).all() for a, c in zip(cut, cut[1:], strict=False))
 
 
+def test_the_prf_row_is_the_default_without_links_on_the_expanded_question(budget_run):
+    from vrsd_eval.pools import score, select_rows
+    from vrsd_eval.prf import with_feedback
+    from vrsd_kit.tokens import count_tokens
+
+    corpora, results, _, pools = budget_run
+    spec = next(s for s in evidence_specs(ROWS) if s.feedback)
+    assert spec.label == "default without links + PRF" and not spec.links
+    for corpus, res, found in zip(corpora, results, pools, strict=True):
+        counts = count_tokens(approx_token_count, corpus.texts)
+        fed = with_feedback(found, corpus.questions)
+        for b in res.budgets:
+            picked = select_rows(fed, spec, found.rows.shape[1], max_tokens=b,
+                                 token_counts=counts[found.rows])
+            recall = [score(rows, np.asarray(corpus.passage_of), gold)[0]
+                      for rows, gold in zip(picked, corpus.gold, strict=True)]
+            assert np.allclose(res.recall[b][spec.label], recall), (corpus.name, b)
+
+
 def test_outputs(budget_run):
-    _, results, out = budget_run
+    _, results, out, _ = budget_run
     table = (out / "budget.md").read_text()
     assert "**plain** corpus" in table and "**redundant** corpus" in table
     assert "lowest recall, default − filled list" in table

@@ -4,6 +4,7 @@ the outputs, and every number recomputed with ``select`` on the same candidates.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -24,11 +25,12 @@ from vrsd_eval.evidence import (
     load_evidence_corpora,
     peer_rows,
 )
+from vrsd_eval.prf import expanded_bm25
 from vrsd_kit.lexical import pool_relevance
 
 LIMIT, FETCH = 20, 50
-ROWS = ["default", "default-vectors", "default-nolinks", "top-k-words", "similarity", "vrsd",
-        "mmr:lambda_mult=0.7", "dpp"]
+ROWS = ["default", "default-vectors", "default-nolinks", "default-nolinks-prf", "top-k-words",
+        "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
 
 
 def test_drop_first_sentence():
@@ -79,10 +81,13 @@ def test_chunked_corpus_splits_every_paragraph_with_overlap(data_dir):
 def test_evidence_specs_default_rows():
     specs = evidence_specs()
     labels = [s.label for s in specs]
-    assert labels[:6] == ["default", "default, vectors only", "default without links",
-                          "top-k by words and vectors", "similarity", "vrsd"]
-    assert [s.label for s in specs if s.words] == ["default", "default without links",
-                                                   "top-k by words and vectors"]
+    assert labels[:7] == ["default", "default, vectors only", "default without links",
+                          "default without links + PRF", "top-k by words and vectors",
+                          "similarity", "vrsd"]
+    assert [s.label for s in specs if s.words] == [
+        "default", "default without links", "default without links + PRF",
+        "top-k by words and vectors"]
+    assert [s.label for s in specs if s.feedback] == ["default without links + PRF"]
     assert "mmr(0.9)" in labels and "vrsd_swap" in labels and len(set(labels)) == len(labels)
 
 
@@ -149,8 +154,11 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                 method = spec.method or default_method
                 words = {}
                 if spec.words:
-                    found_words = pool_relevance(question, [corpus.texts[i] for i in nearest],
-                                                 q, vecs[nearest])
+                    texts = [corpus.texts[i] for i in nearest]
+                    found_words = pool_relevance(question, texts, q, vecs[nearest])
+                    if spec.feedback:  # the lexical signal: the expanded question's BM25
+                        found_words = replace(found_words,
+                                              lexical=expanded_bm25(question, texts))
                     words = found_words.select_keywords(method_options(method))
                     if not method_info(method).takes_profiles:
                         words.pop("profiles")  # the default reads them too
