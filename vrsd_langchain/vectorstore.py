@@ -32,8 +32,8 @@ native MMR. The store's own MMR stays reachable as
 ``DiverseVectorStore(store).wrapped_vectorstore.max_marginal_relevance_search``.
 
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
-(default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
-``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
+(default ``vrsd_kit.settings.DEFAULT_FETCH_K``, 50), the method's options (e.g.
+``lambda_mult``, ``theta``, ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
 ``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
 ``DiverseRetriever``), and the store's search arguments (e.g. ``filter``). A name that is
 none of these (for a store without a fast path: a near-miss of vrsd's own, ``fetchk``)
@@ -55,7 +55,13 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, Vector
 from pydantic import ConfigDict, model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
-from vrsd_kit.settings import Settings, SettingsModel, check_model_keywords, did_you_mean
+from vrsd_kit.settings import (
+    DEFAULT_FETCH_K,
+    Settings,
+    SettingsModel,
+    check_model_keywords,
+    did_you_mean,
+)
 from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed, check_reembed
 
@@ -79,7 +85,6 @@ CORE_SEARCH_TYPES = (
 """Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
 method but ``"similarity"``, and the deprecated aliases."""
 DEFAULT_K = 4
-DEFAULT_FETCH_K = 20
 STOCK_KEYWORDS = ("k", "filter", "score_threshold", "fetch_k", "lambda_mult", *OWN_KEYWORDS)
 """The names a typo of which is refused for the stock search types: LangChain's
 ``search_kwargs`` and vrsd's own; any other name goes to the store's search, as in
@@ -243,7 +248,7 @@ class DiverseVectorStore(VectorStore):
 
             store = DiverseVectorStore(FAISS.from_texts(texts, embeddings))
             retriever = store.as_retriever(
-                search_type="complement", search_kwargs={"k": 4, "fetch_k": 20}
+                search_type="complement", search_kwargs={"k": 4, "fetch_k": 50}
             )
     """
 
