@@ -158,7 +158,7 @@ def main() -> None:
     times = measure(stores, questions[: args.questions], embeddings)
     load_after = os.getloadavg()
     ms = {key: statistics.median(values) * 1000 for key, values in times.items()}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for store in STORES:
         for case in CASES:
             at = {n: ms[store, n, case] for n in FETCH_KS}
