@@ -8,6 +8,7 @@ In-memory stores with fixed vectors: nothing loads a model.
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
@@ -39,6 +40,10 @@ def test_langchain_fetches_the_default():
         wrapped = DiverseVectorStore(store).as_retriever(search_type=search_type)
         assert wrapped.settings().fetch_k == DEFAULT_FETCH_K, search_type
     assert len(retriever.invoke("topic 3")) == 4
+    # "mmr" is LangChain's search type: it fetches what LangChain's own MMR fetches
+    mmr = DiverseVectorStore(store).as_retriever(search_type="mmr")
+    langchains = inspect.signature(InMemoryVectorStore.max_marginal_relevance_search)
+    assert mmr.settings().fetch_k == langchains.parameters["fetch_k"].default
 
 
 def test_llamaindex_fetches_the_default():
