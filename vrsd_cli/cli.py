@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
+from vrsd_kit.settings import DEFAULT_FETCH_K
 
 from .indexing import LARGE_FILE_MB, LARGE_FILES  # (numpy only)
 from .printing import emit, safe
@@ -226,8 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--k", type=_positive_int, default=4,
                       help="passages per method (4, DiverseRetriever()'s own)")
     demo.add_argument("--fetch-k", type=_positive_int, default=None,
-                      help="candidates over-fetched by similarity, at least --k (default: 20, "
-                      "or --k if larger)")
+                      help="candidates over-fetched by similarity, at least --k (default: "
+                      f"{DEFAULT_FETCH_K}, or --k if larger)")
     demo.add_argument("--lambda-mult", type=float, default=0.5, help="MMR's lambda_mult (0.5)")
     demo.add_argument("--theta", type=float, default=0.5, help="DPP's theta (0.5)")
     demo.add_argument("--corpus", default=None,
@@ -292,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "recommendation, vrsd_core.DEFAULT_METHOD)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
-                    help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+                    help=f"candidates over-fetched, at least --k (default: {DEFAULT_FETCH_K}, "
+                    "or --k if larger)")
     se.add_argument("--json", action="store_true",
                     help="print the results as JSON (each with its text and metadata, "
                     "metadata['vrsd'] included), for scripts")
@@ -481,7 +483,8 @@ def _add_inspect(ins: argparse.ArgumentParser) -> None:
     ins.add_argument("--k", type=_positive_int, default=None,
                      help="chunks kept per question (4, as vrsd search)")
     ins.add_argument("--fetch-k", type=_positive_int, default=None,
-                     help="candidates over-fetched, at least --k (default: 20, or --k if larger)")
+                     help=f"candidates over-fetched, at least --k (default: {DEFAULT_FETCH_K}, "
+                    "or --k if larger)")
     ins.add_argument("--sample", type=_positive_int, default=None,
                      help="chunks asked as questions without --questions (100)")
     ins.add_argument("--seed", type=int, default=0, help="the sample's random seed (0)")

@@ -34,6 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vrsd_kit.settings import DEFAULT_FETCH_K
+
 from .printing import link_lines
 
 if TYPE_CHECKING:
@@ -72,7 +74,6 @@ ORDINARY_QUESTIONS = (
 WIDTH = 100  # the widest report; a narrower terminal gets its own width
 MIN_WIDTH = 60
 DEFAULT_K = 4  # DiverseRetriever()'s own k and fetch_k: the default as it comes
-DEFAULT_FETCH_K = 20
 KINDS = ("copied page", "chunk overlap", "disclaimer", "two-step", "paraphrase")
 """The kinds of built-in question, in the table's order."""
 
@@ -484,7 +485,8 @@ def run_demo(
 
     Args:
         k: passages per method (4, as ``DiverseRetriever()``); fetch_k: candidates
-            over-fetched by similarity (None: 20, or k if larger; below k is refused).
+            over-fetched by similarity (None: ``DEFAULT_FETCH_K``, or k if larger; below k
+            is refused).
         lambda_mult: MMR's trade-off (1 = relevance only); theta: DPP's (-> 1 relevance).
         corpus_path: a ``<id> | <text>`` file instead of the built-in folder.
         embeddings: a LangChain ``Embeddings`` to use instead of the cached bundled model.

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from vrsd_core import DEFAULT_METHOD
+from vrsd_kit.settings import DEFAULT_FETCH_K
 
 from . import flat_index as flat
 from .reading import NotText, read_text
@@ -540,10 +541,6 @@ def documents(index: flat.FlatIndex, rows: Any) -> list[Document]:
             for rec, text in zip(index.records(rows), index.texts(rows), strict=True)]
 
 
-DEFAULT_SEARCH_FETCH_K = 20
-"""Candidates ``search_index`` over-fetches when no ``fetch_k`` is given (at least k)."""
-
-
 def search_index(
     query: str,
     *,
@@ -560,7 +557,7 @@ def search_index(
     the default reads the chunks' words too; ``fill_with_copies``: copies of kept chunks
     make up k when nothing else is left).
 
-    ``fetch_k`` None means ``max(DEFAULT_SEARCH_FETCH_K, k)``; a given ``fetch_k``
+    ``fetch_k`` None means ``max(DEFAULT_FETCH_K, k)``; a given ``fetch_k``
     below ``k`` is refused (as ``DiverseRetriever`` refuses it).
 
     ``method`` is a ``--methods`` token of ``vrsd eval`` (``mmr`` alone means
@@ -624,8 +621,8 @@ def _chunk_view() -> Any:
 
 def search_fetch_k(k: int, fetch_k: int | None) -> int:
     """The candidates ``search_index`` fetches: ``fetch_k``, else
-    ``max(DEFAULT_SEARCH_FETCH_K, k)``."""
-    return max(DEFAULT_SEARCH_FETCH_K, k) if fetch_k is None else fetch_k
+    ``max(DEFAULT_FETCH_K, k)``."""
+    return max(DEFAULT_FETCH_K, k) if fetch_k is None else fetch_k
 
 
 class IndexSource:

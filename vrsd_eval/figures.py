@@ -531,6 +531,57 @@ def copies(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def fetch_k_quality(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/evaluation.md: the default's mean all-evidence on pools of each fetch_k against
+    top-k's, per geometry and corpus, and the cells whose recall falls below top-k's
+    (benchmarks/fetch_k.py)."""
+    data = read_json("fetch_k.json", results_dir)
+    sizes = [str(n) for n in data["fetch_ks"]]
+    ks = ", ".join(map(str, data["ks"]))
+    lines = [f"Measured with `{data['command']}`: {data['questions']} questions, mean "
+             f"all-evidence over "
+             f"k = {ks}; top-k is the same on every pool.", "",
+             "| geometry | corpus | top-k | " + " | ".join(f"default, fetch_k {n}" for n in sizes)
+             + " |", "|---|---|" + "---:|" * (len(sizes) + 1)]
+    for geo, found in data["models"].items():
+        for corpus, by_size in found["cells"].items():
+            top = np.mean([cell[1] for cell in by_size[sizes[0]]["top-k"]])
+            means = [np.mean([cell[1] for cell in by_size[n]["default"]]) for n in sizes]
+            lines.append(f"| {geo} | {corpus} | {top:.3f} | "
+                         + " | ".join(f"{m:.3f}" for m in means) + " |")
+        summary = found["summary"]
+        lines.append(f"| **{geo}** | **all three** | {summary[sizes[0]]['top-k']:.3f} | "
+                     + " | ".join(f"**{summary[n]['default']:.3f}**" for n in sizes) + " |")
+    below = {n: sum(len(found["summary"][n]["below_top_k"]) for found in data["models"].values())
+             for n in sizes}
+    cells = sum(found["summary"][sizes[0]]["cells"] for found in data["models"].values())
+    lines += ["", "Cells (geometry, corpus, k) where the default's evidence recall is more than "
+              f"{data['tolerance']} below top-k's: "
+              + "; ".join(f"{below[n]} of {cells} at fetch_k {n}" for n in sizes) + "."]
+    return "\n".join(lines)
+
+
+def fetch_k_cost(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/evaluation.md: what ``DiverseRetriever.invoke`` costs at each fetch_k, on stores
+    that hand out their vectors and on one that makes it re-embed the candidates
+    (benchmarks/fetch_k_cost.py)."""
+    data = read_json("fetch_k_cost.json", results_dir)
+    sizes = [str(n) for n in data["fetch_ks"]]
+    lines = [f"Measured with `{data['command']}`: `DiverseRetriever.invoke`, k = {data['k']}, "
+             f"the bundled all-MiniLM-L6-v2 on one thread, {data['passages']:,} HotpotQA "
+             f"passages, {data['questions']} questions, every case interleaved; median ms a "
+             f"call, load average {data['load_average'][0]} before and "
+             f"{data['load_average'][1]} after, on {data['cpus']} CPUs.", "",
+             "| store | question | " + " | ".join(f"fetch_k {n}" for n in sizes) + " | "
+             + " | ".join(f"{n} against {sizes[0]}" for n in sizes[1:]) + " |",
+             "|---|---|" + "---:|" * (2 * len(sizes) - 1)]
+    for row in data["rows"]:
+        lines.append(f"| {row['store']} | {row['case']} | "
+                     + " | ".join(f"{row['ms'][n]:.1f} ms" for n in sizes) + " | "
+                     + " | ".join(f"{row['ratio'][n]:.2f}×" for n in sizes[1:]) + " |")
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "evaluation overview": overview,
     "evaluation summary": evaluation_summary,
@@ -549,6 +600,8 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "cli startup": cli_startup,
     "demo table": demo_table,
     "copies": copies,
+    "fetch k quality": fetch_k_quality,
+    "fetch k cost": fetch_k_cost,
 }
 
 

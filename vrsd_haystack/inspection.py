@@ -16,7 +16,6 @@ import numpy as np
 
 from vrsd_kit.inspection import DEFAULT_SAMPLE, Inspection, Passage, Pool, SourceSpec
 from vrsd_kit.inspection.run import (
-    DEFAULT_FETCH_K,
     Questions,
     cannot_list,
     default_counts,
@@ -25,6 +24,7 @@ from vrsd_kit.inspection.run import (
     source_label,
 )
 from vrsd_kit.rerank import check_query_vector
+from vrsd_kit.settings import DEFAULT_FETCH_K
 
 
 def _takes(component: Any, argument: str) -> bool:

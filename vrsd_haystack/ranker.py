@@ -8,7 +8,7 @@ Usage::
     from vrsd_haystack import DiverseRanker
 
     pipe = Pipeline()
-    pipe.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=20,
+    pipe.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=50,
                                                                return_embedding=True))
     pipe.add_component("ranker", DiverseRanker(top_k=5))
     pipe.connect("retriever.documents", "ranker.documents")

@@ -37,6 +37,11 @@ from .stores import Reembed, check_reembed
 from .tokens import TokenCounter, check_token_counter
 
 METADATA_KEY = "vrsd"  # the default of ``metadata_key`` (vrsd_kit.rerank.METADATA_KEY)
+DEFAULT_FETCH_K = 50
+"""How many candidates every entry point fetches and chooses from when none is given (the
+adapters, ``vrsd search``, ``vrsd inspect``, ``vrsd demo``): chosen by
+``benchmarks/fetch_k.py`` (quality) and ``benchmarks/fetch_k_cost.py`` (cost), see
+docs/evaluation.md."""
 
 Item = TypeVar("Item")
 """A candidate as an adapter gives it to the user's callables: a LangChain or Haystack
@@ -133,7 +138,7 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("k", 4, check_count, "how many items to return (>= 1)"),
-    Setting("fetch_k", 20, _optional_count,
+    Setting("fetch_k", DEFAULT_FETCH_K, _optional_count,
             "how many candidates to fetch and choose from (>= k); None for a reranker, "
             "whose candidates are given"),
     Setting("method", DEFAULT_METHOD, _method,

@@ -1,6 +1,6 @@
 """vrsd_langchain: relevant and diverse retrieval as LangChain retrievers.
 
-* ``DiverseRetriever(vectorstore=store, k=4, fetch_k=20)``: any vector store; the default
+* ``DiverseRetriever(vectorstore=store, k=4, fetch_k=50)``: any vector store; the default
   method is the recommended ``"complement"``, ``method="vrsd"`` the paper's greedy.
 * ``DiverseVectorStore(store).as_retriever(search_type="complement", search_kwargs={...})``:
   the usual ``as_retriever`` call, with every core method as a search type:

@@ -23,6 +23,7 @@ from pydantic import (
 from vrsd_core import DEFAULT_METHOD, MethodName
 from vrsd_kit.rerank import METADATA_KEY
 from vrsd_kit.settings import (
+    DEFAULT_FETCH_K,
     GroupKey,
     RelevanceFn,
     Settings,
@@ -95,7 +96,7 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
             from vrsd_langchain import DiverseRetriever, default_embeddings
 
             store = InMemoryVectorStore.from_texts(texts, default_embeddings())
-            retriever = DiverseRetriever(vectorstore=store, k=4, fetch_k=20)
+            retriever = DiverseRetriever(vectorstore=store, k=4, fetch_k=50)
             docs = retriever.invoke("Why do leaves change colour?")
     """
 
@@ -105,7 +106,7 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     # ("3" is refused, not read as 3): SkipValidation
     k: SkipValidation[int] = 4
     """How many documents to return (>= 1)."""
-    fetch_k: SkipValidation[int] = 20
+    fetch_k: SkipValidation[int] = DEFAULT_FETCH_K
     """How many candidates to fetch from the store and choose from (>= k)."""
     method: SkipValidation[MethodName] = DEFAULT_METHOD
     """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
@@ -196,7 +197,8 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
         if misplaced:
             raise ValueError(
                 f"search_kwargs: {misplaced[0]!r} is a field of {type(self).__name__} "
-                f"(e.g. {type(self).__name__}(vectorstore=store, k=4, fetch_k=20)), "
+                f"(e.g. {type(self).__name__}(vectorstore=store, k=4, "
+                f"fetch_k={DEFAULT_FETCH_K})), "
                 "not a search argument"
             )
         return store_settings(store, retriever_values(fields))

@@ -32,8 +32,9 @@ native MMR. The store's own MMR stays reachable as
 ``DiverseVectorStore(store).wrapped_vectorstore.max_marginal_relevance_search``.
 
 ``search_kwargs`` for the core search types: ``k`` (default 4), ``fetch_k``
-(default 20), the method's options (e.g. ``lambda_mult``, ``theta``,
-``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
+(default ``vrsd_kit.settings.DEFAULT_FETCH_K``, 50; for ``"mmr"`` LangChain's own, 20,
+as its ``max_marginal_relevance_search`` has it), the method's options (e.g.
+``lambda_mult``, ``theta``, ``refine``), the per-candidate inputs ``relevance``, ``group_by`` and
 ``max_per_group``, the token budget ``max_tokens`` with ``token_counter`` (as in
 ``DiverseRetriever``), and the store's search arguments (e.g. ``filter``). A name that is
 none of these (for a store without a fast path: a near-miss of vrsd's own, ``fetchk``)
@@ -42,6 +43,7 @@ is a ValueError naming the closest valid one, as is a misspelt ``as_retriever`` 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, cast
 
@@ -55,7 +57,13 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, Vector
 from pydantic import ConfigDict, model_validator
 
 from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
-from vrsd_kit.settings import Settings, SettingsModel, check_model_keywords, did_you_mean
+from vrsd_kit.settings import (
+    DEFAULT_FETCH_K,
+    Settings,
+    SettingsModel,
+    check_model_keywords,
+    did_you_mean,
+)
 from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed, check_reembed
 
@@ -79,7 +87,12 @@ CORE_SEARCH_TYPES = (
 """Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
 method but ``"similarity"``, and the deprecated aliases."""
 DEFAULT_K = 4
-DEFAULT_FETCH_K = 20
+LANGCHAIN_MMR_FETCH_K: int = inspect.signature(
+    VectorStore.max_marginal_relevance_search).parameters["fetch_k"].default
+"""``search_type="mmr"``'s ``fetch_k`` when none is given: LangChain's own (its
+``max_marginal_relevance_search`` signature, which this wrapper's keeps), so that an
+``"mmr"`` retriever fetches what LangChain's would; vrsd's own search types fetch
+``vrsd_kit.settings.DEFAULT_FETCH_K``."""
 STOCK_KEYWORDS = ("k", "filter", "score_threshold", "fetch_k", "lambda_mult", *OWN_KEYWORDS)
 """The names a typo of which is refused for the stock search types: LangChain's
 ``search_kwargs`` and vrsd's own; any other name goes to the store's search, as in
@@ -180,7 +193,8 @@ class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
         store = fields["vectorstore"]
         resolve_embeddings(store, fields["embeddings"], type(self).__name__)
         values = {"k": merged.pop("k", DEFAULT_K),
-                  "fetch_k": merged.pop("fetch_k", DEFAULT_FETCH_K),
+                  "fetch_k": merged.pop("fetch_k", LANGCHAIN_MMR_FETCH_K
+                                        if search_type == "mmr" else DEFAULT_FETCH_K),
                   "reembed": fields["reembed"] or "warn"}
         values.update({name: merged.pop(name) for name in PER_CANDIDATE if name in merged})
         if "method" in merged:
@@ -243,7 +257,7 @@ class DiverseVectorStore(VectorStore):
 
             store = DiverseVectorStore(FAISS.from_texts(texts, embeddings))
             retriever = store.as_retriever(
-                search_type="complement", search_kwargs={"k": 4, "fetch_k": 20}
+                search_type="complement", search_kwargs={"k": 4, "fetch_k": 50}
             )
     """
 

@@ -1,8 +1,8 @@
 """vrsd for LlamaIndex: a diversity-aware node postprocessor and reranking retriever.
 
-``index.as_query_engine(similarity_top_k=20, node_postprocessors=[DiversePostprocessor(top_n=5)])``
-keeps 5 of the 20 retrieved nodes, relevant and unlike one another;
-``DiverseRerankRetriever(index.as_retriever(), top_n=5, fetch_k=20)`` does the same as a
+``index.as_query_engine(similarity_top_k=50, node_postprocessors=[DiversePostprocessor(top_n=5)])``
+keeps 5 of the 50 retrieved nodes, relevant and unlike one another;
+``DiverseRerankRetriever(index.as_retriever(), top_n=5, fetch_k=50)`` does the same as a
 retriever. Both need the embedding model the index was built with (``embed_model=``
 or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
 

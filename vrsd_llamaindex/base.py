@@ -5,7 +5,7 @@ Usage::
     from vrsd_llamaindex import DiversePostprocessor
 
     query_engine = index.as_query_engine(
-        similarity_top_k=20,                      # over-fetch n candidates ...
+        similarity_top_k=50,                      # over-fetch n candidates ...
         node_postprocessors=[DiversePostprocessor(top_n=5, embed_model=embed_model)],
     )                                             # ... keep the k that VRSD picks
 
@@ -62,6 +62,7 @@ from vrsd_core import DEFAULT_METHOD, MethodName
 from vrsd_core.callers import user_stacklevel
 from vrsd_kit.rerank import METADATA_KEY, ItemView, check_query_text, check_query_vector, rerank
 from vrsd_kit.settings import (
+    DEFAULT_FETCH_K,
     DEFAULTS,
     GroupKey,
     RelevanceFn,
@@ -422,7 +423,8 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
             f"DiversePostprocessor(top_n={top_n}) received {count} candidate node(s): "
             "nothing to choose from, so they come back as retrieved (plain top-k). Fetch "
             "more candidates than top_n: similarity_top_k on the index's retriever or query "
-            f"engine (LlamaIndex's default is 2), e.g. similarity_top_k={4 * top_n}; "
+            "engine (LlamaIndex's default is 2), e.g. "
+            f"similarity_top_k={max(DEFAULT_FETCH_K, 4 * top_n)}; "
             "for vrsd_llamaindex.DiverseRerankRetriever, its fetch_k. (Warned once per "
             "postprocessor.)",
             UserWarning,

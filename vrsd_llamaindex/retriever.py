@@ -5,7 +5,7 @@ Usage::
     from llama_index.core.query_engine import RetrieverQueryEngine
     from vrsd_llamaindex import DiverseRerankRetriever
 
-    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=5, fetch_k=20)
+    retriever = DiverseRerankRetriever(index.as_retriever(), top_n=5, fetch_k=50)
     nodes = retriever.retrieve("What do plants need to grow?")
     engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
 
@@ -31,6 +31,7 @@ from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from vrsd_core import DEFAULT_METHOD, MethodName, check_count
 from vrsd_kit.rerank import METADATA_KEY
 from vrsd_kit.settings import (
+    DEFAULT_FETCH_K,
     GroupKey,
     RelevanceFn,
     Settings,
@@ -125,7 +126,7 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
         self,
         retriever: BaseRetriever,
         top_n: int = 4,
-        fetch_k: int = 20,
+        fetch_k: int = DEFAULT_FETCH_K,
         method: MethodName = DEFAULT_METHOD,
         method_kwargs: dict[str, Any] | None = None,
         relevance: str | RelevanceFn[BaseNode] | None = None,

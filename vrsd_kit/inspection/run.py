@@ -14,7 +14,7 @@ import numpy as np
 
 from vrsd_core import check_count
 
-from ..settings import check_counts
+from ..settings import DEFAULT_FETCH_K, check_counts
 from .figures import Inspection, Passage, QuestionFigures, compare
 from .questions import read_questions
 
@@ -22,8 +22,6 @@ DEFAULT_SAMPLE = 100
 """Passages asked as questions when no questions are given (all of them if fewer)."""
 DEFAULT_K = 4
 """``k`` when neither the call nor the retriever gives one (the retrievers')."""
-DEFAULT_FETCH_K = 20
-"""``fetch_k`` when neither the call nor the retriever gives one (the retrievers')."""
 
 SourceSpec = str | Callable[[Any], Any] | None
 """Where a passage's source is: a metadata field, a callable on the framework's item
@@ -87,8 +85,8 @@ def as_embedder(exc: ValueError) -> ValueError:
 
 def default_counts(k: int | None, fetch_k: int | None, fetch_default: int = DEFAULT_FETCH_K
                    ) -> tuple[int, int]:
-    """(k, fetch_k) with the retrievers' defaults filled in (k 4, fetch_k 20 or k if
-    larger), checked (ValueError naming the one at fault)."""
+    """(k, fetch_k) with the retrievers' defaults filled in (k 4, fetch_k
+    ``DEFAULT_FETCH_K`` or k if larger), checked (ValueError naming the one at fault)."""
     k = check_count(DEFAULT_K if k is None else k, "k", minimum=1)
     return check_counts(k, max(fetch_default, k) if fetch_k is None else fetch_k)
 

@@ -17,6 +17,7 @@ from tests.helpers.fixtures import (  # noqa: F401  (fixtures, registered by nam
     li_embed_model_fixture,
 )
 from vrsd_cli.demo import ORDINARY_QUESTIONS, fact_of, load_corpus
+from vrsd_kit.settings import DEFAULT_FETCH_K
 
 QUESTIONS = list(ORDINARY_QUESTIONS[:8])
 
@@ -52,7 +53,7 @@ def test_langchain(lc_store):
     # a cap of one passage per source (a fact's paraphrases share one): past it is crowded
     found = inspect_store(lc_store, QUESTIONS, k=5, max_per_group=1)
     same = any_store(lc_store, QUESTIONS, k=5, max_per_group=1)
-    assert (found.k, found.fetch_k, len(found.questions)) == (5, 20, len(QUESTIONS))
+    assert (found.k, found.fetch_k, len(found.questions)) == (5, DEFAULT_FETCH_K, len(QUESTIONS))
     assert held(found) == held(same) and crowded(found) == crowded(same)
     assert any(crowded(found)) and any(held(found))
     # without a cap, paraphrases sharing a source are not crowding (their words differ)

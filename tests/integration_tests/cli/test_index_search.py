@@ -10,6 +10,7 @@ import pytest
 from tests.helpers.cli_fixtures import stored, write
 from vrsd_cli.indexing import find_files, load_chunks
 from vrsd_cli.printing import format_hits
+from vrsd_kit.settings import DEFAULT_FETCH_K
 
 CHUNK = ["--chunk-size", "60", "--chunk-overlap", "0"]
 
@@ -169,16 +170,17 @@ def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
     lines = run.out.splitlines()
     as_json = json.loads(vrsd(*ask, "--json").out)
     held = as_json["index_chunks"]
-    assert 8 <= held < 20  # fewer than fetched by default: said so
+    assert 8 <= held < DEFAULT_FETCH_K  # fewer than fetched by default: said so
     assert lines[1] == (f"method: complement (the default): 3 kept of {held} fetched by "
-                        f"similarity (--k 3, --fetch-k 20: the index holds only {held} chunks)")
+                        f"similarity (--k 3, --fetch-k {DEFAULT_FETCH_K}: the index holds "
+                        f"only {held} chunks)")
     assert lines[2].startswith("relevance: the fused score the default ranked by, "
                                "z(z(cosine) + z(BM25")
     assert "held back from top-3: " in run.out and "   - held back" in run.out  # the copies
     assert (as_json["method"], as_json["options"], as_json["method_label"]) == (
         "complement", {}, "complement (the default)")
     assert (as_json["k"], as_json["fetch_k"], as_json["kept"], as_json["fetched"]) == (
-        3, 20, 3, held)
+        3, DEFAULT_FETCH_K, 3, held)
     top = as_json["results"][0]
     assert top["metadata"]["source"] in {"coffee.txt", "copy.txt"}
     assert {"relevance", "cosine", "lexical", "rank"} <= set(top["metadata"]["vrsd"])

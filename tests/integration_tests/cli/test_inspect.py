@@ -33,6 +33,7 @@ from vrsd_kit.inspection import (
     write_html,
 )
 from vrsd_kit.lexical import pool_relevance, restated_by
+from vrsd_kit.settings import DEFAULT_FETCH_K
 
 HOTPOT_LIMIT = 20
 
@@ -81,10 +82,10 @@ def test_the_demo_folder_says_what_the_labels_say(demo, demo_found):
 
 
 def test_the_demo_questions_read_crowded(demo_store, demo):
-    """The demo's own questions at its settings (k=4 of 20): crowded (measured 13.6 %),
+    """The demo's own questions at its settings (k=4 of the default fetch_k): crowded,
     and each crowded slot states nothing the passage it restates does not (by the
     labels)."""
-    found = inspect_store(demo_store, demo.questions, k=4, fetch_k=20)
+    found = inspect_store(demo_store, demo.questions, k=4, fetch_k=DEFAULT_FETCH_K)
     assert found.crowded and found.verdict.startswith("top-k is crowded")
     for q in found.questions:
         for c in q.crowded_slots:
@@ -419,7 +420,7 @@ def test_a_haystack_store_gives_the_same_report(demo, embeddings, demo_found):
         for pid, text, src, vec in zip(demo.ids, demo.texts, demo.sources,
                                        embeddings.embed_documents(demo.texts), strict=True)])
     found = inspect_store(store, sample=1000, embedder=embeddings.embed_query)
-    assert (found.k, found.fetch_k, len(found.questions)) == (4, 20, len(demo.ids))
+    assert (found.k, found.fetch_k, len(found.questions)) == (4, DEFAULT_FETCH_K, len(demo.ids))
     assert _held(found) == _held(demo_found)
     assert found.crowding_rate == pytest.approx(demo_found.crowding_rate)
     # the pipeline's retriever: its top_k is fetch_k; without embeddings, one clear error
@@ -443,7 +444,7 @@ def test_a_llamaindex_index_gives_the_same_report(demo, li_embed_model, demo_fou
              for pid, text, src in zip(demo.ids, demo.texts, demo.sources, strict=True)]
     index = VectorStoreIndex(nodes, embed_model=li_embed_model)
     found = inspect_store(index, sample=1000)
-    assert (found.k, found.fetch_k, len(found.questions)) == (4, 20, len(demo.ids))
+    assert (found.k, found.fetch_k, len(found.questions)) == (4, DEFAULT_FETCH_K, len(demo.ids))
     # the same model through another framework: the same held-back passages
     # (floats may differ in the last bits, so allow a near-tie to go the other way)
     same = sum(a == b for a, b in zip(_held(found), _held(demo_found), strict=True))
@@ -458,7 +459,8 @@ def test_a_vrsd_retriever_brings_its_k_and_fetch_k(demo_store):
     found = inspect_store(retriever, ["Who chairs Tern?"])
     assert (found.k, found.fetch_k) == (3, 9)
     assert inspect_store(retriever, ["Who chairs Tern?"], k=5, fetch_k=15).k == 5
-    assert inspect_store(demo_store, ["Who chairs Tern?"], k=30).fetch_k == 30
+    more = DEFAULT_FETCH_K + 5  # more than the default fetch_k: fetch_k is raised to k
+    assert inspect_store(demo_store, ["Who chairs Tern?"], k=more).fetch_k == more
 
 
 # --- bad input: one clear error naming the argument ------------------------------------
@@ -598,7 +600,7 @@ def test_vrsd_inspect_with_a_questions_file(vrsd, index_dir, tmp_path):
                "--no-html")
     assert run.code == 0, run.err
     assert "".join(f"2 questions (from {questions})".split()) in "".join(run.out.split())
-    assert "k=3 of fetch_k=20" in run.out and "wrote report" not in run.err
+    assert f"k=3 of fetch_k={DEFAULT_FETCH_K}" in run.out and "wrote report" not in run.err
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from tests.helpers.approx import approx_scores, results
 from vrsd_core import DEFAULT_METHOD, select
+from vrsd_kit.settings import DEFAULT_FETCH_K
 from vrsd_langchain import (
     METADATA_KEY,
     DiverseRetriever,
@@ -152,7 +153,7 @@ def test_quality_prior_from_a_metadata_field(in_memory_store, embeddings):
         method_kwargs={"prior": "row", "prior_weight": 0.5},
     )
     qvec = np.asarray(embeddings.embed_query(QUERY))
-    cand = in_memory_store.similarity_search_by_vector(list(qvec), k=20)
+    cand = in_memory_store.similarity_search_by_vector(list(qvec), k=DEFAULT_FETCH_K)
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in cand]))
     sel = select(qvec, vecs, 4, method="similarity", prior=rows(cand), prior_weight=0.5)
     got = retriever.invoke(QUERY)

@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from vrsd_kit.settings import DEFAULT_FETCH_K
+
 pytestmark = pytest.mark.slow
 
 FILES = {
@@ -86,7 +88,7 @@ def test_search_empty_query(cli_index, capsys, query):
     (["--fetch-k", "0"], "--fetch-k"),
     (["--k", str(10**30)], None),
     (["--k", "5", "--fetch-k", "2"], "--fetch-k: 2 is smaller than --k (5)"),
-    (["--k", "30"], None),  # no --fetch-k: the default 20 is raised to k
+    (["--k", str(DEFAULT_FETCH_K + 10)], None),  # no --fetch-k: the default is raised to k
     (["--k", "5", "--fetch-k", "5"], None),
     (["--method", "bogus"], "method"),
     (["--method", "mmr:lambda_mult=2"], "lambda_mult"),
