@@ -190,6 +190,8 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     def _checked_settings(self, fields: Mapping[str, Any]) -> Settings:
         """The fields mapped onto the kit's settings, checked (with the store and the
         embeddings: ``store_settings``, ``resolve_embeddings``)."""
+        if fields["fetch_k"] is None:  # the kit's None is a reranker's (candidates given)
+            raise ValueError("fetch_k: expected an integer >= 1, got None")
         store = fields["vectorstore"]
         resolve_embeddings(store, fields["embeddings"], type(self).__name__)
         search = fields["search_kwargs"]

@@ -56,6 +56,7 @@ def test_the_settings_are_not_a_field(in_memory_store):
 
 @pytest.mark.parametrize(("field", "value", "name"), [
     ("k", 0, "k"), ("k", "3", "k"), ("fetch_k", 2, "fetch_k"), ("fetch_k", "20", "fetch_k"),
+    ("fetch_k", None, "fetch_k"),  # None is a reranker's (candidates given), not a retriever's
     ("method", "nope", "method"), ("method_kwargs", {"lamda": 0.5}, "lamda"),
     ("max_tokens", -5, "max_tokens"), ("search_kwargs", {"fetchk": 3}, "fetchk"),
     ("lexical", "no", "lexical"), ("relevance", 3, "relevance"),
