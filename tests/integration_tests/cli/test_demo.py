@@ -291,7 +291,7 @@ def test_the_default_loses_facts_only_where_the_words_mislead_it():
     (BM25 in the pool, the profiles, the links) are the cause, not the selection: with
     the vectors only (``lexical=False``) it is never below top-k on a question, but it
     finds both steps of no more two-step questions than top-k, where the words find more
-    (the figures: docs/results/demo.json for the words, the helper's run for the vectors)."""
+    (the asserts below)."""
     from langchain_core.vectorstores import InMemoryVectorStore
 
     from vrsd_cli.demo import DEFAULT_FETCH_K, DEFAULT_K, Tally
