@@ -525,6 +525,10 @@ class Judge:
         return shared > 0 and (1 - RESTATES) * shared * len(self.pairs) >= (
             2 * RESTATES * unshared)
 
+    def __len__(self) -> int:
+        """How many candidates the pool has."""
+        return len(self.pairs)
+
     def words(self, i: int) -> int:
         """How many word pairs candidate ``i`` has (0: nothing to compare)."""
         return len(self.pairs[i])
@@ -568,6 +572,13 @@ class Judge:
         return best
 
 
+    def closes(self, row: int, candidate: int, picks: list[int]) -> bool:
+        """Whether ``candidate``, the next pick after ``picks``, is a copy of one of them:
+        the selection's ``closes`` (``vrsd_core``'s ``complement``; ``row`` is the query's,
+        one judge per query)."""
+        return self.copy_of(candidate, picks) is not None
+
+
 def shared_pairs(text: str, other: str) -> float:
     """The share of ``text``'s word pairs that occur in ``other``, each pair weighed by
     how rare it is in the two texts (``Judge``); 0.0 for a text without words (it has
@@ -602,42 +613,42 @@ def restated_by(text: str, kept: Sequence[str], pool: Sequence[str] | None = Non
 # --- the selection keeps no copy of a pick ---------------------------------------------
 
 
-def first_copy(picks: Sequence[int], judge: Judge) -> int | None:
-    """The position of the first pick that is a copy of a pick before it, or None."""
-    for position, candidate in enumerate(picks):
-        if judge.copy_of(candidate, picks[:position]) is not None:
-            return position
-    return None
-
-
-def without_copies(selection: Selection, run: Selection, closed: Sequence[int], judge: Judge,
-                   k: int, *, fill: bool = False, relevance: NDArray[np.float64] | None = None,
+def without_copies(selection: Selection, judge: Judge, k: int, *,
+                   plain: Selection | None = None, fill: bool = False,
+                   relevance: NDArray[np.float64] | None = None,
                    objective: Callable[[NDArray[np.int64]], float] | None = None
                    ) -> Selection:
-    """The default's result without copies: ``run`` is the selection (``selection``, the
-    first run) made again with the ``closed`` candidates never picked, each closed when it
-    was the first pick that copies one before it (``first_copy``). A greedy selection's
-    picks before a closed one do not change, so each closed candidate is a copy of a pick
-    that is kept.
+    """The default's result when its judge closed copies: ``selection`` is the run whose
+    ``closes`` (``judge.closes``) closed the candidates ``info["closed"]`` (in the order
+    closed), each a copy of a pick before it; the run is the one in which they were closed
+    from the start, so each is a copy of a pick that is kept. ``plain``: the same
+    selection without the judge, under a budget or a cap (what plain top-k returns there,
+    and whether the budget or cap stopped it); None without either.
 
     When only copies remain, fewer than ``k`` come back and ``info["stopped"] ==
     "restatements"``; with ``fill``, the closed copies make up ``k`` (in the order they
-    were found), each in ``info["copy_of"]`` ({candidate: (the kept candidate, relation,
+    were closed), each in ``info["copy_of"]`` ({candidate: (the kept candidate, relation,
     share)}), gain 0 and ``relevance[c]`` (every candidate's relevance as the method reads
-    it; None: 0.0). ``info["top_k"]`` stays ``selection``'s (what plain top-k returns);
-    ``info["held_back"]`` is what of it the result does not keep; ``info["copies"]`` the
-    closed candidates. ``objective(indices)`` gives the result's objective, read lazily
-    (None: 0.0).
+    it; None: 0.0). ``info["top_k"]`` is what plain top-k returns; ``info["held_back"]``
+    is what of it the result does not keep; ``info["copies"]`` the closed candidates.
+    ``objective(indices)`` gives the result's objective, read lazily (None: 0.0).
     """
-    if not closed:
-        return selection
-    picks = run.indices.tolist()
-    info = {key: value for key, value in run.info.items()
-            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped")}
-    for key in ("max_tokens", "tokens_used", "stopped"):  # the caller's own budget or cap
-        if key in selection.info and key in run.info:
-            info[key] = run.info[key]
-    gains, relevances = run.gains, run.relevance
+    closed = list(selection.info["closed"])
+    picks = selection.indices.tolist()
+    first = selection.info if plain is None else plain.info
+    info = {key: value for key, value in selection.info.items()
+            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped",
+                           "closed")}
+    for key in ("max_tokens", "tokens_used"):  # the caller's own budget
+        if key in first and key in selection.info:
+            info[key] = selection.info[key]
+    if "stopped" in first:  # the budget or cap stopped plain top-k short: say what stops this
+        most = min(k, selection.info.get("feasible", len(judge)))
+        capped = selection.info.get("stopped") == "max_per_group"
+        stopped = "max_tokens" if len(picks) < most else "max_per_group" if capped else None
+        if stopped is not None:
+            info["stopped"] = stopped
+    gains, relevances = selection.gains, selection.relevance
     if len(picks) < k:
         if fill:
             added = closed[:k - len(picks)]
@@ -653,7 +664,7 @@ def without_copies(selection: Selection, run: Selection, closed: Sequence[int], 
             info.pop("stopped", None)
         elif "stopped" not in info:
             info["stopped"] = "restatements"
-    info["top_k"] = list(selection.info.get("top_k", []))
+    info["top_k"] = list(first.get("top_k", []))
     info["held_back"] = [c for c in info["top_k"] if c not in set(picks)]
     info["copies"] = closed
     indices = np.asarray(picks, dtype=np.int64)

@@ -18,11 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.copies import closing_copies, first_copy
 from tests.helpers.items import Passage, PassageView
+from vrsd_core import DEFAULT_METHOD, method_options, select
 from vrsd_kit.lexical import (
     RESTATES,
     Judge,
-    first_copy,
+    pool_relevance,
     restated_by,
     shared_pairs,
     tokenize,
@@ -316,3 +318,26 @@ def test_the_judges_shortcut_changes_no_verdict(texts, data):
                 best = (position, relation, share)
     found = judge.copy_of(i, kept)
     assert (None if found is None else (found.of, found.relation, found.share)) == best
+
+
+@settings(max_examples=60, deadline=None)
+@given(folders(), st.integers(1, 6), st.sampled_from(SENTENCES),
+       st.sampled_from([None, 8, 20]))
+def test_the_loops_judge_keeps_what_selecting_again_keeps(passages, k, query, budget):
+    """The judge inside the greedy loop (``closes``) keeps what closing each copy from the
+    start and selecting again keeps: the same picks, gains and links, in one run."""
+    texts = [p.text for p in passages]
+    vectors = np.array([embed(t) for t in texts])
+    q = embed(query)
+    keywords = pool_relevance(query, texts, q, vectors).select_keywords(
+        method_options(DEFAULT_METHOD))
+    if budget is not None:
+        keywords.update(max_tokens=budget, token_counts=[len(t.split()) for t in texts])
+    judge = Judge(texts)
+    reference, closed = closing_copies(q, vectors, k, judge, **keywords)
+    got = select(q, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
+    assert got.indices.tolist() == reference.indices.tolist()
+    np.testing.assert_allclose(got.gains, reference.gains, rtol=1e-12, atol=1e-12)
+    assert got.info["linked_to"] == reference.info["linked_to"]
+    assert got.info["closed"] == closed
+    assert first_copy(got.indices.tolist(), judge) is None
