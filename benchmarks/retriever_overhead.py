@@ -16,7 +16,7 @@ BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is importe
 clock is elapsed time (``--clock cpu`` for the process's CPU time), the garbage
 collector off while timing, each timed call after an untimed one.
 
-Passages are tokenised once per process (``vrsd_kit.lexical.term_counts``); by default the
+Passages are tokenised once per process (``vrsd_kit.lexical.read_text``); by default the
 timed call's passages were seen by its untimed twin, ``--first-seen`` empties those caches
 before each timed call (a pool never seen before).
 
@@ -85,7 +85,7 @@ def forget_words() -> None:
     """Empty the per-process caches of tokenised texts, as for passages never seen."""
     from vrsd_kit import lexical
 
-    lexical.term_counts.cache_clear()
+    lexical.read_text.cache_clear()
     lexical.word_pairs.cache_clear()
 
 
