@@ -175,12 +175,16 @@ def read_text(text: str) -> TextWords:
     folded = text.casefold()
     if _ANY_SPACELESS.search(folded):  # bigrams within each sentence, then a break
         tokens = [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
+        breaks = {"."}
     else:
-        tokens = _WORD_OR_BREAK.findall(folded)
-    words = [t for t in tokens if t[0] not in _BREAKS]
-    counts = Counter(words)
+        tokens = _WORD_OR_BREAK.findall(folded)  # words, and the runs of breaks between
+        breaks = set(_BREAK.findall(folded))
+    counts = Counter(tokens)
     hashes = np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
-    is_word = np.fromiter((t[0] not in _BREAKS for t in tokens), dtype=bool, count=len(tokens))
+    is_word = np.ones(len(tokens), dtype=bool)
+    for stop in breaks:
+        del counts[stop]
+        is_word &= hashes != hash(stop)
     after = np.concatenate([[False], is_word[:-1]]) if len(tokens) else is_word
     before = np.concatenate([is_word[1:], [False]]) if len(tokens) else is_word
     pairs = np.concatenate([hashes[:-1][is_word[:-1] & is_word[1:]] * _NEXT
