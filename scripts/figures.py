@@ -13,7 +13,9 @@ each of the four geometries, or those of ``--models``: at fixed k and at token b
 at 10^4 and 10^5 chunks), ``crowding`` (benchmarks/crowding_calibration.py on
 all-MiniLM-L6-v2 and LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s
 wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), ``copies``
-(benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), then ``render``
+(benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), ``overhead``
+(benchmarks/retriever_overhead.py: what a retriever adds above its store's search, passages
+seen before and never seen), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
@@ -38,7 +40,7 @@ from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 STEPS = ("evidence", "paper", "gap", "speed", "index", "index-search", "crowding",
-         "startup", "demo", "copies", "render")
+         "startup", "demo", "copies", "overhead", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -95,6 +97,13 @@ def run_script(*argv: str) -> None:
     subprocess.run([sys.executable, *argv], cwd=ROOT, check=True, env=env)
 
 
+def run_overhead() -> None:
+    """benchmarks/retriever_overhead.py for passages seen before, then never seen."""
+    for seen in ([], ["--first-seen"]):
+        run_script("benchmarks/retriever_overhead.py", "--questions", "60", "--rounds", "3",
+                   *seen, "--json", "docs/results/retriever_overhead.json")
+
+
 def render(results: Path) -> None:
     for path in PAGES:
         text = path.read_text(encoding="utf-8")
@@ -136,6 +145,7 @@ def main() -> int:
                                        "docs/results/crowding_calibration.json"),
         "startup": lambda: run_script("benchmarks/cli_startup.py", "--json",
                                       "docs/results/cli_startup.json"),
+        "overhead": run_overhead,
         "demo": lambda: run_script("benchmarks/demo_table.py", "--json",
                                    "docs/results/demo.json"),
         "copies": lambda: run_script("benchmarks/copies.py", "--model", "minilm", "lsa",
