@@ -235,10 +235,10 @@ def _pool_words(query: str, texts: Sequence[str]) -> _PoolWords:
     asked = Counter(tokenize(query))
     query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
     order = np.argsort(query_ids)
-    parts = [term_counts(text) for text in texts]
-    ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
-    counts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
-    owner = np.repeat(np.arange(len(texts)), [len(p[0]) for p in parts])
+    parts = [read_text(text) for text in texts]
+    ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
+    counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
+    owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
     column = np.full(len(ids), -1)
     if len(order):
         at = np.searchsorted(query_ids[order], ids)
