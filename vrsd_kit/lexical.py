@@ -573,6 +573,7 @@ class Judge:
         self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
                                   minlength=n) + np.bincount(owner[~found], minlength=n)
         self._rows: dict[int, NDArray[np.float64]] = {}
+        self._held_by: Counter[Pair] | None = None  # ``pair_share``'s pairs, as sets
 
     def _row(self, i: int) -> NDArray[np.float64]:
         """(2, n): the share of candidate ``i``'s pairs found in each candidate, and the
@@ -611,7 +612,9 @@ class Judge:
         shared = pairs & other
         if not shared:
             return 0.0
-        held_by = Counter(chain.from_iterable(self.pairs))
+        if self._held_by is None:  # counted when first asked
+            self._held_by = Counter(chain.from_iterable(self.pairs))
+        held_by = self._held_by
 
         def weight(found: frozenset[Pair]) -> float:
             return sum(1.0 / max(held_by[pair], 1) for pair in found)
