@@ -541,9 +541,9 @@ class Judge:
     pair frequencies weigh each pair); candidates are named by their index into it.
 
     The pool's pairs are counted once, as arrays (``holds``: which candidate holds which of
-    the pairs two or more candidates hold); a candidate's shares with all others are read
-    when it is first judged, one product each. A passage whose pairs are all in another
-    has share exactly 1.0.
+    the pairs two or more candidates hold); every candidate's share in every other is read
+    with one product when the judge is first asked. A passage whose pairs are all in
+    another has share exactly 1.0.
 
     >>> judge = Judge(["Caffeine has a half-life of five hours.",
     ...                "In adults, caffeine has a half-life of five hours.",
@@ -572,26 +572,23 @@ class Judge:
         self._weight = 1.0 / held_by[shared]
         self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
                                   minlength=n) + np.bincount(owner[~found], minlength=n)
-        self._rows: dict[int, NDArray[np.float64]] = {}
+        self._share: NDArray[np.float64] | None = None
         self._held_by: Counter[Pair] | None = None  # ``pair_share``'s pairs, as sets
 
-    def _row(self, i: int) -> NDArray[np.float64]:
-        """(2, n): the share of candidate ``i``'s pairs found in each candidate, and the
-        share of each candidate's found in ``i``: 1.0 where all of them are, 0.0 for a
-        passage without pairs; read once per candidate, with one product."""
-        row = self._rows.get(i)
-        if row is None:
-            mine = self._holds[i]
-            weight, count = (self._holds @ np.stack([mine * self._weight, mine], axis=1)).T
-            sizes = self._sizes
+    def _shares(self) -> NDArray[np.float64]:
+        """(n, n): the share of each candidate's pairs found in each other candidate (1.0
+        where all of them are, 0.0 for a passage without pairs), read with one product
+        when first needed."""
+        if self._share is None:
+            holds, sizes, n = self._holds, self._sizes, len(self._sizes)
+            both = holds @ np.concatenate([holds * self._weight, holds]).T
+            weight, count = both[:, :n], both[:, n:]
             with np.errstate(invalid="ignore", divide="ignore"):
-                row = self._rows[i] = np.stack([
-                    np.where(count == sizes[i], 1.0, weight / self._total[i]) if sizes[i]
-                    else np.zeros(len(sizes)),
-                    np.where(sizes == 0, 0.0,
-                             np.where(count == sizes, 1.0, weight / self._total))])
-            row[:, i] = 1.0 if sizes[i] else 0.0  # all of its pairs are its own
-        return row
+                share = np.where(count == sizes[:, None], 1.0, weight / self._total[:, None])
+            share[sizes == 0] = 0.0
+            np.fill_diagonal(share, np.where(sizes > 0, 1.0, 0.0))  # its own pairs
+            self._share = share
+        return self._share
 
     @property
     def pairs(self) -> list[frozenset[Pair]]:
@@ -624,7 +621,7 @@ class Judge:
     def share(self, i: int, j: int) -> float:
         """The weighted share of candidate ``i``'s word pairs found in candidate ``j``
         (0.0 when ``i`` has none)."""
-        return float(self._row(i)[0, j])
+        return float(self._shares()[i, j])
 
     def copy_of(self, i: int, kept: Sequence[int]) -> Copy | None:
         """Whether candidate ``i`` is a copy of one of ``kept`` (candidate indices): the
@@ -633,7 +630,8 @@ class Judge:
         if not len(kept):
             return None
         # per kept passage: i's share in it ("restates"), its share in i ("contains")
-        shares = self._row(i)[:, kept].T.ravel()
+        share = self._shares()
+        shares = np.stack([share[i, kept], share[kept, i]], axis=1).ravel()
         best = int(shares.argmax())
         if shares[best] < RESTATES:
             return None
