@@ -1,7 +1,8 @@
 """The default without copies of its picks, on the evidence protocol's HotpotQA pools.
 
 The rerank body (``vrsd_kit.rerank``) closes a pick that copies one before it (the one
-judge, ``vrsd_kit.lexical.Judge``) and selects again. This runs the same rule on the pools
+judge, ``vrsd_kit.lexical.Judge``, passed to the default as ``closes``: inside the greedy
+loop, the step picks again). This runs the same rule on the pools
 ``vrsd eval evidence`` builds (``vrsd_eval.pools.build_pools``: the 500 questions, fetch_k
 = 50, the words read as the adapters read them) and prints, per geometry and corpus:
 
@@ -37,18 +38,12 @@ KS = (2, 4, 6, 10, 20)
 
 
 def rule(query, vectors, keywords, judge, k):  # noqa: ANN001, ANN201
-    """(the core's first selection, the rule's): copies closed, selected again, as
-    ``vrsd_kit.rerank`` does."""
+    """(the core's selection without the judge, the rule's): copies closed by the judge,
+    as ``vrsd_kit.rerank`` passes it."""
     from vrsd_core import DEFAULT_METHOD, select
-    from vrsd_kit.lexical import first_copy
-    from vrsd_kit.rerank import with_closed
 
     first = select(query, vectors, k, method=DEFAULT_METHOD, **keywords)
-    closed, run = [], first
-    while (position := first_copy(run.indices.tolist(), judge)) is not None:
-        closed.append(int(run.indices[position]))
-        run = select(query, vectors, k, method=DEFAULT_METHOD,
-                     **with_closed(keywords, closed, len(vectors)))
+    run = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
     return first, run
 
 

@@ -16,15 +16,20 @@ BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is importe
 clock is elapsed time (``--clock cpu`` for the process's CPU time), the garbage
 collector off while timing, each timed call after an untimed one.
 
-Passages are tokenised once per process (``vrsd_kit.lexical.term_counts``); by default the
+Passages are tokenised once per process (``vrsd_kit.lexical.read_text``); by default the
 timed call's passages were seen by its untimed twin, ``--first-seen`` empties those caches
 before each timed call (a pool never seen before).
 
 ``--files``: the project's files (its ``vrsd_*`` packages) a warm ``invoke`` passes
 through, counted with ``sys.setprofile``, and their names.
 
+``--json FILE``: adds this run's figures to FILE (docs/results/retriever_overhead.json,
+what docs/speed.md shows), one entry per kind of pool (passages seen before, never seen),
+each with its command and the load average before and after.
+
 Run: ``OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 .venv/bin/python
-benchmarks/retriever_overhead.py [--passages 2000] [--questions 100] [--rounds 5] [--files]``
+benchmarks/retriever_overhead.py [--passages 2000] [--questions 100] [--rounds 5] [--files]
+[--first-seen] [--json docs/results/retriever_overhead.json]``
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
+import json  # noqa: E402
+import shlex  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -85,7 +92,7 @@ def forget_words() -> None:
     """Empty the per-process caches of tokenised texts, as for passages never seen."""
     from vrsd_kit import lexical
 
-    lexical.term_counts.cache_clear()
+    lexical.read_text.cache_clear()
     lexical.word_pairs.cache_clear()
 
 
@@ -153,6 +160,9 @@ def main() -> None:
     parser.add_argument("--first-seen", action="store_true",
                         help="empty the tokenised-text caches before each timed call, as for "
                              "a pool of passages never seen before (default: seen before)")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="add the figures to this results file (docs/results/"
+                             "retriever_overhead.json: what docs/speed.md shows)")
     args = parser.parse_args()
     warnings.simplefilter("ignore", DeprecationWarning)
     store, embeddings, asked = build(args.passages, args.questions)
@@ -163,7 +173,9 @@ def main() -> None:
             print(f"  {name}  ({calls} calls)")
         return
     clock = time.perf_counter if args.clock == "wall" else time.process_time
+    load_before = os.getloadavg()[0]
     figures = overhead(store, embeddings, asked, args.rounds, clock, args.first_seen)
+    load_after = os.getloadavg()[0]
     print(f"FAISS store of {args.passages} HotpotQA passages, all-MiniLM-L6-v2, k={K} of "
           f"fetch_k={FETCH_K}, {len(asked)} questions x {args.rounds} rounds, "
           f"{args.clock} clock, passages {'never' if args.first_seen else 'already'} seen, "
@@ -171,6 +183,17 @@ def main() -> None:
     print("| per query | median ms |\n|---|---:|")
     for name, value in figures.items():
         print(f"| {name} | {value:.2f} |")
+    print(f"load average {load_before:.1f} before, {load_after:.1f} after, on "
+          f"{os.cpu_count()} CPUs")
+    if args.json:
+        data = json.loads(args.json.read_text(encoding="utf-8")) if args.json.exists() else {}
+        data.setdefault("runs", {})["never seen" if args.first_seen else "seen"] = {
+            "command": shlex.join(["benchmarks/retriever_overhead.py", *sys.argv[1:]]),
+            "passages": args.passages, "questions": len(asked), "rounds": args.rounds,
+            "k": K, "fetch_k": FETCH_K, "clock": args.clock, "cpus": os.cpu_count(),
+            "load_before": round(load_before, 1), "load_after": round(load_after, 1),
+            "median_ms": figures}
+        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ all-MiniLM-L6-v2 and LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search
 wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), ``copies``
 (benchmarks/copies.py on all-MiniLM-L6-v2 and LSA), ``fetch-k`` (benchmarks/fetch_k.py:
 the default's evidence at fetch_k 20, 50, 100 on the four geometries), ``fetch-k-cost``
-(benchmarks/fetch_k_cost.py: what a retriever call costs at each), then ``render``
+(benchmarks/fetch_k_cost.py: what a retriever call costs at each), ``overhead``
+(benchmarks/retriever_overhead.py: what a retriever adds above its store's search, passages
+seen before and never seen), then ``render``
 (always). ``tests/test_docs_figures.py`` holds the
 pages to their results files.
 """
@@ -40,7 +42,7 @@ from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 STEPS = ("evidence", "paper", "gap", "speed", "index", "index-search", "crowding",
-         "startup", "demo", "copies", "fetch-k", "fetch-k-cost", "render")
+         "startup", "demo", "copies", "fetch-k", "fetch-k-cost", "overhead", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -97,6 +99,13 @@ def run_script(*argv: str) -> None:
     subprocess.run([sys.executable, *argv], cwd=ROOT, check=True, env=env)
 
 
+def run_overhead() -> None:
+    """benchmarks/retriever_overhead.py for passages seen before, then never seen."""
+    for seen in ([], ["--first-seen"]):
+        run_script("benchmarks/retriever_overhead.py", "--questions", "60", "--rounds", "3",
+                   *seen, "--json", "docs/results/retriever_overhead.json")
+
+
 def render(results: Path) -> None:
     for path in PAGES:
         text = path.read_text(encoding="utf-8")
@@ -138,6 +147,7 @@ def main() -> int:
                                        "docs/results/crowding_calibration.json"),
         "startup": lambda: run_script("benchmarks/cli_startup.py", "--json",
                                       "docs/results/cli_startup.json"),
+        "overhead": run_overhead,
         "demo": lambda: run_script("benchmarks/demo_table.py", "--json",
                                    "docs/results/demo.json"),
         "copies": lambda: run_script("benchmarks/copies.py", "--model", "minilm", "lsa",

@@ -30,7 +30,7 @@ import os
 import shlex
 import sys
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -151,24 +151,28 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text}")
-    return value
+def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
+    """An argparse type: a whole number >= 1 (``int``) or a finite number above 0
+    (``float``), else an error that says which."""
+    whole = kind is int
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {'a whole number' if whole else 'a number'}, got {text!r}") from None
+        if whole and value < 1:
+            raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+        if not whole and (not value > 0 or value == float("inf")):
+            raise argparse.ArgumentTypeError(f"expected a number above 0, got {text}")
+        return value
+
+    return parse
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+_positive_float = _positive(float)
+_positive_int = _positive(int)
 
 
 def show_progress(args: argparse.Namespace) -> bool:

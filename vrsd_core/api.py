@@ -214,7 +214,8 @@ def _setup(
     return info, run_prep, own, shown, prior
 
 
-_PER_CANDIDATE = ("prior", "profiles", "links")  # option arrays a Selection shows as "given"
+# option arrays (and the judge's function) a Selection shows as "given"
+_PER_CANDIDATE = ("prior", "profiles", "links", "closes")
 
 
 def _shown_params(params: dict[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,8 @@ import numpy as np
 
 from ._prepare import check_int, check_real, check_unit
 
-OptionKind = Literal["unit", "real", "integer", "choice", "flag", "seed", "per_candidate"]
+OptionKind = Literal["unit", "real", "integer", "choice", "flag", "seed", "per_candidate",
+                     "callable"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class OptionSpec:
             ``allow_none``), ``"choice"`` (one of ``choices``), ``"flag"`` (True or
             False), ``"seed"`` (None, an integer >= 0 or a numpy Generator) or
             ``"per_candidate"`` (an array, one row per candidate, or None: its shape
-            is checked against the candidates at query time).
+            is checked against the candidates at query time) or ``"callable"`` (a
+            function, or None).
         default: the value when the option is not given.
         summary: one line for help texts.
     """
@@ -90,6 +92,10 @@ class OptionSpec:
                 return value
             check_seed_integer(value, name)
             return int(value)
+        if self.kind == "callable":
+            if value is not None and not callable(value):
+                raise ValueError(f"{name}: expected a function or None, got {value!r}")
+            return value
         return value  # per_candidate: checked against the candidates at query time
 
 

@@ -476,6 +476,28 @@ def cli_startup(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def retriever_overhead(results_dir: str | Path = RESULTS_DIR) -> str:
+    """docs/speed.md: what a LangChain retriever adds above its store's own search, per
+    query, for passages seen before and never seen."""
+    data = read_json("retriever_overhead.json", results_dir)
+    clocks = {"wall": "elapsed", "cpu": "process CPU time"}
+    lines = ["| passages | retriever invoke, median ms | store search + embed_query, median "
+             "ms | added by the retriever, ms | clock | questions × rounds | load average "
+             "before, after | command |", "|---|---:|---:|---:|---|---|---|---|"]
+    for kind in ("seen", "never seen"):
+        run = data["runs"].get(kind)
+        if run is None:
+            continue
+        ms = run["median_ms"]
+        lines.append(f"| {kind} before | {ms['retriever invoke']:.2f} | "
+                     f"{ms['store search + embed_query']:.2f} | "
+                     f"{ms['added by the retriever']:.2f} | {clocks[run['clock']]} | "
+                     f"{run['questions']} × "
+                     f"{run['rounds']} | {run['load_before']}, {run['load_after']} | "
+                     f"`OPENBLAS_NUM_THREADS=1 .venv/bin/python {run['command']}` |")
+    return "\n".join(lines)
+
+
 DEMO_KINDS = ("copied page", "chunk overlap", "disclaimer", "two-step", "paraphrase", "all")
 
 
@@ -598,6 +620,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "index search": index_search,
     "crowding calibration": crowding_calibration,
     "cli startup": cli_startup,
+    "retriever overhead": retriever_overhead,
     "demo table": demo_table,
     "copies": copies,
     "fetch k quality": fetch_k_quality,

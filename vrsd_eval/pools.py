@@ -4,10 +4,10 @@ For each question, the adapters' own fetch (``vrsd_langchain.fetch_candidates``)
 asks the corpus' LangChain FAISS store for its top ``fetch_k`` with their stored
 vectors: exactly what a ``DiverseRetriever`` over that store hands its method. The
 project's rows then run as one ``vrsd_core.select_batch`` call per row and k over all
-the pools, and, for the default, the rerank body's rule on copies (a pick that copies one
-before it, ``vrsd_kit.lexical.Judge``, closed and the question selected again; the evidence
-tests hold that equal to ``DiverseRetriever`` per question); the peers run per question
-on the same arrays.
+the pools, the default with the rerank body's judge of copies (``vrsd_kit.lexical.Judge``,
+one per question, passed as ``closes``: a pick that copies one before it is closed in the
+greedy loop; the evidence tests hold that equal to ``DiverseRetriever`` per question);
+the peers run per question on the same arrays.
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ from vrsd_core import (
     method_options,
     metrics,
     pool_units,
-    select,
     select_batch,
 )
-from vrsd_kit.lexical import Judge, first_copy, pool_relevance
-from vrsd_kit.rerank import with_closed
+from vrsd_kit.lexical import Judge, pool_relevance
 
 from .geometries import embed_questions
 from .methods import MethodSpec
@@ -133,32 +131,25 @@ def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[n
         if spec.links and pools.links is not None and any(
                 o.name == "links" for o in method_options(method)):
             words["links"] = pools.links
+    if pools.texts is not None and any(o.name == "closes" for o in method_options(method)):
+        words["closes"] = _judges(pools.texts)  # the body's rule on copies
     picked = select_batch(pools.queries, pools.vectors, k, method=method,
                           **words, **spec.options, **budget)
-    out = []
-    for b, sel in enumerate(picked):
-        if "held_back" in sel.info and pools.texts is not None:  # the body's rule on copies
-            sel = _without_copies(pools, b, sel, method, k, {**words, **spec.options}, budget)
-        out.append(pools.rows[b, sel.indices])
-    return out
+    return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]
 
 
-def _without_copies(pools: Pools, b: int, sel: Any, method: Any, k: int,
-                    keywords: dict[str, Any], budget: dict[str, Any]) -> Any:
-    """Question ``b``'s selection as ``vrsd_kit.rerank`` makes it: while a pick copies one
-    before it, that candidate is closed and the question selected again."""
-    if pools.texts is None:
-        raise ValueError("pools: built without the candidates' texts (build_pools keeps them)")
-    judge = Judge(pools.texts[b])
-    if first_copy(sel.indices.tolist(), judge) is None:
-        return sel
-    own = {name: _one_question(value, b) for name, value in {**keywords, **budget}.items()}
-    closed: list[int] = []
-    while (position := first_copy(sel.indices.tolist(), judge)) is not None:
-        closed.append(int(sel.indices[position]))
-        sel = select(pools.queries[b], pools.vectors[b], k, method=method,
-                     **with_closed(own, closed, pools.vectors.shape[1]))
-    return sel
+def _judges(texts: list[list[str]]) -> Any:
+    """``closes`` for a batch: question b's pick asked of its own judge of copies (made
+    when first asked)."""
+    judges: dict[int, Judge] = {}
+
+    def closes(row: int, candidate: int, picks: list[int]) -> bool:
+        judge = judges.get(row)
+        if judge is None:
+            judge = judges[row] = Judge(texts[row])
+        return judge.closes(row, candidate, picks)
+
+    return closes
 
 
 def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[int]
@@ -167,11 +158,3 @@ def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[in
     maps a row to its evidence unit, ``gold`` lists the question's units."""
     found = set(owner[np.asarray(rows, dtype=np.int64)].tolist()) & set(gold)
     return metrics.evidence_recall(found, gold), metrics.all_evidence(found, gold)
-
-
-def _one_question(value: Any, b: int) -> Any:
-    """Question ``b``'s part of a ``select_batch`` keyword (a per-question array, or the
-    ``Links`` of every question), for one ``select``."""
-    if isinstance(value, Links):
-        return Links(value.cosine[b], value.beyond_chance[b], float(np.asarray(value.spread)[b]))
-    return value[b] if isinstance(value, np.ndarray) and value.ndim > 1 else value

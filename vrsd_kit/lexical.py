@@ -36,7 +36,7 @@ wherever it occurs. No stop list, no stemmer. BM25 is Lucene's (bm25s'
 the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
-tokenised once per process (``term_counts`` is cached on the text), so a candidate
+tokenised once per process (``read_text`` is cached on the text), so a candidate
 seen by many queries is not read again.
 
 **The judge of copies** (``Judge``): which candidates restate a kept one, read from the
@@ -146,14 +146,60 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+# where a word pair stops: the end of a sentence or a line (a chunk that starts at a
+# sentence or under a heading has no pair its original lacks)
+_BREAKS = ".!?;\n\u3002\uff01\uff1f\uff1b"
+_BREAK = re.compile(f"[{_BREAKS}]+")
+_WORD_OR_BREAK = re.compile(f"[\\w{_MARKS}]+|[{_BREAKS}]+")
+_NEXT = np.int64(0x100000001B3)  # mixes a pair's two word ids into one (64 bits)
+_ALONE = np.int64(0x5BD1E995)  # marks a one-word sentence's id
+
+
+@dataclass(frozen=True)
+class TextWords:
+    """One text's words, read once (``read_text``): ``ids`` the ids of its distinct words
+    (a word's hash within this process; 64 bits: collisions are negligible) in the order
+    they first occur, ``counts`` how often each occurs, ``pairs`` the sorted ids of its
+    word pairs (``word_pairs``: consecutive words within a sentence or line; a one-word
+    sentence, that word)."""
+
+    ids: NDArray[np.int64]
+    counts: NDArray[np.float64]
+    pairs: NDArray[np.int64]
+
+
 @lru_cache(maxsize=_CACHED_TEXTS)
+def read_text(text: str) -> TextWords:
+    """The text's words (``tokenize``) and word pairs, read in one pass; cached, so each
+    text is read once."""
+    folded = text.casefold()
+    if _ANY_SPACELESS.search(folded):  # bigrams within each sentence, then a break
+        tokens = [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
+        breaks = {"."}
+    else:
+        tokens = _WORD_OR_BREAK.findall(folded)  # words, and the runs of breaks between
+        breaks = set(_BREAK.findall(folded))
+    counts = Counter(tokens)
+    hashes = np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
+    is_word = np.ones(len(tokens), dtype=bool)
+    for stop in breaks:
+        del counts[stop]
+        is_word &= hashes != hash(stop)
+    after = np.concatenate([[False], is_word[:-1]]) if len(tokens) else is_word
+    before = np.concatenate([is_word[1:], [False]]) if len(tokens) else is_word
+    pairs = np.concatenate([hashes[:-1][is_word[:-1] & is_word[1:]] * _NEXT
+                            + hashes[1:][is_word[:-1] & is_word[1:]],
+                            hashes[is_word & ~after & ~before] * _ALONE + 1])
+    return TextWords(np.fromiter(map(hash, counts), dtype=np.int64, count=len(counts)),
+                     np.fromiter(counts.values(), dtype=np.float64, count=len(counts)),
+                     np.unique(pairs))
+
+
 def term_counts(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(the ids of the text's distinct words, how often each occurs); cached, so each text
-    is read once. A word's id is its hash within this process (64 bits: collisions are
-    negligible)."""
-    counts = Counter(tokenize(text))
-    return (np.fromiter(map(hash, counts), dtype=np.int64, count=len(counts)),
-            np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+    """(the ids of the text's distinct words, how often each occurs), as ``read_text``
+    reads them (cached)."""
+    words = read_text(text)
+    return words.ids, words.counts
 
 
 @dataclass(frozen=True)
@@ -189,10 +235,10 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _Pool
     asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
     query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
     order = np.argsort(query_ids)
-    parts = [term_counts(text) for text in texts]
-    ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
-    counts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
-    owner = np.repeat(np.arange(len(texts)), [len(p[0]) for p in parts])
+    parts = [read_text(text) for text in texts]
+    ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
+    counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
+    owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
     column = np.full(len(ids), -1)
     if len(order):
         at = np.searchsorted(query_ids[order], ids)
@@ -459,11 +505,6 @@ _CACHED_PAIR_TEXTS = 1 << 14
 Pair = tuple[str, ...]
 
 
-# where a word pair stops: the end of a sentence or a line (a chunk that starts at a
-# sentence or under a heading has no pair its original lacks)
-_BREAK = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b]+")
-
-
 @lru_cache(maxsize=_CACHED_PAIR_TEXTS)
 def word_pairs(text: str) -> frozenset[Pair]:
     """The text's word pairs: consecutive words within a sentence or line (a one-word
@@ -494,9 +535,19 @@ class Copy:
     share: float
 
 
+def pair_ids(text: str) -> NDArray[np.int64]:
+    """The sorted ids of the text's word pairs (``read_text``, cached)."""
+    return read_text(text).pairs
+
+
 class Judge:
     """One pool's judge of copies: ``texts`` are the fetched candidates (the pool whose
     pair frequencies weigh each pair); candidates are named by their index into it.
+
+    The pool's pairs are counted once, as arrays (``holds``: which candidate holds which of
+    the pairs two or more candidates hold); every candidate's share in every other is read
+    with one product when the judge is first asked. A passage whose pairs are all in
+    another has share exactly 1.0.
 
     >>> judge = Judge(["Caffeine has a half-life of five hours.",
     ...                "In adults, caffeine has a half-life of five hours.",
@@ -508,68 +559,93 @@ class Judge:
     """
 
     def __init__(self, texts: Sequence[str]) -> None:
-        self.pairs = [word_pairs(text) for text in texts]
-        self._counted: Counter[Pair] | None = None  # counted when a weight is first needed
-        self._totals: dict[int, float] = {}
+        self.texts = texts
+        ids = [pair_ids(text) for text in texts]
+        n = len(ids)
+        self._sizes = np.array([len(a) for a in ids], dtype=np.int64)
+        flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        owner = np.repeat(np.arange(n), self._sizes)
+        # a text's pair ids are distinct: how many of the pool's candidates hold each pair
+        _, which, held_by = np.unique(flat, return_inverse=True, return_counts=True)
+        shared = held_by >= 2
+        column = np.cumsum(shared) - 1  # each pair two or more hold: its column
+        found = shared[which]
+        self._holds = np.zeros((n, int(shared.sum())))
+        self._holds[owner[found], column[which[found]]] = 1.0
+        # each pair weighs 1 / how many candidates hold it; one a candidate alone holds, 1
+        self._weight = 1.0 / held_by[shared]
+        self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
+                                  minlength=n) + np.bincount(owner[~found], minlength=n)
+        self._share: NDArray[np.float64] | None = None
+        self._held_by: Counter[Pair] | None = None  # ``pair_share``'s pairs, as sets
+
+    def _shares(self) -> NDArray[np.float64]:
+        """(n, n): the share of each candidate's pairs found in each other candidate (1.0
+        where all of them are, 0.0 for a passage without pairs), read with one product
+        when first needed."""
+        if self._share is None:
+            holds, sizes, n = self._holds, self._sizes, len(self._sizes)
+            both = holds @ np.concatenate([holds * self._weight, holds]).T
+            weight, count = both[:, :n], both[:, n:]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = np.where(count == sizes[:, None], 1.0, weight / self._total[:, None])
+            share[sizes == 0] = 0.0
+            np.fill_diagonal(share, np.where(sizes > 0, 1.0, 0.0))  # its own pairs
+            self._share = share
+        return self._share
 
     @property
-    def _held_by(self) -> Counter[Pair]:
-        """How many of the pool's candidates hold each pair."""
-        if self._counted is None:
-            self._counted = Counter(chain.from_iterable(self.pairs))
-        return self._counted
+    def pairs(self) -> list[frozenset[Pair]]:
+        """Each candidate's word pairs (``word_pairs``)."""
+        return [word_pairs(text) for text in self.texts]
 
-    def _may_reach(self, i: int, j: int) -> bool:
-        """Whether ``share(i, j)`` can reach ``RESTATES``, from the counts alone: a pair
-        both hold weighs at most 1/2, any other at least 1/n, so a share under the bound
-        ``(S/2) / (S/2 + U/n)`` (S pairs shared, U not) is never a copy's."""
-        pairs = self.pairs[i]
-        shared = len(pairs & self.pairs[j])
-        unshared = len(pairs) - shared
-        return shared > 0 and (1 - RESTATES) * shared * len(self.pairs) >= (
-            2 * RESTATES * unshared)
+    def __len__(self) -> int:
+        """How many candidates the pool has."""
+        return len(self._sizes)
 
     def words(self, i: int) -> int:
         """How many word pairs candidate ``i`` has (0: nothing to compare)."""
-        return len(self.pairs[i])
-
-    def _weight(self, pairs: frozenset[Pair]) -> float:
-        held_by = self._held_by
-        return sum(1.0 / max(held_by[pair], 1) for pair in pairs)
+        return int(self._sizes[i])
 
     def pair_share(self, pairs: frozenset[Pair], other: frozenset[Pair]) -> float:
-        """The weighted share of ``pairs`` found in ``other`` (a pair the pool does not
-        hold weighs 1); 0.0 for no pairs."""
+        """The weighted share of ``pairs`` found in ``other`` (each pair weighed as in the
+        pool; a pair the pool does not hold weighs 1); 0.0 for no pairs."""
         shared = pairs & other
-        return self._weight(shared) / self._weight(pairs) if shared else 0.0
+        if not shared:
+            return 0.0
+        if self._held_by is None:  # counted when first asked
+            self._held_by = Counter(chain.from_iterable(self.pairs))
+        held_by = self._held_by
+
+        def weight(found: frozenset[Pair]) -> float:
+            return sum(1.0 / max(held_by[pair], 1) for pair in found)
+
+        return weight(shared) / weight(pairs)
 
     def share(self, i: int, j: int) -> float:
         """The weighted share of candidate ``i``'s word pairs found in candidate ``j``
         (0.0 when ``i`` has none)."""
-        pairs = self.pairs[i]
-        if not pairs:
-            return 0.0
-        shared = pairs & self.pairs[j]
-        if not shared:
-            return 0.0
-        total = self._totals.get(i)
-        if total is None:
-            total = self._totals[i] = self._weight(pairs)
-        return self._weight(shared) / total
+        return float(self._shares()[i, j])
 
     def copy_of(self, i: int, kept: Sequence[int]) -> Copy | None:
         """Whether candidate ``i`` is a copy of one of ``kept`` (candidate indices): the
         kept passage it restates or contains with the largest share (restates first on a
-        tie), or None."""
-        best: Copy | None = None
-        for position, j in enumerate(kept):
-            for relation, a, b in (("restates", i, j), ("contains", j, i)):
-                if not self._may_reach(a, b):
-                    continue
-                share = self.share(a, b)
-                if share >= RESTATES and (best is None or share > best.share):
-                    best = Copy(position, relation, share)
-        return best
+        tie, then the earlier kept), or None."""
+        if not len(kept):
+            return None
+        # per kept passage: i's share in it ("restates"), its share in i ("contains")
+        share = self._shares()
+        shares = np.stack([share[i, kept], share[kept, i]], axis=1).ravel()
+        best = int(shares.argmax())
+        if shares[best] < RESTATES:
+            return None
+        return Copy(best // 2, ("restates", "contains")[best % 2], float(shares[best]))
+
+    def closes(self, row: int, candidate: int, picks: list[int]) -> bool:
+        """Whether ``candidate``, the next pick after ``picks``, is a copy of one of them:
+        the selection's ``closes`` (``vrsd_core``'s ``complement``; ``row`` is the query's,
+        one judge per query)."""
+        return self.copy_of(candidate, picks) is not None
 
 
 def shared_pairs(text: str, other: str) -> float:
@@ -606,42 +682,42 @@ def restated_by(text: str, kept: Sequence[str], pool: Sequence[str] | None = Non
 # --- the selection keeps no copy of a pick ---------------------------------------------
 
 
-def first_copy(picks: Sequence[int], judge: Judge) -> int | None:
-    """The position of the first pick that is a copy of a pick before it, or None."""
-    for position, candidate in enumerate(picks):
-        if judge.copy_of(candidate, picks[:position]) is not None:
-            return position
-    return None
-
-
-def without_copies(selection: Selection, run: Selection, closed: Sequence[int], judge: Judge,
-                   k: int, *, fill: bool = False, relevance: NDArray[np.float64] | None = None,
+def without_copies(selection: Selection, judge: Judge, k: int, *,
+                   plain: Selection | None = None, fill: bool = False,
+                   relevance: NDArray[np.float64] | None = None,
                    objective: Callable[[NDArray[np.int64]], float] | None = None
                    ) -> Selection:
-    """The default's result without copies: ``run`` is the selection (``selection``, the
-    first run) made again with the ``closed`` candidates never picked, each closed when it
-    was the first pick that copies one before it (``first_copy``). A greedy selection's
-    picks before a closed one do not change, so each closed candidate is a copy of a pick
-    that is kept.
+    """The default's result when its judge closed copies: ``selection`` is the run whose
+    ``closes`` (``judge.closes``) closed the candidates ``info["closed"]`` (in the order
+    closed), each a copy of a pick before it; the run is the one in which they were closed
+    from the start, so each is a copy of a pick that is kept. ``plain``: the same
+    selection without the judge, under a budget or a cap (what plain top-k returns there,
+    and whether the budget or cap stopped it); None without either.
 
     When only copies remain, fewer than ``k`` come back and ``info["stopped"] ==
     "restatements"``; with ``fill``, the closed copies make up ``k`` (in the order they
-    were found), each in ``info["copy_of"]`` ({candidate: (the kept candidate, relation,
+    were closed), each in ``info["copy_of"]`` ({candidate: (the kept candidate, relation,
     share)}), gain 0 and ``relevance[c]`` (every candidate's relevance as the method reads
-    it; None: 0.0). ``info["top_k"]`` stays ``selection``'s (what plain top-k returns);
-    ``info["held_back"]`` is what of it the result does not keep; ``info["copies"]`` the
-    closed candidates. ``objective(indices)`` gives the result's objective, read lazily
-    (None: 0.0).
+    it; None: 0.0). ``info["top_k"]`` is what plain top-k returns; ``info["held_back"]``
+    is what of it the result does not keep; ``info["copies"]`` the closed candidates.
+    ``objective(indices)`` gives the result's objective, read lazily (None: 0.0).
     """
-    if not closed:
-        return selection
-    picks = run.indices.tolist()
-    info = {key: value for key, value in run.info.items()
-            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped")}
-    for key in ("max_tokens", "tokens_used", "stopped"):  # the caller's own budget or cap
-        if key in selection.info and key in run.info:
-            info[key] = run.info[key]
-    gains, relevances = run.gains, run.relevance
+    closed = list(selection.info["closed"])
+    picks = selection.indices.tolist()
+    first = selection.info if plain is None else plain.info
+    info = {key: value for key, value in selection.info.items()
+            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped",
+                           "closed")}
+    for key in ("max_tokens", "tokens_used"):  # the caller's own budget
+        if key in first and key in selection.info:
+            info[key] = selection.info[key]
+    if "stopped" in first:  # the budget or cap stopped plain top-k short: say what stops this
+        most = min(k, selection.info.get("feasible", len(judge)))
+        capped = selection.info.get("stopped") == "max_per_group"
+        stopped = "max_tokens" if len(picks) < most else "max_per_group" if capped else None
+        if stopped is not None:
+            info["stopped"] = stopped
+    gains, relevances = selection.gains, selection.relevance
     if len(picks) < k:
         if fill:
             added = closed[:k - len(picks)]
@@ -657,7 +733,7 @@ def without_copies(selection: Selection, run: Selection, closed: Sequence[int], 
             info.pop("stopped", None)
         elif "stopped" not in info:
             info["stopped"] = "restatements"
-    info["top_k"] = list(selection.info.get("top_k", []))
+    info["top_k"] = list(first.get("top_k", []))
     info["held_back"] = [c for c in info["top_k"] if c not in set(picks)]
     info["copies"] = closed
     indices = np.asarray(picks, dtype=np.int64)

@@ -10,9 +10,10 @@ An adapter fetches the candidates and their vectors its own way, then calls
    counts (``candidate_keywords``, through ``view.values`` and ``view.scorer``);
 4. the selection (``vrsd_core.select``, the only call of it outside the core); for a
    method that holds back what repeats a pick (the default), no copy of a kept pick is
-   kept: while a pick is a copy of one before it (``lexical.first_copy``, asking the one
-   judge of copies, ``lexical.Judge``, that the entries' explanation asks too), that
-   candidate is closed and the selection made again (``lexical.without_copies``);
+   kept: each pick is offered to the one judge of copies (``lexical.Judge``, that the
+   entries' explanation asks too), which closes a copy of a pick before it inside the
+   greedy loop (``complement``'s ``closes``), and ``lexical.without_copies`` says what
+   became of the copies (fewer than k, or ``fill_with_copies``);
 5. one entry per pick (``entries``; a pick a link brought in says which pick it
    links to and by which words), put on a copy of each picked item
    (``view.annotated``), in selection order.
@@ -37,14 +38,7 @@ from vrsd_core import METHOD_INFO, Selection, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_core.metrics import sum_vector_similarity
 
-from .lexical import (
-    Judge,
-    PoolRelevance,
-    cosines,
-    first_copy,
-    pool_relevance,
-    without_copies,
-)
+from .lexical import Judge, PoolRelevance, cosines, pool_relevance, without_copies
 from .settings import Settings
 from .tokens import count_tokens
 
@@ -133,17 +127,21 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
                                   len(items), view.scorer(items, query), prompts)
     if signals is not None:
         keywords.update(signals.select_keywords(METHOD_INFO[settings.method].own_options))
+    judge = None
+    if any(spec.name == "closes" for spec in METHOD_INFO[settings.method].own_options):
+        judge = Judge(texts)  # the default keeps no copy of a pick: the judge closes it
+        keywords["closes"] = judge.closes
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     cosine = cosines(query_array, matrix) if signals is None else signals.cosine
-    judge = None
-    if "held_back" in selection.info:  # a method that holds back what repeats a pick
-        judge, closed, run = Judge(texts), [], selection
-        while (position := first_copy(run.indices.tolist(), judge)) is not None:
-            closed.append(int(run.indices[position]))  # never picked again: select anew
-            run = select(query_array, matrix, settings.k, method=settings.method,
-                         **with_closed(keywords, closed, len(items)))
+    if judge is not None and selection.info.get("closed"):
+        plain = None
+        if settings.max_tokens is not None or settings.max_per_group is not None:
+            # what plain top-k returns under the budget or cap: the run without the judge
+            del keywords["closes"]
+            plain = select(query_array, matrix, settings.k, method=settings.method,
+                           **keywords)
         selection = without_copies(
-            selection, run, closed, judge, settings.k, fill=settings.fill_with_copies,
+            selection, judge, settings.k, plain=plain, fill=settings.fill_with_copies,
             relevance=keywords.get("relevance", cosine),
             objective=lambda picked: sum_vector_similarity(query_array, matrix[picked]))
     found = entries(selection, [view.id(item) for item in items], signals, texts,
@@ -155,22 +153,6 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
         item = items[index]
         metadata, _ = with_entry(view.metadata(item), entry, key)
         out.append(view.annotated(item, metadata, entry))
-    return out
-
-
-def with_closed(keywords: Mapping[str, Any], closed: Sequence[int], count: int
-                ) -> dict[str, Any]:
-    """``select``'s keywords with the ``closed`` candidates never picked: each is given a
-    token count above the budget (none given: a budget of 0 that every other candidate, at
-    0 tokens, fits), which the core closes from the start; the pool, its relevance and
-    every other candidate are as before."""
-    out = dict(keywords)
-    budget = out.get("max_tokens")
-    tokens = (np.zeros(count, dtype=np.int64) if budget is None
-              else np.array(out["token_counts"], dtype=np.int64))
-    out["max_tokens"] = budget = 0 if budget is None else budget
-    tokens[list(closed)] = budget + 1
-    out["token_counts"] = tokens
     return out
 
 

@@ -276,6 +276,9 @@ def check_method_options(method: str, options: Mapping[str, Any],
         if read in options:
             raise ValueError(f"{name}: {read} are read per query from the candidates' words "
                              "(lexical=True), not a setting")
+    if "closes" in options:
+        raise ValueError(f"{name}: closes is the judge of copies the rerank body passes "
+                         "(fill_with_copies says what becomes of copies), not a setting")
     check_options(method, options)
     check_item_spec(options.get("prior"), "prior", "(item) -> float")
 

@@ -72,9 +72,15 @@ def run_in_chunks(
     out: list[Picked] = []
     for start in range(0, prep.batch, size):
         cut = {name: value.rows(slice(start, start + size)) if isinstance(value, LinkArrays)
+               else _offset(value, start) if name == "closes" and value is not None
                else value for name, value in options.items()}  # per query: this chunk's
         out.extend(method(prep.rows(start, start + size), k, **cut))
     return out
+
+
+def _offset(closes: Callable[..., bool], start: int) -> Callable[..., bool]:
+    """``closes`` for a chunk whose first query is the batch's ``start``."""
+    return lambda row, candidate, picks: closes(row + start, candidate, picks)
 
 
 def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list[Picked]:

@@ -65,6 +65,9 @@ model and one relevance scale; use ``complement`` otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .._prepare import LinkArrays, Prepared, argmax_first, row_dots, standardised
@@ -76,8 +79,13 @@ RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 _SMALLEST = float(np.finfo(np.float64).tiny)  # the least weight a score carries
 
 
-def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | None = None
-               ) -> tuple[list[Picked], np.ndarray]:
+Closes = Callable[[int, int, list[int]], bool]
+"""``closes(row, candidate, picks)``: whether ``candidate``, the next pick of query ``row``
+after ``picks`` (in selection order), is closed instead (the kit's judge of copies)."""
+
+
+def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | None = None,
+               closes: Closes | None = None) -> tuple[list[Picked], np.ndarray]:
     """The greedy picks for quality weights ``quality`` (B, n; 0 at padding): per query a
     ``Picked`` (gains the determinant ratios, 0 for fills), and the (B, n) candidates
     still open after the run (real, not picked, not closed by a cap or budget).
@@ -89,7 +97,12 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
     gives the new quality after each pick; without it the quality is fixed.
 
     A candidate that is closed (padding, picked, or shut out by a cap or budget) has
-    residual -inf and relevance -inf, so neither score can choose it."""
+    residual -inf and relevance -inf, so neither score can choose it. ``closes``: each
+    step's pick is first offered to it; a candidate it closes is never picked, and the
+    step picks again among the others (``_judged``): the run is the one in which every
+    candidate it closes was closed from the start (``info["closed"]`` lists them, in the
+    order closed; a query with nothing open left stops short). The open mask returned
+    counts them as open (not picked, not shut out)."""
     counts = pick_counts(prep, k)
     K = int(counts.max(initial=0))
     B, n = prep.batch, prep.n
@@ -109,6 +122,7 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
     filled = np.zeros(B, dtype=np.int64)
     picks = np.zeros((B, K), dtype=np.int64)
     gains = np.zeros((B, K))
+    judged = None if closes is None else _Judged(closes, B, n)
     for t in range(K):
         active = step_active(t, counts, cons)
         if not active.any():  # every query has its picks (or nothing open): done
@@ -119,6 +133,9 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
             fill = relevance if chain is None else chain.fill_order(relevance)
             score = np.where(exhausted[:, None], fill, score)
         pick = argmax_first(score, prep.tie_rtol)
+        if judged is not None:
+            judged.step(t, pick, active, picks[:, :t], counts, cons, prep.tie_rtol, weight,
+                        residual, relevance, numerical_zero, exhausted, chain)
         if chain is not None and chain.lifted.any():  # a link may have brought it in
             chain.record(t, pick, np.where(exhausted[:, None], relevance,
                                            plain_weight * residual))
@@ -149,45 +166,97 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
             weight = plain_weight if lifted is None else np.exp(lifted) if chain.lifted.all() \
                 else np.where(chain.lifted[:, None], np.exp(lifted), plain_weight)
     result = split_rows(picks, gains, taken_counts(counts, cons))
+    linked_to = None if chain is None else chain.linked(None if judged is None else judged.mask)
     for b, picked in enumerate(result):
         picked.info["filled_by_relevance"] = int(filled[b])
-        if chain is not None:
-            picked.info["linked_to"] = chain.linked_to[b, : len(picked.indices)].tolist()
-    return result, relevance > -np.inf
+        if linked_to is not None:
+            picked.info["linked_to"] = linked_to[b, : len(picked.indices)].tolist()
+        if judged is not None:
+            picked.info["closed"] = judged.order[b]
+    open_ = relevance > -np.inf
+    return result, open_ if judged is None else open_ | judged.mask
 
 
-def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None) -> list[Picked]:
+class _Judged:
+    """The candidates ``closes`` closed in a greedy run (``mask``, (B, n); ``order``, per
+    query in the order closed), and the step that asks it (``step``)."""
+
+    def __init__(self, closes: Closes, batch: int, n: int) -> None:
+        self.closes = closes
+        self.mask = np.zeros((batch, n), dtype=bool)
+        self.order: list[list[int]] = [[] for _ in range(batch)]
+
+    def step(self, t: int, pick: np.ndarray, active: np.ndarray, before: np.ndarray,
+             counts: np.ndarray, cons: Any, tie_rtol: float, weight: np.ndarray,
+             residual: np.ndarray, relevance: np.ndarray, numerical_zero: np.ndarray,
+             exhausted: np.ndarray, chain: LinkChain | None) -> None:
+        """Offer step t's picks (``pick``, after the picks ``before``) to ``closes``;
+        while it closes a query's pick, close that candidate (never picked: residual and
+        relevance -inf) and pick again as the step would have without it (``greedy_map``'s
+        score, or its fill when the ratios left are numerically zero). A query with
+        nothing open left stops (its count is t). Changes the arrays given in place."""
+        for b in np.flatnonzero(active).tolist():
+            picked = before[b].tolist()
+            if relevance[b, pick[b]] == -np.inf:  # nothing open: this query stops here
+                counts[b] = t
+                active[b] = False
+                continue
+            while self.closes(b, candidate := int(pick[b]), picked):
+                self.mask[b, candidate] = True
+                self.order[b].append(candidate)
+                residual[b, candidate] = relevance[b, candidate] = -np.inf
+                if cons is not None:
+                    cons.open[b, candidate] = False
+                if relevance[b].max() == -np.inf:  # nothing open: this query stops here
+                    counts[b] = t
+                    active[b] = False
+                    break
+                score = weight[b] * residual[b]
+                exhausted[b] |= score.max() <= numerical_zero[b]
+                if exhausted[b]:
+                    score = (relevance if chain is None else chain.fill_order(relevance))[b]
+                pick[b] = argmax_first(score[None], tie_rtol)[0]
+
+
+def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None,
+               closes: Closes | None = None) -> list[Picked]:
     """The default selection; ``gains`` are determinant ratios (0 for fills). With
     ``links`` (``vrsd_core.Links``, checked by ``vrsd_core.api``), a candidate linked to a
     pick beyond the incidental is lifted (``LinkChain`` below) and ``info["linked_to"]``
     says, per pick, which earlier pick (its position) a link brought it in by, -1 for
-    none."""
+    none. With ``closes`` (the kit's judge of copies), a pick it closes is never picked
+    (``greedy_map``); ``info["top_k"]`` is then as long as the picks the run would make
+    without it."""
+    if closes is not None and not callable(closes):
+        CLOSES.check(closes)  # its ValueError, naming the option
     in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
     quality = np.where(prep.valid, np.exp(in_pool_units / 2.0), 0.0)
     chain = None if links is None else LinkChain(
         links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
         int(pick_counts(prep, k).max(initial=0)), prep.tie_rtol)
-    picked, open_ = greedy_map(prep, k, quality, chain)
+    counts = pick_counts(prep, k)
+    picked, open_ = greedy_map(prep, k, quality, chain, closes)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
+        many = len(p.indices) if closes is None or prep.constrained else int(counts[b])
         p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,
-                                                          all_open)
+                                                          all_open, many)
     return picked
 
 
-def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool
-               ) -> tuple[list[int], list[int]]:
-    """(plain top-k by ``rel`` among the picks and the candidates still open, as many as
-    the picks, best first; those of them still open and not picked, in that order).
-    ``all_open``: every candidate was open before the first pick."""
-    if not len(picked):
+def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool,
+               many: int) -> tuple[list[int], list[int]]:
+    """(plain top-k by ``rel`` among the picks and the candidates still open, ``many`` of
+    them (as many as the picks), best first; those of them still open and not picked, in
+    that order). ``all_open``: every candidate was open before the first pick."""
+    if not many:
         return [], []
     if all_open:
-        order = (-rel).argsort(kind="stable")[: len(picked)]
+        order = (-rel).argsort(kind="stable")[:many]
     else:
         pool = open_.copy()
         pool[picked] = True
-        order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[: len(picked)]
+        order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[:many]
     return order.tolist(), order[open_[order]].tolist()
 
 
@@ -197,7 +266,10 @@ DPP_OPTIONS = (THETA,)
 LINKS = OptionSpec("links", "per_candidate", None,
                    "links between candidates (vrsd_core.Links: their words' cosine outside "
                    "the question, the pairs beyond chance); the adapters read them from the words")
-COMPLEMENT_OPTIONS = (LINKS,)
+CLOSES = OptionSpec("closes", "callable", None,
+                     "(row, candidate, picks) -> True to close the candidate instead of picking "
+                     "it (the kit's judge of copies: no copy of a pick is kept)")
+COMPLEMENT_OPTIONS = (LINKS, CLOSES)
 
 
 def dpp(prep: Prepared, k: int, *, theta: float = 0.5) -> list[Picked]:
@@ -290,6 +362,7 @@ class LinkChain:
         self.quality = z  # log of the quality the next step scores by
         self.lifted = np.zeros(B, dtype=bool)  # rows whose quality a link changed
         self.linked_to = np.full((B, steps), -1)
+        self.steps: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []  # ``record``'s
         self.tie_rtol = tie_rtol
 
     def fill_order(self, relevance: np.ndarray) -> np.ndarray:
@@ -304,15 +377,26 @@ class LinkChain:
         """Step t picked ``pick``; ``scores`` (B, n) is what the step would have scored by
         without links (the loop asks only when ``lifted.any()``). A pick is brought in by
         a link when it was lifted, has a link beyond chance and is not what the plain
-        score would have picked."""
+        score would have picked (read at the end, ``linked``)."""
         rows = self.rows
-        top = scores.max(axis=1)
-        with np.errstate(invalid="ignore"):  # rows with nothing open
-            plain_also = scores[rows, pick] >= top - self.tie_rtol * np.maximum(1.0, np.abs(top))
         via = self.via[rows, pick]
         before = self.z[rows, pick]
         raised = self.quality[rows, pick] > before + self.tie_rtol * np.maximum(1.0, np.abs(before))
-        self.linked_to[:, t] = np.where(self.lifted & raised & (via >= 0) & ~plain_also, via, -1)
+        self.steps.append((t, scores[rows, pick], scores,
+                           np.where(self.lifted & raised & (via >= 0), via, -1)))
+
+    def linked(self, closed: np.ndarray | None = None) -> np.ndarray:
+        """(B, steps): per pick, the position of the pick a link brought it in by, -1 for
+        none. ``closed`` (B, n): candidates a judge closed during the run, as if closed from
+        the start: the plain score's best leaves them out at every step."""
+        for t, own, scores, via in self.steps:
+            if closed is not None and closed.any():
+                scores = np.where(closed, -np.inf, scores)
+            top = scores.max(axis=1)
+            with np.errstate(invalid="ignore"):  # rows with nothing open
+                plain_also = own >= top - self.tie_rtol * np.maximum(1.0, np.abs(top))
+            self.linked_to[:, t] = np.where(plain_also, -1, via)
+        return self.linked_to
 
     def after_pick(self, t: int, pick: np.ndarray, column: np.ndarray) -> np.ndarray | None:
         """Pick t was ``pick``, ``column`` (B, n) its likeness to every candidate (S[:, p]).

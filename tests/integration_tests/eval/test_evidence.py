@@ -135,8 +135,8 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
     ``fetch_k`` of the corpus vectors, then select (or the peer) on them; for the default,
     a pick that copies one before it (``vrsd_kit.lexical.Judge``) closed and selected again, as
     the rerank body does."""
-    from vrsd_kit.lexical import Judge, first_copy
-    from vrsd_kit.rerank import with_closed
+    from tests.helpers.copies import closing_copies
+    from vrsd_kit.lexical import Judge
     from vrsd_langchain import DiverseRetriever
 
     default_method = DiverseRetriever.model_fields["method"].default
@@ -166,12 +166,10 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                         words.pop("links", None)
                 keywords = {**words, **spec.options}
                 sel = select(q, vecs[nearest], k, method=method, **keywords)
-                judge, closed = Judge([corpus.texts[i] for i in nearest]), []
-                while "held_back" in sel.info and (
-                        position := first_copy(sel.indices.tolist(), judge)) is not None:
-                    closed.append(int(sel.indices[position]))
-                    sel = select(q, vecs[nearest], k, method=method,
-                                 **with_closed(keywords, closed, len(nearest)))
+                if "held_back" in sel.info:
+                    sel, _ = closing_copies(q, vecs[nearest], k,
+                                            Judge([corpus.texts[i] for i in nearest]),
+                                            method, **keywords)
                 picks = sel.indices
                 found = owner[nearest[picks]].tolist()
                 got.setdefault((label, k), []).append(metrics.evidence_recall(found, gold))

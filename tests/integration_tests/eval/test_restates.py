@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers.copies import closing_copies, first_copy
 from vrsd_core import DEFAULT_METHOD, pool_units, select
 from vrsd_eval.evidence import load_evidence_corpora
-from vrsd_kit.lexical import Judge, first_copy, pool_relevance, restated_by
-from vrsd_kit.rerank import with_closed
+from vrsd_kit.lexical import Judge, pool_relevance, restated_by
 
 QUESTIONS = 120
 FETCH_K = 50
@@ -65,11 +65,10 @@ def test_what_the_default_holds_back_as_restating_is_a_piece_of_the_kept_passage
             judge = Judge(texts)
             for k in (2, 4, 10):
                 first = select(queries[b], pools[b], k, method=DEFAULT_METHOD, **keywords)
-                closed, run = [], first
-                while (position := first_copy(run.indices.tolist(), judge)) is not None:
-                    closed.append(int(run.indices[position]))
-                    run = select(queries[b], pools[b], k, method=DEFAULT_METHOD,
-                                 **with_closed(keywords, closed, FETCH_K))
+                run, _ = closing_copies(queries[b], pools[b], k, judge, **keywords)
+                # the greedy loop's judge keeps the same picks in one run
+                assert select(queries[b], pools[b], k, method=DEFAULT_METHOD, **keywords,
+                              closes=judge.closes).indices.tolist() == run.indices.tolist()
                 kept = run.indices.tolist()
                 assert len(kept) == k and first_copy(kept, judge) is None
                 for h in (c for c in first.info["top_k"] if c not in kept):

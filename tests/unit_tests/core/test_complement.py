@@ -341,3 +341,63 @@ def test_profiles_bad_input_names_the_argument():
     P = np.ones((3, 2))
     select(q, C, 2, profiles=P)
     assert (P == 1).all()  # not written
+
+
+# --- closes: a judge inside the greedy loop ---------------------------------------------
+
+
+def _closed_from_the_start(q, C, k, closed, **options):
+    """The selection in which ``closed`` were never open: a token count above a budget of
+    0 that every other candidate fits."""
+    tokens = np.zeros(len(C), dtype=np.int64)
+    tokens[list(closed)] = 1
+    return select(q, C, k, method=DEFAULT_METHOD, max_tokens=0, token_counts=tokens, **options)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 9), st.sets(st.integers(0, 9), max_size=5))
+def test_closes_keeps_what_closing_from_the_start_keeps(seed, k, shut):
+    """A candidate ``closes`` refuses is never picked, and the run is the one in which it
+    was closed from the start (asked only of picks: those it never reaches stay open)."""
+    rng = np.random.default_rng(seed)
+    q, C = rng.normal(size=6), rng.normal(size=(10, 6))
+    asked = []
+
+    def closes(row, candidate, picks):
+        asked.append((row, candidate, list(picks)))
+        return candidate in shut
+
+    got = select(q, C, k, method=DEFAULT_METHOD, closes=closes)
+    closed = got.info["closed"]
+    assert set(closed) <= shut and not set(got.indices.tolist()) & shut
+    expected = _closed_from_the_start(q, C, k, closed)
+    assert got.indices.tolist() == expected.indices.tolist()
+    np.testing.assert_allclose(got.gains, expected.gains, rtol=1e-12, atol=1e-12)
+    assert len(got.indices) == min(k, 10 - len(closed))
+    picked = got.indices.tolist()
+    assert all(picks == picked[: len(picks)] for _, _, picks in asked)
+    plain = select(q, C, k, method=DEFAULT_METHOD)
+    assert got.info["top_k"] == plain.info["top_k"]  # what plain top-k returns
+    assert got.info["held_back"] == [c for c in plain.info["top_k"] if c not in picked]
+
+
+def test_closes_in_a_batch_asks_each_querys_own_rows():
+    # 40 pools of 50 x 384 float64: more than one chunk of queries (CHUNK_BYTES)
+    rng = np.random.default_rng(3)
+    Q, C = rng.normal(size=(40, 384)), rng.normal(size=(40, 50, 384))
+    shut = {b: set(rng.integers(50, size=3).tolist()) for b in range(40)}
+    batch = select_batch(Q, C, 3, method=DEFAULT_METHOD,
+                         closes=lambda row, candidate, picks: candidate in shut[row])
+    assert any(batch[b].info["closed"] for b in range(40))
+    for b in range(40):
+        one = select(Q[b], C[b], 3, method=DEFAULT_METHOD,
+                     closes=lambda row, candidate, picks, b=b: candidate in shut[b])
+        assert batch[b].indices.tolist() == one.indices.tolist()
+        assert batch[b].info["closed"] == one.info["closed"]
+
+
+def test_closes_must_be_a_function():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="^closes: expected a function or None"):
+        select(rng.normal(size=3), rng.normal(size=(4, 3)), 2, method=DEFAULT_METHOD,
+               closes="yes")

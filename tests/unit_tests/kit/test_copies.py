@@ -12,17 +12,20 @@ original's vector, a chunk one close to it), so nothing loads a model.
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.copies import closing_copies, first_copy
 from tests.helpers.items import Passage, PassageView
+from vrsd_core import DEFAULT_METHOD, method_options, select
 from vrsd_kit.lexical import (
     RESTATES,
     Judge,
-    first_copy,
+    pool_relevance,
     restated_by,
     shared_pairs,
     tokenize,
@@ -302,17 +305,50 @@ def test_the_default_keeps_no_copy_and_says_what_the_judge_says(passages, k, que
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.lists(st.sampled_from("a b c d e f".split()), max_size=9).map(" ".join),
                 min_size=2, max_size=7), st.data())
-def test_the_judges_shortcut_changes_no_verdict(texts, data):
-    """``copy_of`` skips a share its counts show cannot reach RESTATES: the verdict is
-    the one every share computed gives."""
+def test_the_judge_gives_the_shares_its_definition_gives(texts, data):
+    """The judge's arrays against the definition, pair by pair: each pair weighs 1 / how
+    many texts hold it, the share is the weight found over the weight of all; the verdict
+    is the largest share at RESTATES or more (restates first, then the earlier kept)."""
     judge = Judge(texts)
+    pairs = [word_pairs(t) for t in texts]
+    held = Counter(p for found in pairs for p in found)
+
+    def share(a, b):
+        weight = sum(1 / held[p] for p in pairs[a])
+        return sum(1 / held[p] for p in pairs[a] & pairs[b]) / weight if pairs[a] else 0.0
+
     i = data.draw(st.integers(0, len(texts) - 1))
     kept = data.draw(st.lists(st.integers(0, len(texts) - 1).filter(lambda j: j != i),
                               max_size=4, unique=True))
     best = None
     for position, j in enumerate(kept):
-        for relation, share in (("restates", judge.share(i, j)), ("contains", judge.share(j, i))):
-            if share >= RESTATES and (best is None or share > best[2]):
-                best = (position, relation, share)
+        assert judge.share(i, j) == pytest.approx(share(i, j), abs=1e-12)
+        for relation, value in (("restates", share(i, j)), ("contains", share(j, i))):
+            if value >= RESTATES - 1e-12 and (best is None or value > best[2] + 1e-12):
+                best = (position, relation, value)
     found = judge.copy_of(i, kept)
-    assert (None if found is None else (found.of, found.relation, found.share)) == best
+    assert (None if found is None else (found.of, found.relation)) == (
+        None if best is None else best[:2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(folders(), st.integers(1, 6), st.sampled_from(SENTENCES),
+       st.sampled_from([None, 8, 20]))
+def test_the_loops_judge_keeps_what_selecting_again_keeps(passages, k, query, budget):
+    """The judge inside the greedy loop (``closes``) keeps what closing each copy from the
+    start and selecting again keeps: the same picks, gains and links, in one run."""
+    texts = [p.text for p in passages]
+    vectors = np.array([embed(t) for t in texts])
+    q = embed(query)
+    keywords = pool_relevance(query, texts, q, vectors).select_keywords(
+        method_options(DEFAULT_METHOD))
+    if budget is not None:
+        keywords.update(max_tokens=budget, token_counts=[len(t.split()) for t in texts])
+    judge = Judge(texts)
+    reference, closed = closing_copies(q, vectors, k, judge, **keywords)
+    got = select(q, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
+    assert got.indices.tolist() == reference.indices.tolist()
+    np.testing.assert_allclose(got.gains, reference.gains, rtol=1e-12, atol=1e-12)
+    assert got.info["linked_to"] == reference.info["linked_to"]
+    assert got.info["closed"] == closed
+    assert first_copy(got.indices.tolist(), judge) is None

@@ -10,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vrsd_kit.lexical import (
+    Judge,
     bm25,
     cosines,
     pool_relevance,
-    term_counts,
+    read_text,
     tokenize,
     word_profiles,
 )
@@ -168,14 +169,17 @@ def test_the_rarer_word_counts_more_and_a_text_without_query_words_scores_zero()
 
 def test_each_text_is_tokenised_once():
     text = "a passage seen by many queries " * 20
-    term_counts.cache_clear()
+    read_text.cache_clear()
     for query in ("passage", "queries", "many"):
         bm25(query, [text, "another one"])
-    info = term_counts.cache_info()
+    info = read_text.cache_info()
     assert info.misses == 2 and info.hits == 4
     # the whole relevance (BM25 and the profiles) reads each text once per query
     pool_relevance("passage", [text, "another one"], np.ones(2), np.eye(2))
-    assert term_counts.cache_info().hits == 6
+    assert read_text.cache_info().hits == 6
+    # the judge of copies reads the same reading (its word pairs)
+    Judge([text, "another one"])
+    assert read_text.cache_info().hits == 8 and read_text.cache_info().misses == 2
 
 
 def test_the_core_fuses_the_signals_in_pool_units():
