@@ -104,10 +104,8 @@ def forget(retriever: Any) -> None:
     from vrsd_kit import lexical
 
     retriever.cache.clear()
-    for name in ("term_counts", "word_pairs"):
-        cached = getattr(lexical, name, None)
-        if cached is not None and hasattr(cached, "cache_clear"):
-            cached.cache_clear()
+    lexical.read_text.cache_clear()
+    lexical.word_pairs.cache_clear()
 
 
 def measure(stores: dict[str, Any], questions: list[str], embeddings: Any
