@@ -179,6 +179,19 @@ def test_what_the_words_add_and_where_the_hybrid_search_wins():
         assert (hybrid > figures.mean_over_corpora(group, "default")) == (geo == "lsa"), geo
 
 
+def test_query_expansion_buys_less_than_the_links():
+    """evaluation.md: at fixed k, PRF is below the default without links on MiniLM and
+    both e5 geometries, level with it on LSA, and below the default everywhere."""
+    for geo, group in _at_k().items():
+        prf = figures.mean_over_corpora(group, "default without links + PRF")
+        without = figures.mean_over_corpora(group, "default without links")
+        assert prf < figures.mean_over_corpora(group, "default"), geo
+        if geo == "lsa":
+            assert abs(prf - without) < 0.005, (geo, prf, without)
+        else:
+            assert prf < without - 0.005, (geo, prf, without)
+
+
 def _calibration(k: int) -> list[dict]:
     return [row for row in figures.read_json("crowding_calibration.json", RESULTS)["rows"]
             if row["k"] == k]
