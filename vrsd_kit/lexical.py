@@ -382,21 +382,31 @@ class PoolLinks:
                 break
         else:
             return []
-        phrases: dict[str, float] = {}
+        phrases: dict[str, tuple[str, float]] = {}  # folded -> (as written first, share)
         run: list[str] = []
+        end = 0
         for found in [*_WORD.finditer(text), None]:
             word = found.group(0).casefold() if found else ""
+            apart = found is not None and text[end:found.start()].strip() != ""
+            if run and (not found or word not in chosen or apart):  # a phrase ends
+                joined = " ".join(run)  # words written next to each other, no stop between
+                phrases.setdefault(joined.casefold(),
+                                   (joined, sum(share[w.casefold()] for w in run)))
+                run = []
             if found and word in chosen:
                 run.append(found.group(0))
-                continue
-            if run:
-                joined = " ".join(run)
-                phrases.setdefault(joined, sum(share[w.casefold()] for w in run))
-            run = []
-        shown = {w.casefold() for phrase in phrases for w in phrase.split()}
+                end = found.end()
+        shown = {w for folded in phrases for w in folded.split()}
         for word in chosen - shown:  # a word the text's spelling does not show alone
-            phrases[word] = share[word]
-        return sorted(phrases, key=lambda p: -phrases[p])
+            phrases[word] = (word, share[word])
+        named: list[str] = []
+        seen: set[str] = set()
+        for written, _ in sorted(phrases.values(), key=lambda p: -p[1]):
+            folded = set(written.casefold().split())
+            if folded - seen:  # a phrase whose words were all named already says nothing
+                named.append(written)
+                seen |= folded
+        return named
 
 
 def _links(words: _PoolWords, query: str,

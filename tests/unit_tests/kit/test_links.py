@@ -128,3 +128,16 @@ def test_a_pick_a_link_brought_in_says_which_pick_and_which_words():
         # held back: what top-k by the same relevance would have returned, as without links
         assert core.info["top_k"] == plain.info["top_k"]
     assert said and bridged  # links were said, and one of them is the bridge
+
+
+def test_the_link_words_join_only_words_written_next_to_each_other_and_name_each_once():
+    """A phrase is words written next to each other in the text (never across a full
+    stop), and a word is named once, whatever its spelling ("failed", "Failed")."""
+    _, _, texts = bridge_pool(0)
+    texts[0] = "Ed Wood is a film directed by Tim Burton. Burton failed. Failed twice"
+    texts[5] = "Tim Burton married Helena Bonham Carter; Burton failed twice"
+    words = pool_links(QUESTION, texts).words(texts[0], texts[5])
+    folded = [w.casefold() for phrase in words for w in phrase.split()]
+    assert len(folded) == len(set(folded)), words
+    assert {"burton", "failed"} <= set(folded), words
+    assert all(phrase in texts[0] for phrase in words), words
