@@ -2,9 +2,9 @@
 top-k against the evidence the default adds, on corpora whose evidence is labelled.
 
 For each geometry and each of the evidence protocol's HotpotQA corpora (plain,
-redundant, chunked; ``vrsd_eval.evidence``), every question's top ``fetch_k`` = 20
-candidates (FAISS, as ``vrsd eval`` fetches them) give, at k = 4 (``inspect``'s
-default) and k = 10:
+redundant, chunked; ``vrsd_eval.evidence``), every question's top ``fetch_k``
+candidates (``inspect``'s default, ``vrsd_kit.settings.DEFAULT_FETCH_K``; FAISS, as
+``vrsd eval`` fetches them) give, at k = 4 (``inspect``'s default) and k = 10:
 
 * the crowding rate, exactly as ``vrsd_kit.inspection`` measures it without a cap:
   top-k slots (by cosine) that restate a passage ranked above them
@@ -35,8 +35,11 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 
-FETCH_K = 20
+from vrsd_kit.settings import DEFAULT_FETCH_K  # noqa: E402
+
+FETCH_K = DEFAULT_FETCH_K  # what vrsd inspect fetches as it comes
 KS = (4, 10)
 
 

@@ -1,8 +1,9 @@
 """``vrsd inspect`` on corpora whose answer is known, and what it costs.
 
 1. The figures of ``vrsd_cli.inspection.inspect_store`` at its defaults (k = 4 of
-   fetch_k = 20) on the demo's folder (copies labelled by their facts: crowded), the
-   paraphrase corpus (paraphrases labelled by their ids: the words cannot see them),
+   ``vrsd_kit.settings.DEFAULT_FETCH_K``) on the demo's folder (copies labelled by
+   their facts: crowded), the paraphrase corpus (paraphrases labelled by their ids:
+   the words cannot see them),
    HotpotQA plain (no passage restates another: clean) and HotpotQA redundant (every
    paragraph plus an overlapping chunk of it: crowded), each asked its own questions
    and a sample of its own passages; with how the held-back passages agree with the
@@ -77,6 +78,7 @@ def k_table(known: list, stores: dict, out: Path) -> list[str]:
 
     from vrsd_cli.inspection import inspect_store
     from vrsd_kit.inspection import CROWDED_RATE
+    from vrsd_kit.settings import DEFAULT_FETCH_K
 
     rows = ["| corpus | " + " | ".join(f"k = {k}" for k in KS) + " |",
             "|---|" + "---|" * len(KS)]
@@ -88,7 +90,7 @@ def k_table(known: list, stores: dict, out: Path) -> list[str]:
         rows.append(f"| {corpus.name} | " + " | ".join(f"{r:.1%}" for r in rates) + " |")
         ax.plot(KS, rates, "o-", label=corpus.name)
     ax.axhline(CROWDED_RATE, color="#888", ls="--", lw=1, label="verdict threshold")
-    ax.set_xlabel("k (fetch_k = 20)")
+    ax.set_xlabel(f"k (fetch_k = {DEFAULT_FETCH_K})")
     ax.set_ylabel("crowding rate")
     ax.set_xticks(KS)
     ax.legend(frameon=False, fontsize=8)
@@ -165,14 +167,15 @@ def main() -> None:
     import torch
 
     from vrsd_cli.inspection._eval import cached_embeddings
+    from vrsd_kit.settings import DEFAULT_FETCH_K
 
     embeddings = cached_embeddings()
     known = corpora(args.limit)
     small = ("demo", "paraphrases")
     stores = {c.name: c.langchain_store(embeddings, "memory" if c.name in small else "faiss")
               for c in known}
-    print(f"bundled all-MiniLM-L6-v2, k = 4 of fetch_k = 20 unless said; torch threads "
-          f"{torch.get_num_threads()}, load average {os.getloadavg()[0]:.1f} on "
+    print(f"bundled all-MiniLM-L6-v2, k = 4 of fetch_k = {DEFAULT_FETCH_K} unless said; "
+          f"torch threads {torch.get_num_threads()}, load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores\n")
     print("\n".join(figures_table(known, stores)), "\n")
     print("crowding rate by k (each corpus's own questions):\n")
