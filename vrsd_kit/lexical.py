@@ -230,7 +230,8 @@ def _read_all(texts: Sequence[str]) -> list[TextWords]:
     ids, id_owner = words[first], word_owner[first]
 
     def split(values: NDArray[Any], owners: NDArray[np.int64]) -> list[NDArray[Any]]:
-        return np.split(values, np.cumsum(np.bincount(owners, minlength=n))[:-1])
+        ends = np.cumsum(np.bincount(owners, minlength=n)).tolist()
+        return [values[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
     return [TextWords(*parts) for parts in zip(split(ids, id_owner), split(counts, id_owner),
                                                split(pairs, pair_owner), strict=True)]
