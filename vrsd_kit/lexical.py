@@ -36,8 +36,8 @@ wherever it occurs. No stop list, no stemmer. BM25 is Lucene's (bm25s'
 the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
-tokenised once per process (``read_text`` is cached on the text), so a candidate
-seen by many queries is not read again.
+tokenised once per process (``read_text`` is cached on the text; ``read_texts`` reads a
+pool's new texts together), so a candidate seen by many queries is not read again.
 
 **The judge of copies** (``Judge``): which candidates restate a kept one, read from the
 words.
@@ -72,12 +72,12 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -168,31 +168,134 @@ class TextWords:
     pairs: NDArray[np.int64]
 
 
-@lru_cache(maxsize=_CACHED_TEXTS)
-def read_text(text: str) -> TextWords:
-    """The text's words (``tokenize``) and word pairs, read in one pass; cached, so each
-    text is read once."""
+def _tokens(text: str) -> list[str]:
+    """``read_text``'s tokens of one text: its words, and the runs of breaks between them;
+    in a spaceless script, bigrams within each sentence, each sentence then a ``"."``."""
     folded = text.casefold()
-    if _ANY_SPACELESS.search(folded):  # bigrams within each sentence, then a break
-        tokens = [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
-        breaks = {"."}
-    else:
-        tokens = _WORD_OR_BREAK.findall(folded)  # words, and the runs of breaks between
-        breaks = set(_BREAK.findall(folded))
-    counts = Counter(tokens)
+    if _ANY_SPACELESS.search(folded):
+        return [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
+    return _WORD_OR_BREAK.findall(folded)  # type: ignore[no-any-return]
+
+
+def _by_text(values: NDArray[np.int64], owner: NDArray[np.int64], n: int
+             ) -> NDArray[np.intp]:
+    """The order that sorts ``values`` by ``owner`` (the text, 0 .. n - 1), then by value
+    (equal values in any order)."""
+    order = np.argsort(values)
+    return order[np.argsort(owner.astype(np.min_scalar_type(n))[order], kind="stable")]
+
+
+def _read_all(texts: Sequence[str]) -> list[TextWords]:
+    """Each text's words and word pairs, the texts read together: their tokens hashed in
+    one pass, every text's distinct words (in first-occurrence order), counts and sorted
+    pairs found by sorting (text, id) once for the whole batch."""
+    n = len(texts)
+    lists = [_tokens(text) for text in texts]
+    sizes = [len(tokens) for tokens in lists]
+    tokens = list(chain.from_iterable(lists))
     hashes = np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
-    is_word = np.ones(len(tokens), dtype=bool)
-    for stop in breaks:
-        del counts[stop]
-        is_word &= hashes != hash(stop)
-    after = np.concatenate([[False], is_word[:-1]]) if len(tokens) else is_word
-    before = np.concatenate([is_word[1:], [False]]) if len(tokens) else is_word
-    pairs = np.concatenate([hashes[:-1][is_word[:-1] & is_word[1:]] * _NEXT
-                            + hashes[1:][is_word[:-1] & is_word[1:]],
-                            hashes[is_word & ~after & ~before] * _ALONE + 1])
-    return TextWords(np.fromiter(map(hash, counts), dtype=np.int64, count=len(counts)),
-                     np.fromiter(counts.values(), dtype=np.float64, count=len(counts)),
-                     np.unique(pairs))
+    breaks = set(_BREAK.findall(" ".join(set(tokens))))  # the distinct runs of breaks
+    if not len(hashes):
+        empty = np.zeros(0, dtype=np.int64)
+        return [TextWords(empty, np.zeros(0), empty) for _ in range(n)]
+    owner = np.repeat(np.arange(n), sizes)
+    is_word = ~np.isin(hashes, np.fromiter(map(hash, breaks), dtype=np.int64,
+                                           count=len(breaks)))
+    # word pairs: consecutive words of one text; a word alone between breaks, itself
+    same_text = owner[:-1] == owner[1:]
+    after = np.concatenate([[False], is_word[:-1] & same_text])  # the token before is a word
+    before = np.concatenate([is_word[1:] & same_text, [False]])  # the token after is one
+    paired = is_word[:-1] & before[:-1]
+    alone = is_word & ~after & ~before
+    pairs = np.concatenate([hashes[:-1][paired] * _NEXT + hashes[1:][paired],
+                            hashes[alone] * _ALONE + 1])
+    pair_owner = np.concatenate([owner[:-1][paired], owner[alone]])
+    order = _by_text(pairs, pair_owner, n)
+    pairs, pair_owner = pairs[order], pair_owner[order]
+    distinct = np.ones(len(pairs), dtype=bool)
+    distinct[1:] = (pairs[1:] != pairs[:-1]) | (pair_owner[1:] != pair_owner[:-1])
+    pairs, pair_owner = pairs[distinct], pair_owner[distinct]
+    # distinct words: group each text's word tokens by id, each group's first occurrence
+    # its smallest position, then put the groups back in first-occurrence order
+    words, word_owner = hashes[is_word], owner[is_word]
+    order = _by_text(words, word_owner, n)
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = ((words[order[1:]] != words[order[:-1]])
+                  | (word_owner[order[1:]] != word_owner[order[:-1]]))
+    at = np.flatnonzero(starts)
+    counts = np.diff(np.append(at, len(order))).astype(np.float64)
+    first = np.minimum.reduceat(order, at) if len(at) else at
+    ranked = np.argsort(first)
+    first, counts = first[ranked], counts[ranked]
+    ids, id_owner = words[first], word_owner[first]
+
+    def split(values: NDArray[Any], owners: NDArray[np.int64]) -> list[NDArray[Any]]:
+        ends = np.cumsum(np.bincount(owners, minlength=n)).tolist()
+        return [values[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+
+    return [TextWords(*parts) for parts in zip(split(ids, id_owner), split(counts, id_owner),
+                                               split(pairs, pair_owner), strict=True)]
+
+
+class CacheInfo(NamedTuple):
+    """``read_text``'s cache counts, as ``functools.lru_cache``'s ``cache_info()``."""
+
+    hits: int
+    misses: int
+    maxsize: int
+    currsize: int
+
+
+class _Reader:
+    """``read_text``: one text's reading, from a cache of the last ``maxsize`` texts read
+    (least recently used dropped first); ``many`` reads the uncached texts of a list
+    together (``read_texts``)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._read: OrderedDict[str, TextWords] = OrderedDict()
+        self._hits = self._misses = 0
+
+    def __call__(self, text: str) -> TextWords:
+        """The text's words (``tokenize``) and word pairs, read in one pass; cached, so
+        each text is read once."""
+        return self.many([text])[0]
+
+    def many(self, texts: Sequence[str]) -> list[TextWords]:
+        """Each text's reading, as ``read_text``'s; the texts not in the cache read
+        together, in one pass."""
+        read = self._read
+        new = [text for text in dict.fromkeys(texts) if text not in read]
+        if new:
+            read.update(zip(new, _read_all(new), strict=True))
+        found = [read[text] for text in texts]
+        for text in texts:
+            read.move_to_end(text)
+        while len(read) > self.maxsize:
+            read.popitem(last=False)
+        self._misses += len(new)
+        self._hits += len(texts) - len(new)
+        return found
+
+    def cache_clear(self) -> None:
+        """Forget every text read."""
+        self._read.clear()
+        self._hits = self._misses = 0
+
+    def cache_info(self) -> CacheInfo:
+        """(hits, misses, maxsize, currsize), as ``functools.lru_cache``'s."""
+        return CacheInfo(self._hits, self._misses, self.maxsize, len(self._read))
+
+
+read_text = _Reader(_CACHED_TEXTS)
+"""``read_text(text) -> TextWords``: the text's words (``tokenize``) and word pairs, read
+in one pass; cached (the last ``_CACHED_TEXTS`` texts), so each text is read once."""
+
+
+def read_texts(texts: Sequence[str]) -> list[TextWords]:
+    """Each text's ``read_text``, equal to it; the texts not read before are read together,
+    in one pass (what a pool of passages never seen costs)."""
+    return read_text.many(texts)
 
 
 def term_counts(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -235,7 +338,7 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _Pool
     asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
     query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
     order = np.argsort(query_ids)
-    parts = [read_text(text) for text in texts]
+    parts = read_texts(texts)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
     counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
     owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
@@ -570,7 +673,7 @@ class Judge:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
-        ids = [pair_ids(text) for text in texts]
+        ids = [words.pairs for words in read_texts(texts)]
         n = len(ids)
         self._sizes = np.array([len(a) for a in ids], dtype=np.int64)
         flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
