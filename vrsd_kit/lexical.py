@@ -826,8 +826,10 @@ def without_copies(selection: Selection, judge: Judge, k: int, *,
             info[key] = selection.info[key]
     if "stopped" in first:  # the budget or cap stopped plain top-k short: say what stops this
         most = min(k, selection.info.get("feasible", len(judge)))
+        short = len(picks) < most  # below what the cap allows: the budget, else the copies
         capped = selection.info.get("stopped") == "max_per_group"
-        stopped = "max_tokens" if len(picks) < most else "max_per_group" if capped else None
+        stopped = ("max_tokens" if short and "max_tokens" in info
+                   else None if short else "max_per_group" if capped else None)
         if stopped is not None:
             info["stopped"] = stopped
     gains, relevances = selection.gains, selection.relevance

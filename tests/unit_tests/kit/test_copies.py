@@ -352,3 +352,20 @@ def test_the_loops_judge_keeps_what_selecting_again_keeps(passages, k, query, bu
     assert got.info["linked_to"] == reference.info["linked_to"]
     assert got.info["closed"] == closed
     assert first_copy(got.indices.tolist(), judge) is None
+
+
+def test_a_cap_without_a_budget_never_says_the_budget_stopped_it():
+    """Under a per-source cap alone, a result shorter than the cap allows because only
+    copies were left says "restatements", never "max_tokens" (there is no budget)."""
+    folder = [Passage("a/1", REDISTRIBUTION, {"source": "a"}),
+              Passage("b/1", REDISTRIBUTION, {"source": "b"}),  # a copy in another source
+              Passage("c/1", INSTALL, {"source": "c"}),
+              Passage("a/2", PATENT, {"source": "a"})]
+    for k in (3, 4):  # the cap allows 3: a, b and c once each
+        kept = run(folder, QUERY, k, group_by="source", max_per_group=1)
+        assert [p.id for p in kept] == ["a/1", "c/1"]
+        assert {p.meta["vrsd"].get("stopped") for p in kept} == {"restatements"}, k
+        assert all("max_tokens" not in p.meta["vrsd"] for p in kept)
+    capped = run(FOLDER, QUERY, 4, group_by="source", max_per_group=1)
+    assert len(capped) == 3  # three sources, no copy among the three picks: the cap stopped it
+    assert {p.meta["vrsd"].get("stopped") for p in capped} == {"max_per_group"}
