@@ -354,14 +354,16 @@ def _peers_line(found: dict[str, dict[str, Tally]], default: str) -> str:
                 better.append(f"{name.upper()} finds {a.found}/{a.needed} facts on {kind} "
                               f"questions (the default {b.found})")
             if a.repeats < b.repeats:
-                better.append(f"{name.upper()} returns {a.repeats} repeats on {kind} "
+                better.append(f"{name.upper()} returns {a.repeats} repeat"
+                              f"{'' if a.repeats == 1 else 's'} on {kind} "
                               f"questions (the default {b.repeats})")
             if a.chains_found > b.chains_found:
                 better.append(f"{name.upper()} finds both steps of {a.chains_found} "
                               f"two-step questions (the default {b.chains_found})")
     totals = "; ".join(
-        f"{name.upper()} {found[name]['all'].found} facts, {found[name]['all'].repeats} "
-        f"repeats, {found[name]['all'].chains_found} two-step" for name in ("mmr", "dpp"))
+        f"{name.upper()} {found[name]['all'].found} facts, repeats "
+        f"{found[name]['all'].repeats}, two-step {found[name]['all'].chains_found}"
+        for name in ("mmr", "dpp"))
     if not better:
         return (f"MMR and DPP do no better than the default on any row (over all: "
                 f"{totals}).")
