@@ -79,8 +79,8 @@ def test_candidate_keywords_read_prior_relevance_groups_and_tokens():
     assert out["token_counts"].tolist() == [approx_token_count("one two"),
                                             approx_token_count("three")]
     by_field = build_settings({"method": "mmr", "relevance": "s"})
-    assert rerank.candidate_keywords(by_field, values, 2, None, [])["relevance"].tolist() == [
-        1.0, 2.0]
+    np.testing.assert_allclose(
+        rerank.candidate_keywords(by_field, values, 2, None, [])["relevance"], [1.0, 2.0])
     assert rerank.candidate_keywords(build_settings({"method": "mmr"}), values, 2, None,
                                      []) == {}
 
