@@ -648,11 +648,6 @@ class Copy:
     share: float
 
 
-def pair_ids(text: str) -> NDArray[np.int64]:
-    """The sorted ids of the text's word pairs (``read_text``, cached)."""
-    return read_text(text).pairs
-
-
 class Judge:
     """One pool's judge of copies: ``texts`` are the fetched candidates (the pool whose
     pair frequencies weigh each pair); candidates are named by their index into it.
@@ -672,7 +667,6 @@ class Judge:
     """
 
     def __init__(self, texts: Sequence[str]) -> None:
-        self.texts = texts
         ids = [words.pairs for words in read_texts(texts)]
         n = len(ids)
         self._sizes = np.array([len(a) for a in ids], dtype=np.int64)
@@ -690,7 +684,6 @@ class Judge:
         self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
                                   minlength=n) + np.bincount(owner[~found], minlength=n)
         self._share: NDArray[np.float64] | None = None
-        self._held_by: Counter[Pair] | None = None  # ``pair_share``'s pairs, as sets
 
     def _shares(self) -> NDArray[np.float64]:
         """(n, n): the share of each candidate's pairs found in each other candidate (1.0
@@ -707,11 +700,6 @@ class Judge:
             self._share = share
         return self._share
 
-    @property
-    def pairs(self) -> list[frozenset[Pair]]:
-        """Each candidate's word pairs (``word_pairs``)."""
-        return [word_pairs(text) for text in self.texts]
-
     def __len__(self) -> int:
         """How many candidates the pool has."""
         return len(self._sizes)
@@ -719,21 +707,6 @@ class Judge:
     def words(self, i: int) -> int:
         """How many word pairs candidate ``i`` has (0: nothing to compare)."""
         return int(self._sizes[i])
-
-    def pair_share(self, pairs: frozenset[Pair], other: frozenset[Pair]) -> float:
-        """The weighted share of ``pairs`` found in ``other`` (each pair weighed as in the
-        pool; a pair the pool does not hold weighs 1); 0.0 for no pairs."""
-        shared = pairs & other
-        if not shared:
-            return 0.0
-        if self._held_by is None:  # counted when first asked
-            self._held_by = Counter(chain.from_iterable(self.pairs))
-        held_by = self._held_by
-
-        def weight(found: frozenset[Pair]) -> float:
-            return sum(1.0 / max(held_by[pair], 1) for pair in found)
-
-        return weight(shared) / weight(pairs)
 
     def share(self, i: int, j: int) -> float:
         """The weighted share of candidate ``i``'s word pairs found in candidate ``j``
@@ -780,14 +753,19 @@ def shared_pairs(text: str, other: str) -> float:
 def restated_by(text: str, kept: Sequence[str], pool: Sequence[str] | None = None
                 ) -> tuple[int | None, float]:
     """(index into ``kept`` of the passage ``text`` restates, or None; the largest share
-    of its word pairs found in one kept passage). The pairs weigh by how many texts of
-    ``pool`` hold them (the fetched candidates' texts, ``text`` and ``kept`` among them,
-    as the rerank body's ``Judge`` weighs them; default: ``text`` and ``kept``)."""
-    judge = Judge([text, *kept] if pool is None else pool)
-    pairs = word_pairs(text)
-    shares = [judge.pair_share(pairs, word_pairs(other)) for other in kept]
-    if not shares:
+    of its word pairs found in one kept passage), read by the rerank body's ``Judge`` on
+    ``pool`` (the fetched candidates' texts, ``text`` and ``kept`` among them; default:
+    ``text`` and ``kept``), whose texts weigh each pair."""
+    if not kept:
         return None, 0.0
+    pool = [text, *kept] if pool is None else list(pool)
+    where = {t: i for i, t in reversed(list(enumerate(pool)))}  # a text's first place
+    missing = [t for t in (text, *kept) if t not in where]
+    if missing:
+        raise ValueError(f"pool: does not hold {missing[0][:40]!r} (text and kept must be "
+                         "among the pool's texts)")
+    judge = Judge(pool)
+    shares = [judge.share(where[text], where[other]) for other in kept]
     best = max(range(len(shares)), key=shares.__getitem__)
     return (best if shares[best] >= RESTATES else None), shares[best]
 

@@ -231,10 +231,10 @@ def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None,
         CLOSES.check(closes)  # its ValueError, naming the option
     in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
     quality = np.where(prep.valid, np.exp(in_pool_units / 2.0), 0.0)
+    counts = pick_counts(prep, k)
     chain = None if links is None else LinkChain(
         links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
-        int(pick_counts(prep, k).max(initial=0)), prep.tie_rtol)
-    counts = pick_counts(prep, k)
+        int(counts.max(initial=0)), prep.tie_rtol)
     picked, open_ = greedy_map(prep, k, quality, chain, closes)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):

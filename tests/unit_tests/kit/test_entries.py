@@ -94,7 +94,7 @@ def test_a_copy_or_a_chunk_inside_a_passage_restates_it():
                "still in your blood at bedtime.")
     assert shared_pairs(passage, passage) == 1.0
     chunk = "so an afternoon coffee is still in your blood at bedtime."
-    assert restated_by(chunk, ["Unrelated text.", passage]) == (1, 1.0)
+    assert restated_by(chunk, ["Unrelated text.", passage]) == (1, pytest.approx(1.0))
 
 
 def test_templated_pages_and_paraphrases_do_not_restate():
@@ -181,3 +181,10 @@ def test_without_texts_every_entry_is_displaced_and_sources_are_named():
     got = held_back_entries([0, 3], [0, 1], [1], None, lambda j: f"id{j}",
                             lambda j: "a.txt")
     assert got == {3: [{"id": "id1", "rank": 2, "relation": "displaced", "source": "a.txt"}]}
+
+
+def test_restated_by_reads_the_pool_it_is_given_and_refuses_one_without_the_texts():
+    a, b = "the cache keeps 512 entries", "In short, the cache keeps 512 entries."
+    assert restated_by(a, [b], pool=[b, "other words", a]) == (0, pytest.approx(1.0))
+    with pytest.raises(ValueError, match="^pool: "):
+        restated_by(a, [b], pool=[b, "other words"])
