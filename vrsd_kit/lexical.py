@@ -150,7 +150,6 @@ def tokenize(text: str) -> list[str]:
 # sentence or under a heading has no pair its original lacks)
 _BREAKS = ".!?;\n\u3002\uff01\uff1f\uff1b"
 _BREAK = re.compile(f"[{_BREAKS}]+")
-_WORD_OR_BREAK = re.compile(f"[\\w{_MARKS}]+|[{_BREAKS}]+")
 _NEXT = np.int64(0x100000001B3)  # mixes a pair's two word ids into one (64 bits)
 _ALONE = np.int64(0x5BD1E995)  # marks a one-word sentence's id
 
@@ -158,26 +157,168 @@ _ALONE = np.int64(0x5BD1E995)  # marks a one-word sentence's id
 @dataclass(frozen=True)
 class TextWords:
     """One text's words, read once (``read_text``): ``ids`` the ids of its distinct words
-    (a word's hash within this process; 64 bits: collisions are negligible) in the order
-    they first occur, ``counts`` how often each occurs, ``pairs`` the sorted ids of its
-    word pairs (``word_pairs``: consecutive words within a sentence or line; a one-word
-    sentence, that word)."""
+    (``word_id``) in the order they first occur, ``counts`` how often each occurs,
+    ``pairs`` the sorted ids of its word pairs (``word_pairs``: consecutive words within a
+    sentence or line; a one-word sentence, that word)."""
 
     ids: NDArray[np.int64]
     counts: NDArray[np.float64]
     pairs: NDArray[np.int64]
 
 
-def _tokens(text: str) -> list[str]:
-    """``read_text``'s tokens of one text: its words, and the runs of breaks between them;
-    in a spaceless script, bigrams within each sentence, each sentence then a ``"."``."""
-    folded = text.casefold()
-    if _ANY_SPACELESS.search(folded):
-        return [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
-    return _WORD_OR_BREAK.findall(folded)  # type: ignore[no-any-return]
+# --- Reading texts as arrays of code points -------------------------------------------
+
+_ID_BASE = 0x100000001B3  # the base of a word id's polynomial (odd: invertible mod 2^64)
+_ID_BASE_INVERSE = pow(_ID_BASE, -1, 1 << 64)
+_CODE_POINTS = 0x110000  # Unicode's code points: 0 .. 0x10FFFF
+_KEPT_POWERS = 1 << 16  # the base's powers kept: a pool of 50 texts of 1,300 characters
+
+# a code point's class (``_char_classes``)
+_OTHER = 0  # in no token: spaces, punctuation other than the breaks, symbols, emoji
+_WORD_CHAR = 1  # part of a word: ``\w`` or a combining mark (``_WORD``)
+_BREAK_CHAR = 2  # ends a sentence or a line (``_BREAKS``)
+_SPACELESS_CHAR = 3  # of a script written without spaces (``SPACELESS``)
 
 
-def _by_text(values: NDArray[np.int64], owner: NDArray[np.int64], n: int
+@functools.cache
+def _char_classes() -> NDArray[np.uint8]:
+    """Every code point's class, found by the regular expressions ``tokenize`` reads with
+    (``_WORD``, ``_BREAKS``, ``SPACELESS``; a spaceless script's character is a word
+    character too, and is classed spaceless); built on first use (about 40 ms)."""
+    every = np.arange(_CODE_POINTS, dtype=np.uint32).tobytes().decode("utf-32-le",
+                                                                       "surrogatepass")
+    classes = np.zeros(_CODE_POINTS, dtype=np.uint8)
+    for pattern, char_class in ((_WORD, _WORD_CHAR), (_BREAK, _BREAK_CHAR),
+                                (re.compile(f"[{_SPACELESS}]+"), _SPACELESS_CHAR)):
+        for run in pattern.finditer(every):
+            classes[run.start():run.end()] = char_class
+    return classes
+
+
+def _code_points(text: str) -> NDArray[np.uint32]:
+    """The text's code points (a lone surrogate too)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _powers(base: int, count: int) -> NDArray[np.uint64]:
+    """``base ** 0, base ** 1, ..., base ** (count - 1)`` modulo 2^64 (the first
+    ``_KEPT_POWERS`` computed once)."""
+    if count <= _KEPT_POWERS:
+        return _kept_powers(base)[:count]
+    return _computed_powers(base, count)
+
+
+def _computed_powers(base: int, count: int) -> NDArray[np.uint64]:
+    """``base ** 0 .. base ** (count - 1)`` modulo 2^64, by one running product."""
+    powers = np.full(count, base, dtype=np.uint64)
+    powers[:1] = 1
+    return np.cumprod(powers)
+
+
+@functools.cache
+def _kept_powers(base: int) -> NDArray[np.uint64]:
+    """The first ``_KEPT_POWERS`` powers of ``base``, computed once (read-only)."""
+    powers = _computed_powers(base, _KEPT_POWERS)
+    powers.flags.writeable = False
+    return powers
+
+
+def _mixed(values: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SplitMix64's finaliser: a one-to-one map of 64-bit integers that gives inputs
+    differing in a few bits unrelated outputs."""
+    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+        values = (values ^ (values >> np.uint64(shift))) * np.uint64(multiplier)
+    return values ^ (values >> np.uint64(31))
+
+
+def _run_ids(codes: NDArray[np.uint32], starts: NDArray[np.intp], ends: NDArray[np.intp]
+             ) -> NDArray[np.int64]:
+    """The ``word_id`` of each run ``codes[start:end]``, all from one prefix sum: with
+    ``prefix[i]`` the sum of ``codes[j] * BASE ** j`` over j < i, a run's polynomial is
+    ``(prefix[end] - prefix[start]) * BASE ** -start`` (uint64 arithmetic wraps modulo
+    2^64, where BASE is invertible)."""
+    prefix = np.zeros(len(codes) + 1, dtype=np.uint64)
+    np.cumsum(codes * _powers(_ID_BASE, len(codes)), out=prefix[1:])
+    unshift = _powers(_ID_BASE_INVERSE, int(starts.max(initial=0)) + 1)[starts]
+    return _mixed((prefix[ends] - prefix[starts]) * unshift).view(np.int64)
+
+
+def word_ids(words: Sequence[str]) -> NDArray[np.int64]:
+    """Each word's ``word_id``, computed together (what a caller with many words uses)."""
+    lengths = np.array([len(word) for word in words], dtype=np.intp)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    return _run_ids(_code_points("".join(words)), starts, ends)
+
+
+def word_id(word: str) -> int:
+    """The id of a word (as ``tokenize`` gives it: case-folded), the one every reading of
+    words uses (``read_text``'s ``ids`` and ``pairs``, BM25's query words, the links'
+    words): its code points ``c_0 .. c_(m-1)`` as a polynomial, ``sum c_j * BASE ** j``
+    modulo 2^64 (``BASE = 0x100000001B3``), mixed by SplitMix64's finaliser, as a signed
+    64-bit integer (64 bits: two words of a pool collide with negligible chance).
+
+    The same in every process, whatever ``PYTHONHASHSEED`` is (Python's ``hash`` of a
+    string is not), so a reading, and every order that sorts words by id, repeats from
+    run to run.
+
+    >>> word_id("caffeine") == word_id("Caffeine".casefold()) != word_id("coffee")
+    True
+    """
+    return int(word_ids([word])[0])
+
+
+def _spaceless_tokens(text: str) -> list[str]:
+    """The tokens of a text with characters of a script written without spaces, as
+    strings: each sentence's (``_BREAK`` apart) ``tokenize`` words (bigrams in that
+    script), each sentence then a ``"."`` (a break)."""
+    return [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
+
+
+def _tokens(texts: Sequence[str]
+            ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.intp]]:
+    """Every token of ``texts`` in order, as arrays: its id (``word_id``), whether it is a
+    word (else a run of breaks, whose id nothing reads) and the text it is in.
+
+    The texts are read together, as the code points of their case-folded join: each code
+    point's class (``_char_classes``), the runs of word characters (a word) and of breaks
+    found where the class changes, their ids with one prefix sum (``_run_ids``). These are
+    the tokens the regular expression ``[\\w<combining marks>]+|[<breaks>]+`` finds in each
+    case-folded text (tests/helpers/reading.py holds the two together), for any code point,
+    a casefold that lengthens a text (``"ß"`` -> ``"ss"``) or a lone surrogate included. A
+    text with a character of a script written without spaces (``SPACELESS``) is read by
+    ``_spaceless_tokens`` instead: its words there are bigrams, not runs of one class."""
+    folded = [text.casefold() for text in texts]
+    lengths = np.array([len(text) for text in folded], dtype=np.intp)
+    text_starts = np.cumsum(lengths + 1) - lengths  # where each begins in the join
+    # "\0" is in no token: before, between and after the texts, so no run spans two
+    codes = _code_points("\0" + "\0".join(folded) + "\0")
+    classes = _char_classes()[codes]
+    spaceless = np.zeros(0, dtype=np.intp)  # the texts _spaceless_tokens reads
+    if (classes == _SPACELESS_CHAR).any():
+        spaceless = np.unique(np.searchsorted(text_starts, np.flatnonzero(
+            classes == _SPACELESS_CHAR), side="right") - 1)
+        for text in spaceless.tolist():
+            classes[text_starts[text]:text_starts[text] + lengths[text]] = _OTHER
+    # a token is a run of word characters or of breaks: where the class changes, it begins
+    # (at a code point of either class) or ends (after one)
+    change = classes[1:] != classes[:-1]
+    starts = np.flatnonzero(change & (classes[1:] != _OTHER)) + 1
+    ends = np.flatnonzero(change & (classes[:-1] != _OTHER)) + 1
+    ids, is_word = _run_ids(codes, starts, ends), classes[starts] == _WORD_CHAR
+    owner = np.searchsorted(text_starts, starts, side="right") - 1
+    if len(spaceless):
+        read = [_spaceless_tokens(texts[text]) for text in spaceless.tolist()]
+        tokens = list(chain.from_iterable(read))
+        ids = np.concatenate([ids, word_ids(tokens)])
+        is_word = np.concatenate([is_word, [token[0] not in _BREAKS for token in tokens]])
+        owner = np.concatenate([owner, np.repeat(spaceless, [len(t) for t in read])])
+        in_order = np.argsort(owner, kind="stable")  # each text's tokens stay in order
+        ids, is_word, owner = ids[in_order], is_word[in_order], owner[in_order]
+    return ids, is_word, owner
+
+
+def _by_text(values: NDArray[np.int64], owner: NDArray[np.intp], n: int
              ) -> NDArray[np.intp]:
     """The order that sorts ``values`` by ``owner`` (the text, 0 .. n - 1), then by value
     (equal values in any order)."""
@@ -186,50 +327,43 @@ def _by_text(values: NDArray[np.int64], owner: NDArray[np.int64], n: int
 
 
 def _read_all(texts: Sequence[str]) -> list[TextWords]:
-    """Each text's words and word pairs, the texts read together: their tokens hashed in
-    one pass, every text's distinct words (in first-occurrence order), counts and sorted
-    pairs found by sorting (text, id) once for the whole batch."""
+    """Each text's words and word pairs, the texts read together: their tokens as arrays
+    (``_tokens``), every text's distinct words (in first-occurrence order), counts and
+    sorted pairs found by sorting (text, id) once for the whole batch."""
     n = len(texts)
-    lists = [_tokens(text) for text in texts]
-    sizes = [len(tokens) for tokens in lists]
-    tokens = list(chain.from_iterable(lists))
-    hashes = np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
-    breaks = set(_BREAK.findall(" ".join(set(tokens))))  # the distinct runs of breaks
-    if not len(hashes):
+    token_ids, is_word, owner = _tokens(texts)
+    if not len(token_ids):
         empty = np.zeros(0, dtype=np.int64)
         return [TextWords(empty, np.zeros(0), empty) for _ in range(n)]
-    owner = np.repeat(np.arange(n), sizes)
-    is_word = ~np.isin(hashes, np.fromiter(map(hash, breaks), dtype=np.int64,
-                                           count=len(breaks)))
     # word pairs: consecutive words of one text; a word alone between breaks, itself
     same_text = owner[:-1] == owner[1:]
     after = np.concatenate([[False], is_word[:-1] & same_text])  # the token before is a word
     before = np.concatenate([is_word[1:] & same_text, [False]])  # the token after is one
     paired = is_word[:-1] & before[:-1]
     alone = is_word & ~after & ~before
-    pairs = np.concatenate([hashes[:-1][paired] * _NEXT + hashes[1:][paired],
-                            hashes[alone] * _ALONE + 1])
+    pairs = np.concatenate([token_ids[:-1][paired] * _NEXT + token_ids[1:][paired],
+                            token_ids[alone] * _ALONE + 1])
     pair_owner = np.concatenate([owner[:-1][paired], owner[alone]])
     order = _by_text(pairs, pair_owner, n)
     pairs, pair_owner = pairs[order], pair_owner[order]
     distinct = np.ones(len(pairs), dtype=bool)
     distinct[1:] = (pairs[1:] != pairs[:-1]) | (pair_owner[1:] != pair_owner[:-1])
     pairs, pair_owner = pairs[distinct], pair_owner[distinct]
-    # distinct words: group each text's word tokens by id, each group's first occurrence
-    # its smallest position, then put the groups back in first-occurrence order
-    words, word_owner = hashes[is_word], owner[is_word]
+    # distinct words: group each text's word tokens by id; a word's count is its group's
+    # size, put at its first occurrence (the group's smallest position)
+    words, word_owner = token_ids[is_word], owner[is_word]
     order = _by_text(words, word_owner, n)
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = ((words[order[1:]] != words[order[:-1]])
-                  | (word_owner[order[1:]] != word_owner[order[:-1]]))
-    at = np.flatnonzero(starts)
-    counts = np.diff(np.append(at, len(order))).astype(np.float64)
-    first = np.minimum.reduceat(order, at) if len(at) else at
-    ranked = np.argsort(first)
-    first, counts = first[ranked], counts[ranked]
-    ids, id_owner = words[first], word_owner[first]
+    sorted_words, sorted_owner = words[order], word_owner[order]
+    group_starts = np.flatnonzero(np.concatenate([[True], (
+        sorted_words[1:] != sorted_words[:-1]) | (sorted_owner[1:] != sorted_owner[:-1])]))
+    count_at_first = np.zeros(len(words))
+    if len(words):
+        count_at_first[np.minimum.reduceat(order, group_starts)] = np.diff(
+            np.append(group_starts, len(words)))
+    first = count_at_first > 0  # in token order: each text's words as they first occur
+    ids, counts, id_owner = words[first], count_at_first[first], word_owner[first]
 
-    def split(values: NDArray[Any], owners: NDArray[np.int64]) -> list[NDArray[Any]]:
+    def split(values: NDArray[Any], owners: NDArray[np.intp]) -> list[NDArray[Any]]:
         ends = np.cumsum(np.bincount(owners, minlength=n)).tolist()
         return [values[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
@@ -336,7 +470,7 @@ class _PoolWords:
 
 def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _PoolWords:
     asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
-    query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
+    query_ids = word_ids(list(asked))
     order = np.argsort(query_ids)
     parts = read_texts(texts)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
@@ -470,9 +604,11 @@ class PoolLinks:
         mine, theirs = Counter(tokenize(text)), Counter(tokenize(linked))
         surprise: dict[str, float] = {}
         share: dict[str, float] = {}
-        for word in (mine.keys() & theirs.keys()) - self.asked:
-            at = int(np.searchsorted(self.vocabulary, hash(word)))
-            if at < len(self.vocabulary) and self.vocabulary[at] == hash(word) \
+        both = list((mine.keys() & theirs.keys()) - self.asked)
+        ids = word_ids(both)
+        places = np.searchsorted(self.vocabulary, ids).tolist()
+        for word, its_id, at in zip(both, ids.tolist(), places, strict=True):
+            if at < len(self.vocabulary) and self.vocabulary[at] == its_id \
                     and self.surprise[at] > 0:
                 surprise[word] = float(self.surprise[at])
                 share[word] = mine[word] * theirs[word] * float(self.idf[at]) ** 2
