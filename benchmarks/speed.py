@@ -409,9 +409,12 @@ def words_timings(n: int, repeats: int, rng: np.random.Generator) -> dict[str, f
     def pool() -> tuple[str, list[str]]:
         return pools[next(at) % len(pools)]
 
-    def cold() -> object:  # texts never seen: each is tokenised (and cached) now
+    fresh = iter(range(1 << 30))
+
+    def cold() -> object:  # texts never seen: each call's texts are new (a number added)
         query, texts = pool()
-        return bm25(query, [text + " " for text in texts])
+        call = next(fresh)
+        return bm25(query, [f"{text} {call}" for text in texts])
 
     def with_bm25s() -> object:
         query, texts = pool()
