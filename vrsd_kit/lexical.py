@@ -37,7 +37,8 @@ the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
 tokenised once per process (``read_text`` is cached on the text; ``read_texts`` reads a
-pool's new texts together), so a candidate seen by many queries is not read again.
+pool's new texts together, as arrays of code points), so a candidate seen by many queries
+is not read again; a word is named by ``word_id``, the same in every process.
 
 **The judge of copies** (``Judge``): which candidates restate a kept one, read from the
 words.
@@ -256,7 +257,8 @@ def word_id(word: str) -> int:
     words uses (``read_text``'s ``ids`` and ``pairs``, BM25's query words, the links'
     words): its code points ``c_0 .. c_(m-1)`` as a polynomial, ``sum c_j * BASE ** j``
     modulo 2^64 (``BASE = 0x100000001B3``), mixed by SplitMix64's finaliser, as a signed
-    64-bit integer (64 bits: two words of a pool collide with negligible chance).
+    64-bit integer (64 bits: two words of a pool collide with negligible chance; strings
+    built to collide, thousands of characters long, exist for any such polynomial).
 
     The same in every process, whatever ``PYTHONHASHSEED`` is (Python's ``hash`` of a
     string is not), so a reading, and every order that sorts words by id, repeats from
