@@ -185,7 +185,7 @@ _SPACELESS_CHAR = 3  # of a script written without spaces (``SPACELESS``)
 def _char_classes() -> NDArray[np.uint8]:
     """Every code point's class, found by the regular expressions ``tokenize`` reads with
     (``_WORD``, ``_BREAKS``, ``SPACELESS``; a spaceless script's character is a word
-    character too, and is classed spaceless); built on first use (about 40 ms)."""
+    character too, and is classed spaceless); built on first use (about 40 ms), read-only."""
     every = np.arange(_CODE_POINTS, dtype=np.uint32).tobytes().decode("utf-32-le",
                                                                        "surrogatepass")
     classes = np.zeros(_CODE_POINTS, dtype=np.uint8)
@@ -193,6 +193,7 @@ def _char_classes() -> NDArray[np.uint8]:
                                 (re.compile(f"[{_SPACELESS}]+"), _SPACELESS_CHAR)):
         for run in pattern.finditer(every):
             classes[run.start():run.end()] = char_class
+    classes.flags.writeable = False
     return classes
 
 
