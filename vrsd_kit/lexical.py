@@ -171,7 +171,7 @@ class TextWords:
 
 _ID_BASE = 0x100000001B3  # the base of a word id's polynomial (odd: invertible mod 2^64)
 _ID_BASE_INVERSE = pow(_ID_BASE, -1, 1 << 64)
-_CODE_POINTS = 0x110000  # Unicode's code points: 0 .. 0x10FFFF
+_BASIC_PLANE = 0x10000  # code points below it: the Basic Multilingual Plane
 _KEPT_POWERS = 1 << 16  # the base's powers kept: a pool of 50 texts of 1,300 characters
 
 # a code point's class (``_char_classes``)
@@ -181,19 +181,37 @@ _BREAK_CHAR = 2  # ends a sentence or a line (``_BREAKS``)
 _SPACELESS_CHAR = 3  # of a script written without spaces (``SPACELESS``)
 
 
-@functools.cache
-def _char_classes() -> NDArray[np.uint8]:
-    """Every code point's class, found by the regular expressions ``tokenize`` reads with
+def _classify(code_points: NDArray[np.uint32]) -> NDArray[np.uint8]:
+    """Each code point's class, found by the regular expressions ``tokenize`` reads with
     (``_WORD``, ``_BREAKS``, ``SPACELESS``; a spaceless script's character is a word
-    character too, and is classed spaceless); built on first use (about 40 ms), read-only."""
-    every = np.arange(_CODE_POINTS, dtype=np.uint32).tobytes().decode("utf-32-le",
-                                                                       "surrogatepass")
-    classes = np.zeros(_CODE_POINTS, dtype=np.uint8)
+    character too, and is classed spaceless)."""
+    chars = code_points.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    classes = np.zeros(len(code_points), dtype=np.uint8)
     for pattern, char_class in ((_WORD, _WORD_CHAR), (_BREAK, _BREAK_CHAR),
                                 (re.compile(f"[{_SPACELESS}]+"), _SPACELESS_CHAR)):
-        for run in pattern.finditer(every):
+        for run in pattern.finditer(chars):
             classes[run.start():run.end()] = char_class
+    return classes
+
+
+@functools.cache
+def _plane_classes() -> NDArray[np.uint8]:
+    """The class of every code point of the Basic Multilingual Plane (``_classify``), a
+    table built on first use (a few milliseconds), read-only."""
+    classes = _classify(np.arange(_BASIC_PLANE, dtype=np.uint32))
     classes.flags.writeable = False
+    return classes
+
+
+def _char_classes(code_points: NDArray[np.uint32]) -> NDArray[np.uint8]:
+    """Each code point's class: from the table of the Basic Multilingual Plane, and for
+    the few above it (historic scripts, emoji, rare Han), classified where they occur."""
+    above = code_points >= _BASIC_PLANE
+    if not above.any():
+        return _plane_classes()[code_points]
+    classes = _plane_classes()[np.where(above, 0, code_points)]
+    distinct, where = np.unique(code_points[above], return_inverse=True)
+    classes[above] = _classify(distinct)[where]
     return classes
 
 
@@ -296,7 +314,7 @@ def _tokens(texts: Sequence[str]
     text_starts = np.cumsum(lengths + 1) - lengths  # where each begins in the join
     # "\0" is in no token: before, between and after the texts, so no run spans two
     codes = _code_points("\0" + "\0".join(folded) + "\0")
-    classes = _char_classes()[codes]
+    classes = _char_classes(codes)
     spaceless = np.zeros(0, dtype=np.intp)  # the texts _spaceless_tokens reads
     if (classes == _SPACELESS_CHAR).any():
         spaceless = np.unique(np.searchsorted(text_starts, np.flatnonzero(
