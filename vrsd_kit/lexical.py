@@ -467,15 +467,28 @@ class PoolLinks:
         by their share of the link (tf in each text times idf squared, largest first) until
         together they pass the chance test; adjacent ones joined as written ("Tim
         Burton"), the heaviest first. [] when the shared words never pass."""
-        mine, theirs = Counter(tokenize(text)), Counter(tokenize(linked))
+        mine, theirs = read_text(text), read_text(linked)  # as the pool read them
+        common, in_mine, in_theirs = np.intersect1d(mine.ids, theirs.ids, assume_unique=True,
+                                                    return_indices=True)
+        if not len(common):
+            return []
+        place = np.minimum(np.searchsorted(self.vocabulary, common), len(self.vocabulary) - 1)
+        # surprise 0: a word of the question, or one no other text of the pool holds
+        linking = (self.vocabulary[place] == common) & (self.surprise[place] > 0)
+        if not linking.any():
+            return []
+        found = list(_WORD.finditer(text))  # the one scan of the text: spellings, phrases
+        spelled = [match.group(0).casefold() for match in found]
+        word_of = self._spelled(text, spelled, set(common[linking].tolist()))
         surprise: dict[str, float] = {}
         share: dict[str, float] = {}
-        for word in (mine.keys() & theirs.keys()) - self.asked:
-            at = int(np.searchsorted(self.vocabulary, hash(word)))
-            if at < len(self.vocabulary) and self.vocabulary[at] == hash(word) \
-                    and self.surprise[at] > 0:
-                surprise[word] = float(self.surprise[at])
-                share[word] = mine[word] * theirs[word] * float(self.idf[at]) ** 2
+        for word_id, at, count, other_count in zip(
+                common[linking].tolist(), place[linking].tolist(),
+                mine.counts[in_mine[linking]].tolist(),
+                theirs.counts[in_theirs[linking]].tolist(), strict=True):
+            word = word_of[word_id]
+            surprise[word] = float(self.surprise[at])
+            share[word] = count * other_count * float(self.idf[at]) ** 2
         chosen: set[str] = set()
         total = 0.0
         for word in sorted(surprise, key=lambda w: (-share[w], w)):
@@ -488,17 +501,16 @@ class PoolLinks:
         phrases: dict[str, tuple[str, float]] = {}  # folded -> (as written first, share)
         run: list[str] = []
         end = 0
-        for found in [*_WORD.finditer(text), None]:
-            word = found.group(0).casefold() if found else ""
-            apart = found is not None and text[end:found.start()].strip() != ""
-            if run and (not found or word not in chosen or apart):  # a phrase ends
+        for match, word in [*zip(found, spelled, strict=True), (None, "")]:
+            apart = match is not None and text[end:match.start()].strip() != ""
+            if run and (match is None or word not in chosen or apart):  # a phrase ends
                 joined = " ".join(run)  # words written next to each other, no stop between
                 phrases.setdefault(joined.casefold(),
                                    (joined, sum(share[w.casefold()] for w in run)))
                 run = []
-            if found and word in chosen:
-                run.append(found.group(0))
-                end = found.end()
+            if match is not None and word in chosen:
+                run.append(match.group(0))
+                end = match.end()
         shown = {w for folded in phrases for w in folded.split()}
         for word in chosen - shown:  # a word the text's spelling does not show alone
             phrases[word] = (word, share[word])
@@ -510,6 +522,17 @@ class PoolLinks:
                 named.append(written)
                 seen |= folded
         return named
+
+    @staticmethod
+    def _spelled(text: str, spelled: Sequence[str], wanted: set[int]) -> dict[int, str]:
+        """{word id: the word} for the ``wanted`` ids of ``text``'s words: from its words as
+        written, case-folded (``spelled``), else (a script without spaces, read as bigrams)
+        from its tokens."""
+        out = {word_id: word for word in spelled if (word_id := hash(word)) in wanted}
+        if len(out) < len(wanted):
+            out.update((word_id, word) for word in tokenize(text)
+                       if (word_id := hash(word)) in wanted)
+        return out
 
 
 def _links(words: _PoolWords, query: str,

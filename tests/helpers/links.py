@@ -1,0 +1,58 @@
+"""The words of a link written the first way, a reference for ``PoolLinks.words``: both
+texts tokenised again and their words counted (``Counter``), each shared word looked up
+in the pool's vocabulary by its string."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from vrsd_kit.lexical import _WORD, PoolLinks, tokenize
+
+
+def link_words_by_counting(links: PoolLinks, text: str, linked: str) -> list[str]:
+    """``links.words(text, linked)``, from the two texts' words counted again."""
+    mine, theirs = Counter(tokenize(text)), Counter(tokenize(linked))
+    surprise: dict[str, float] = {}
+    share: dict[str, float] = {}
+    for word in (mine.keys() & theirs.keys()) - links.asked:
+        at = int(np.searchsorted(links.vocabulary, hash(word)))
+        if at < len(links.vocabulary) and links.vocabulary[at] == hash(word) \
+                and links.surprise[at] > 0:
+            surprise[word] = float(links.surprise[at])
+            share[word] = mine[word] * theirs[word] * float(links.idf[at]) ** 2
+    chosen: set[str] = set()
+    total = 0.0
+    for word in sorted(surprise, key=lambda w: (-share[w], w)):
+        chosen.add(word)
+        total += surprise[word]
+        if total > links.chance:
+            break
+    else:
+        return []
+    phrases: dict[str, tuple[str, float]] = {}
+    run: list[str] = []
+    end = 0
+    for found in [*_WORD.finditer(text), None]:
+        word = found.group(0).casefold() if found else ""
+        apart = found is not None and text[end:found.start()].strip() != ""
+        if run and (not found or word not in chosen or apart):
+            joined = " ".join(run)
+            phrases.setdefault(joined.casefold(),
+                               (joined, sum(share[w.casefold()] for w in run)))
+            run = []
+        if found and word in chosen:
+            run.append(found.group(0))
+            end = found.end()
+    shown = {w for folded in phrases for w in folded.split()}
+    for word in chosen - shown:
+        phrases[word] = (word, share[word])
+    named: list[str] = []
+    seen: set[str] = set()
+    for written, _ in sorted(phrases.values(), key=lambda p: -p[1]):
+        folded = set(written.casefold().split())
+        if folded - seen:
+            named.append(written)
+            seen |= folded
+    return named
