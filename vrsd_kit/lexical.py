@@ -796,17 +796,17 @@ def restated_by(text: str, kept: Sequence[str], pool: Sequence[str] | None = Non
 # --- the selection keeps no copy of a pick ---------------------------------------------
 
 
-def without_copies(selection: Selection, judge: Judge, k: int, *,
-                   plain: Selection | None = None, fill: bool = False,
+def without_copies(selection: Selection, judge: Judge, k: int, *, fill: bool = False,
                    relevance: NDArray[np.float64] | None = None,
                    objective: Callable[[NDArray[np.int64]], float] | None = None
                    ) -> Selection:
     """The default's result when its judge closed copies: ``selection`` is the run whose
     ``closes`` (``judge.closes``) closed the candidates ``info["closed"]`` (in the order
     closed), each a copy of a pick before it; the run is the one in which they were closed
-    from the start, so each is a copy of a pick that is kept. ``plain``: the same
-    selection without the judge, under a budget or a cap (what plain top-k returns there,
-    and whether the budget or cap stopped it); None without either.
+    from the start, so each is a copy of a pick that is kept. Its ``info["top_k"]`` is
+    what plain top-k returns (under a budget or a cap, read from the run without the
+    judge, whose ``info["top_k_stopped"]`` says whether the budget or the cap stopped it:
+    ``complement``).
 
     When only copies remain, fewer than ``k`` come back and ``info["stopped"] ==
     "restatements"``; with ``fill``, the closed copies make up ``k`` (in the order they
@@ -818,14 +818,10 @@ def without_copies(selection: Selection, judge: Judge, k: int, *,
     """
     closed = list(selection.info["closed"])
     picks = selection.indices.tolist()
-    first = selection.info if plain is None else plain.info
     info = {key: value for key, value in selection.info.items()
-            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped",
-                           "closed")}
-    for key in ("max_tokens", "tokens_used"):  # the caller's own budget
-        if key in first and key in selection.info:
-            info[key] = selection.info[key]
-    if "stopped" in first:  # the budget or cap stopped plain top-k short: say what stops this
+            if key not in ("top_k", "held_back", "stopped", "top_k_stopped", "closed")}
+    if selection.info.get("top_k_stopped"):
+        # the budget or cap stopped plain top-k short: say what stops this
         most = min(k, selection.info.get("feasible", len(judge)))
         short = len(picks) < most  # below what the cap allows: the budget, else the copies
         capped = selection.info.get("stopped") == "max_per_group"
@@ -849,7 +845,7 @@ def without_copies(selection: Selection, judge: Judge, k: int, *,
             info.pop("stopped", None)
         elif "stopped" not in info:
             info["stopped"] = "restatements"
-    info["top_k"] = list(first.get("top_k", []))
+    info["top_k"] = list(selection.info.get("top_k", []))
     info["held_back"] = [c for c in info["top_k"] if c not in set(picks)]
     info["copies"] = closed
     indices = np.asarray(picks, dtype=np.int64)

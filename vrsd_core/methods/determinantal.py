@@ -72,7 +72,15 @@ import numpy as np
 
 from .._prepare import LinkArrays, Prepared, argmax_first, row_dots, standardised
 from ..options import OptionSpec
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import (
+    Picked,
+    pick_counts,
+    split_rows,
+    start_constraints,
+    step_active,
+    stopped_short,
+    taken_counts,
+)
 
 # A determinant ratio below this fraction of the largest quality is numerical zero.
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -225,39 +233,48 @@ def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None,
     pick beyond the incidental is lifted (``LinkChain`` below) and ``info["linked_to"]``
     says, per pick, which earlier pick (its position) a link brought it in by, -1 for
     none. With ``closes`` (the kit's judge of copies), a pick it closes is never picked
-    (``greedy_map``); ``info["top_k"]`` is then as long as the picks the run would make
-    without it."""
+    (``greedy_map``); ``info["top_k"]`` is then what plain top-k returns without it: as
+    many as the run without the judge picks and, under a cap or a budget where the judge
+    closed a candidate, read from that run (it spends the tokens and fills the groups its
+    own way), whose ``info["top_k_stopped"]`` says what stopped it short
+    (``stopped_short``: ``"max_tokens"``, ``"max_per_group"`` or None)."""
     if closes is not None and not callable(closes):
         CLOSES.check(closes)  # its ValueError, naming the option
     in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
     quality = np.where(prep.valid, np.exp(in_pool_units / 2.0), 0.0)
     counts = pick_counts(prep, k)
-    chain = None if links is None else LinkChain(
-        links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
-        int(counts.max(initial=0)), prep.tie_rtol)
-    picked, open_ = greedy_map(prep, k, quality, chain, closes)
+
+    def run(closes: Closes | None) -> tuple[list[Picked], np.ndarray]:
+        chain = None if links is None else LinkChain(
+            links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
+            int(counts.max(initial=0)), prep.tie_rtol)
+        return greedy_map(prep, k, quality, chain, closes)
+
+    picked, open_ = run(closes)
+    plain, plain_open = picked, open_  # the run plain top-k is read from
+    if closes is not None and prep.constrained and any(p.info["closed"] for p in picked):
+        plain, plain_open = run(None)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
-        many = len(p.indices) if closes is None or prep.constrained else int(counts[b])
-        p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,
-                                                          all_open, many)
+        many = len(plain[b].indices) if closes is None or prep.constrained else int(counts[b])
+        top_k = _top_k(prep.rel[b], plain_open[b], plain[b].indices, all_open, many)
+        p.info["top_k"], p.info["held_back"] = top_k.tolist(), top_k[open_[b][top_k]].tolist()
+        if plain is not picked and p.info["closed"]:
+            p.info["top_k_stopped"] = stopped_short(prep, k, b, plain[b].indices)
     return picked
 
 
-def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool,
-               many: int) -> tuple[list[int], list[int]]:
-    """(plain top-k by ``rel`` among the picks and the candidates still open, ``many`` of
-    them (as many as the picks), best first; those of them still open and not picked, in
-    that order). ``all_open``: every candidate was open before the first pick."""
+def _top_k(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool,
+           many: int) -> np.ndarray:
+    """Plain top-k by ``rel`` among a run's picks and the candidates it left open, ``many``
+    of them, best first. ``all_open``: every candidate was open before the first pick."""
     if not many:
-        return [], []
+        return np.zeros(0, dtype=np.int64)
     if all_open:
-        order = (-rel).argsort(kind="stable")[:many]
-    else:
-        pool = open_.copy()
-        pool[picked] = True
-        order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[:many]
-    return order.tolist(), order[open_[order]].tolist()
+        return (-rel).argsort(kind="stable")[:many]
+    pool = open_.copy()
+    pool[picked] = True
+    return np.argsort(np.where(pool, -rel, np.inf), kind="stable")[:many]
 
 
 THETA = OptionSpec("theta", "unit", 0.5, "relevance (near 1) against diversity (0), on the "
