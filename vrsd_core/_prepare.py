@@ -214,18 +214,21 @@ def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
     return bool(value > best + tie_margin(best, rtol))
 
 
-def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL
+def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL, best: Any = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``scores``, the lowest index whose score ties the row's best (within
     ``rtol``: the store's rank decides between equals), and each row's tie threshold.
-    A row holding NaN has a NaN threshold and returns index 0."""
-    threshold = tie_threshold(scores.max(axis=-1), rtol)
+    A row holding NaN has a NaN threshold and returns index 0. ``best``: each row's
+    largest score, when the caller has it already."""
+    threshold = tie_threshold(scores.max(axis=-1) if best is None else best, rtol)
     return np.argmax(scores >= threshold[..., None], axis=-1), threshold
 
 
-def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
-    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
-    return first_of_best(scores, rtol)[0]
+def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL, best: Any = None
+                 ) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within ``rtol``);
+    ``best``: each row's largest score, when the caller has it already."""
+    return first_of_best(scores, rtol, best)[0]
 
 
 def _squared_lengths(

@@ -707,6 +707,7 @@ class Judge:
         self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
                                   minlength=n) + np.bincount(owner[~found], minlength=n)
         self._share: NDArray[np.float64] | None = None
+        self._copy: NDArray[np.bool_] | None = None
 
     def _shares(self) -> NDArray[np.float64]:
         """(n, n): the share of each candidate's pairs found in each other candidate (1.0
@@ -722,6 +723,14 @@ class Judge:
             np.fill_diagonal(share, np.where(sizes > 0, 1.0, 0.0))  # its own pairs
             self._share = share
         return self._share
+
+    def _copies(self) -> NDArray[np.bool_]:
+        """(n, n): whether each candidate restates or contains each other candidate (a
+        share of ``RESTATES`` or more either way), read from ``_shares`` when first needed."""
+        if self._copy is None:
+            share = self._shares()
+            self._copy = (share >= RESTATES) | (share.T >= RESTATES)
+        return self._copy
 
     def __len__(self) -> int:
         """How many candidates the pool has."""
@@ -753,8 +762,8 @@ class Judge:
     def closes(self, row: int, candidate: int, picks: list[int]) -> bool:
         """Whether ``candidate``, the next pick after ``picks``, is a copy of one of them:
         the selection's ``closes`` (``vrsd_core``'s ``complement``; ``row`` is the query's,
-        one judge per query)."""
-        return self.copy_of(candidate, picks) is not None
+        one judge per query). The same verdict as ``copy_of``, without naming the pick."""
+        return bool(picks) and bool(self._copies()[candidate, picks].any())
 
 
 def shared_pairs(text: str, other: str) -> float:

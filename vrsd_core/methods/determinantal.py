@@ -119,6 +119,9 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
     weight = quality * quality  # w_j^2, what each residual is scored with
     residual = np.array(similarity.self_similarity, dtype=np.float64)  # r_j before any pick: S_jj
     numerical_zero = RANK_EPS[prep.X.dtype] * (weight * residual).max(axis=1, initial=0.0)
+    without_candidates = numerical_zero == 0  # rows of padding only: no step length
+    if not without_candidates.any():
+        without_candidates = None
     weight = np.maximum(weight, _SMALLEST)  # so that a weight of 0 times a closed -inf is -inf
     plain_weight = weight
     cons = start_constraints(prep)
@@ -136,17 +139,20 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         if not active.any():  # every query has its picks (or nothing open): done
             break
         score = weight * residual  # d_j^2 = w_j^2 r_j
-        exhausted |= score.max(axis=1, initial=-np.inf) <= numerical_zero
+        best = score.max(axis=1, initial=-np.inf)
+        exhausted |= best <= numerical_zero
         if exhausted.any():
             fill = relevance if chain is None else chain.fill_order(relevance)
             score = np.where(exhausted[:, None], fill, score)
-        pick = argmax_first(score, prep.tie_rtol)
+            best = score.max(axis=1)
+        pick = argmax_first(score, prep.tie_rtol, best)
         if judged is not None:
             judged.step(t, pick, active, picks[:, :t], counts, cons, prep.tie_rtol, weight,
                         residual, relevance, numerical_zero, exhausted, chain)
-        if chain is not None and chain.lifted.any():  # a link may have brought it in
-            chain.record(t, pick, np.where(exhausted[:, None], relevance,
-                                           plain_weight * residual))
+        if chain is not None and (via := chain.lifted_by(pick)) is not None:
+            # a link may have brought it in: what the step scores without links
+            chain.record(t, pick, via, np.where(exhausted[:, None], relevance,
+                                                plain_weight * residual))
         pick_residual = residual[rows, pick]
         pick_weight = weight[rows, pick]
         picks[:, t] = pick
@@ -156,16 +162,18 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         if cons is not None and (blocked := cons.add(pick, active)) is not None:
             # a full group's, or too long for the tokens left
             residual[blocked] = relevance[blocked] = -np.inf
-        if t == K - 1 or exhausted.all():
+        any_exhausted = bool(exhausted.any())
+        if t == K - 1 or any_exhausted and exhausted.all():
             continue
         kernel_column = similarity.to(pick)  # S[:, p]: the one product
         # sqrt(r_p), with the floor of d_p^2 = w_p^2 r_p at numerical zero
         with np.errstate(over="ignore"):  # a fill's weight may be tiny: it is not used
             pick_length = np.sqrt(np.maximum(pick_residual, numerical_zero / pick_weight))
-        pick_length[pick_length == 0] = 1.0  # a query without real candidates
+        if without_candidates is not None:
+            pick_length[without_candidates] = 1.0
         shared = np.einsum("bt,btn->bn", cholesky_rows[rows, :t, pick], cholesky_rows[:, :t, :])
         update_component = (kernel_column - shared) / pick_length[:, None]
-        if exhausted.any():  # such a row fills by relevance: its factor is not read again
+        if any_exhausted:  # such a row fills by relevance: its factor is not read again
             update_component[exhausted] = 0.0
         cholesky_rows[:, t] = update_component
         residual -= update_component * update_component
@@ -365,6 +373,7 @@ class LinkChain:
         self.any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1).copy()
         self.gated_link = np.where(links.beyond_chance.transpose(0, 2, 1), self.any_link, 0.0)
         self.spread = links.spread[:, None]
+        self.spread_z = self.spread * z  # the relevance as one signal of the lifted sum
         self.valid = valid
         self.mask = None if valid.all() else valid
         self.count = np.maximum(valid.sum(axis=1), 1)[:, None]
@@ -390,17 +399,25 @@ class LinkChain:
         lifted = np.where(relevance > -np.inf, self.quality, -np.inf)
         return np.where(self.lifted[:, None], lifted, relevance)
 
-    def record(self, t: int, pick: np.ndarray, scores: np.ndarray) -> None:
-        """Step t picked ``pick``; ``scores`` (B, n) is what the step would have scored by
-        without links (the loop asks only when ``lifted.any()``). A pick is brought in by
-        a link when it was lifted, has a link beyond chance and is not what the plain
-        score would have picked (read at the end, ``linked``)."""
+    def lifted_by(self, pick: np.ndarray) -> np.ndarray | None:
+        """(B,): per query, the earlier pick (its position) a link may have brought this
+        step's ``pick`` in by (the pick was lifted above its relevance and has a link
+        beyond chance), -1 for none; None when no query's pick may have been."""
+        if not self.lifted.any():
+            return None
         rows = self.rows
         via = self.via[rows, pick]
         before = self.z[rows, pick]
         raised = self.quality[rows, pick] > before + self.tie_rtol * np.maximum(1.0, np.abs(before))
-        self.steps.append((t, scores[rows, pick], scores,
-                           np.where(self.lifted & raised & (via >= 0), via, -1)))
+        via = np.where(self.lifted & raised & (via >= 0), via, -1)
+        return via if (via >= 0).any() else None
+
+    def record(self, t: int, pick: np.ndarray, via: np.ndarray, scores: np.ndarray) -> None:
+        """Step t picked ``pick``, which a link may have brought in (``lifted_by``: ``via``);
+        ``scores`` (B, n) is what the step would have scored by without links. It was
+        brought in by the link unless the plain score would have picked it too (read at
+        the end, ``linked``)."""
+        self.steps.append((t, scores[self.rows, pick], scores, via))
 
     def linked(self, closed: np.ndarray | None = None) -> np.ndarray:
         """(B, steps): per pick, the position of the pick a link brought it in by, -1 for
@@ -440,13 +457,12 @@ class LinkChain:
         spread = np.sqrt(row_dots(deviation)[:, None] / self.count)
         # a link at 0 never lifts (mean >= 0); nor does any in a pool whose links do not vary
         lift = (self.gated - mean) / np.maximum(spread, 1e-300) - LIFT_SD
-        lift[(spread <= 1e-12)[:, 0]] = 0.0
         np.maximum(lift, 0.0, out=lift)
-        self.lifted = lift.max(axis=1, initial=0.0) > 0
+        self.lifted = (lift.max(axis=1, initial=0.0) > 0) & (spread[:, 0] > 1e-12)
         if not self.lifted.any():
             self.quality = self.z
             return None
-        lift += self.spread * self.z
+        lift += self.spread_z
         if self.mask is None:  # z of it over the pool (standardised, inline: every step)
             lift -= lift.sum(axis=1, keepdims=True) / self.count
             lift /= np.maximum(np.sqrt(row_dots(lift)[:, None] / self.count), 1e-300)
