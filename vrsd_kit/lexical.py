@@ -311,8 +311,8 @@ class _PoolWords:
 
     ``ids``, ``counts``, ``owner``: every (text, distinct word) of the pool, flat, with
     the text it belongs to; ``column``: the query word it is (its index in ``asked``'s
-    columns), -1 for the others; ``query_counts``: how often each distinct query word
-    (m of them, in ``column``'s order) occurs in the query."""
+    columns), -1 for the others (``in_query``: those that are one); ``query_counts``: how
+    often each distinct query word (m of them, in ``column``'s order) occurs in the query."""
 
     n: int
     ids: NDArray[np.int64]
@@ -320,11 +320,12 @@ class _PoolWords:
     owner: NDArray[np.int64]
     column: NDArray[np.int64]
     query_counts: NDArray[np.float64]
+    in_query: NDArray[np.bool_]
 
     def query_tf(self) -> NDArray[np.float64]:
         """(n, m): each text's count of each query word."""
         tf = np.zeros((self.n, len(self.query_counts)))
-        on = self.column >= 0
+        on = self.in_query
         tf[self.owner[on], self.column[on]] = self.counts[on]
         return tf
 
@@ -349,7 +350,8 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _Pool
         found[found] = query_ids[order[at[found]]] == ids[found]
         column[found] = order[at[found]]
     return _PoolWords(len(texts), ids, counts, owner, column,
-                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)))
+                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)),
+                      column >= 0)
 
 
 def _idf(n: int, df: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -369,22 +371,31 @@ def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
     return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
 
 
-def _vocabulary(words: _PoolWords) -> tuple[NDArray[np.int64], NDArray[np.int64],
-                                             NDArray[np.int64]]:
-    """(the pool's distinct word ids sorted, each (text, word) entry's index in them, each
-    word's document frequency in the pool)."""
-    return np.unique(words.ids, return_inverse=True, return_counts=True)  # type: ignore[return-value]
+class _Vocabulary(NamedTuple):
+    """One pool's distinct words, read once for the profiles and the links: ``ids`` sorted,
+    ``where`` each (text, word) entry's index in them, ``df`` each word's document
+    frequency in the pool, ``idf`` its BM25 idf, ``weights`` each entry's tf * idf."""
+
+    ids: NDArray[np.int64]
+    where: NDArray[np.int64]
+    df: NDArray[np.int64]
+    idf: NDArray[np.float64]
+    weights: NDArray[np.float64]
 
 
-def _profiles(words: _PoolWords, vocabulary: tuple[NDArray[np.int64], ...] | None = None
-              ) -> NDArray[np.float64]:
+def _vocabulary(words: _PoolWords) -> _Vocabulary:
+    ids, where, df = np.unique(words.ids, return_inverse=True, return_counts=True)
+    idf = _idf(words.n, df)
+    return _Vocabulary(ids, where, df, idf, words.counts * idf[where])
+
+
+def _profiles(words: _PoolWords, vocabulary: _Vocabulary | None = None) -> NDArray[np.float64]:
     n = words.n
     out = np.zeros((n, len(words.query_counts) + 1))
     if not len(words.ids):
         return out
-    _, where, df = _vocabulary(words) if vocabulary is None else vocabulary
-    weights = words.counts * _idf(n, df)[where]
-    on = words.column >= 0
+    weights = (_vocabulary(words) if vocabulary is None else vocabulary).weights
+    on = words.in_query
     out[words.owner[on], words.column[on]] = weights[on]
     rest = np.where(on, 0.0, weights * weights)
     out[:, -1] = np.sqrt(np.bincount(words.owner, weights=rest, minlength=n))
@@ -454,7 +465,6 @@ class PoolLinks:
     idf: NDArray[np.float64]  # per word of ``vocabulary``
     surprise: NDArray[np.float64]  # per word: log C(n,2) - log C(df,2); 0 in the question
     chance: float  # log C(n, 2)
-    asked: frozenset[str]  # the question's words
 
     def core(self, spread: float) -> Links:
         """The default's ``links`` option (``vrsd_core.Links``); ``spread``: the standard
@@ -499,18 +509,17 @@ class PoolLinks:
         else:
             return []
         phrases: dict[str, tuple[str, float]] = {}  # folded -> (as written first, share)
-        run: list[str] = []
-        end = 0
-        for match, word in [*zip(found, spelled, strict=True), (None, "")]:
-            apart = match is not None and text[end:match.start()].strip() != ""
-            if run and (match is None or word not in chosen or apart):  # a phrase ends
-                joined = " ".join(run)  # words written next to each other, no stop between
-                phrases.setdefault(joined.casefold(),
-                                   (joined, sum(share[w.casefold()] for w in run)))
-                run = []
-            if match is not None and word in chosen:
-                run.append(match.group(0))
-                end = match.end()
+        runs: list[list[str]] = []  # chosen words written next to each other, no stop between
+        last = end = -1
+        for at in [at for at, word in enumerate(spelled) if word in chosen]:
+            match = found[at]
+            if not runs or at != last + 1 or text[end:match.start()].strip():
+                runs.append([])  # a phrase starts
+            runs[-1].append(match.group(0))
+            last, end = at, match.end()
+        for run in runs:
+            joined = " ".join(run)
+            phrases.setdefault(joined.casefold(), (joined, sum(share[w.casefold()] for w in run)))
         shown = {w for folded in phrases for w in folded.split()}
         for word in chosen - shown:  # a word the text's spelling does not show alone
             phrases[word] = (word, share[word])
@@ -535,21 +544,19 @@ class PoolLinks:
         return out
 
 
-def _links(words: _PoolWords, query: str,
-           vocabulary: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
-           ) -> PoolLinks:
+def _links(words: _PoolWords, vocabulary: _Vocabulary) -> PoolLinks:
     n = words.n
-    ids, where, df = vocabulary
-    idf = _idf(n, df)
+    ids, where, df, idf, _ = vocabulary
     chance = float(_log_pairs(np.array(float(n))))
     outside = np.ones(len(ids), dtype=bool)
-    outside[where[words.column >= 0]] = False
-    surprise = np.where(outside & (df >= 2), chance - _log_pairs(df.astype(np.float64)), 0.0)
+    outside[where[words.in_query]] = False
+    linking = outside & (df >= 2)  # words outside the question that two texts or more hold
+    surprise = np.where(linking, chance - _log_pairs(df.astype(np.float64)), 0.0)
     # each text's tf * idf over the words outside the question, unit length; only words
     # two texts share enter the products (the others change a row's length only)
-    weights = np.where(words.column < 0, words.counts * idf[where], 0.0)
+    weights = np.where(words.in_query, 0.0, vocabulary.weights)
     lengths = np.sqrt(np.bincount(words.owner, weights=weights * weights, minlength=n))
-    shared = np.flatnonzero(outside & (df >= 2))
+    shared = np.flatnonzero(linking)
     column = np.full(len(ids), -1)
     column[shared] = np.arange(len(shared))
     on = column[where] >= 0
@@ -561,14 +568,14 @@ def _links(words: _PoolWords, query: str,
     beyond = (present * surprise[shared]) @ present.T > chance
     np.fill_diagonal(cosine, 0.0)
     np.fill_diagonal(beyond, False)
-    return PoolLinks(cosine, beyond, ids, idf, surprise, chance, frozenset(tokenize(query)))
+    return PoolLinks(cosine, beyond, ids, idf, surprise, chance)
 
 
 def pool_links(query: str, texts: Sequence[str]) -> PoolLinks:
     """The links between ``texts`` (one query's candidates) that their words make
     (``PoolLinks``), with statistics from the pool alone."""
     words = _pool_words(query, texts)
-    return _links(words, query, _vocabulary(words))
+    return _links(words, _vocabulary(words))
 
 
 @dataclass(frozen=True)
@@ -630,7 +637,7 @@ def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.fl
     words = _pool_words(query, texts)  # the pool's words read once for all
     vocabulary = _vocabulary(words)
     return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
-                         _profiles(words, vocabulary), _links(words, query, vocabulary))
+                         _profiles(words, vocabulary), _links(words, vocabulary))
 
 
 # --- The judge of copies: word pairs --------------------------------------------------

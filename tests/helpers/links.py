@@ -11,12 +11,14 @@ import numpy as np
 from vrsd_kit.lexical import _WORD, PoolLinks, tokenize
 
 
-def link_words_by_counting(links: PoolLinks, text: str, linked: str) -> list[str]:
-    """``links.words(text, linked)``, from the two texts' words counted again."""
+def link_words_by_counting(links: PoolLinks, text: str, linked: str, asked: frozenset[str]
+                           ) -> list[str]:
+    """``links.words(text, linked)``, from the two texts' words counted again (``asked``:
+    the question's words)."""
     mine, theirs = Counter(tokenize(text)), Counter(tokenize(linked))
     surprise: dict[str, float] = {}
     share: dict[str, float] = {}
-    for word in (mine.keys() & theirs.keys()) - links.asked:
+    for word in (mine.keys() & theirs.keys()) - asked:
         at = int(np.searchsorted(links.vocabulary, hash(word)))
         if at < len(links.vocabulary) and links.vocabulary[at] == hash(word) \
                 and links.surprise[at] > 0:
