@@ -323,13 +323,15 @@ class Geometry:
         The one n x e matrix-vector product a pick is allowed; the pick's own scale
         (and the factor) ride in its e-vector."""
         rows = np.arange(self.vectors.shape[0])
-        pick_scale = factor * self.scale[rows, picks] if self.normalize \
-            else np.full(len(rows), factor)
-        pick_vectors = self.vectors[rows, picks] * pick_scale.astype(self.vectors.dtype)[:, None]
+        pick_vectors = self.vectors[rows, picks]
+        if self.normalize or factor != 1.0:
+            pick_scale = factor * self.scale[rows, picks] if self.normalize \
+                else np.full(len(rows), factor)
+            pick_vectors = pick_vectors * pick_scale.astype(self.vectors.dtype)[:, None]
         products = _row_dots_with(self.vectors, pick_vectors)
         if self.normalize:
             return products * self.scale  # type: ignore[no-any-return]
-        return products.astype(np.float64)
+        return products.astype(np.float64, copy=False)
 
     def to_one(self, b: int, j: int) -> np.ndarray:
         """(n,) float64: similarity of query b's candidates with its candidate j."""

@@ -368,10 +368,12 @@ class LinkChain:
                  tie_rtol: float) -> None:
         pairs = valid[:, :, None] & valid[:, None, :]
         words = links.cosine
-        # [b, p, j]: j's link to p before the likeness and the pick's relevance, G (1 - G);
-        # read as rows (one per pick); pairs with padding link nothing
-        self.any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1).copy()
-        self.gated_link = np.where(links.beyond_chance.transpose(0, 2, 1), self.any_link, 0.0)
+        # [b, p, :, j]: j's link to p before the likeness and the pick's relevance,
+        # G (1 - G), every link and those beyond chance; read as rows (one pair per pick);
+        # pairs with padding link nothing
+        any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1)
+        self.link_rows = np.stack(
+            [any_link, np.where(links.beyond_chance.transpose(0, 2, 1), any_link, 0.0)], axis=2)
         self.spread = links.spread[:, None]
         self.spread_z = self.spread * z  # the relevance as one signal of the lifted sum
         self.valid = valid
@@ -380,10 +382,13 @@ class LinkChain:
         self.z = z
         best = np.where(valid, z, -np.inf).max(axis=1, initial=-np.inf, keepdims=True)
         self.carry = np.where(valid, np.exp(z - np.where(np.isfinite(best), best, 0.0)), 0.0)
+        # a pick whose quality is above this was raised by a link (beyond a tie)
+        self.raised_above = z + tie_rtol * np.maximum(1.0, np.abs(z))
         B, n = z.shape
         self.rows = np.arange(B)
-        self.strongest = np.zeros((B, n))  # L: every link, the pool's units
-        self.gated = np.zeros((B, n))  # Lg: the links beyond chance
+        self.strongest_links = np.zeros((B, 2, n))
+        self.strongest = self.strongest_links[:, 0]  # L: every link, the pool's units
+        self.gated = self.strongest_links[:, 1]  # Lg: the links beyond chance
         self.via = np.full((B, n), -1)  # the pick (its position) each candidate links to most
         self.quality = z  # log of the quality the next step scores by
         self.lifted = np.zeros(B, dtype=bool)  # rows whose quality a link changed
@@ -407,8 +412,7 @@ class LinkChain:
             return None
         rows = self.rows
         via = self.via[rows, pick]
-        before = self.z[rows, pick]
-        raised = self.quality[rows, pick] > before + self.tie_rtol * np.maximum(1.0, np.abs(before))
+        raised = self.quality[rows, pick] > self.raised_above[rows, pick]
         via = np.where(self.lifted & raised & (via >= 0), via, -1)
         return via if (via >= 0).any() else None
 
@@ -441,11 +445,9 @@ class LinkChain:
         factor = 1.0 - column
         np.minimum(np.maximum(factor, 0.0, out=factor), 1.0, out=factor)  # np.clip, faster
         factor *= self.carry[rows, pick][:, None]
-        strength = self.any_link[rows, pick] * factor
-        gated = self.gated_link[rows, pick] * factor
-        np.maximum(self.strongest, strength, out=self.strongest)
-        np.copyto(self.via, t, where=gated > self.gated)
-        np.maximum(self.gated, gated, out=self.gated)
+        links = self.link_rows[rows, pick] * factor[:, None]  # every link, those beyond chance
+        np.copyto(self.via, t, where=links[:, 1] > self.gated)
+        np.maximum(self.strongest_links, links, out=self.strongest_links)
         # the strongest links in the pool's units of links (padding links 0: left out)
         mean = self.strongest.sum(axis=1, keepdims=True) / self.count
         if not (self.gated > mean).any():  # nothing above the mean link: nothing lifts
