@@ -307,20 +307,35 @@ def term_counts(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
 
 @dataclass(frozen=True)
 class _PoolWords:
-    """One pool's words against one query, read once for BM25 and the profiles.
+    """One pool's words against one query, read once for BM25, the profiles and the links.
 
     ``ids``, ``counts``, ``owner``: every (text, distinct word) of the pool, flat, with
-    the text it belongs to; ``column``: the query word it is (its index in ``asked``'s
-    columns), -1 for the others (``in_query``: those that are one); ``query_counts``: how
-    often each distinct query word (m of them, in ``column``'s order) occurs in the query."""
+    the text it belongs to; ``vocabulary``: the pool's distinct word ids, sorted, ``where``
+    each entry's index in it and ``df`` each word's document frequency in the pool;
+    ``column``: the query word an entry is (its index in ``asked``'s columns), -1 for the
+    others (``in_query``: those that are one); ``query_counts``: how often each distinct
+    query word (m of them, in ``column``'s order) occurs in the query."""
 
     n: int
     ids: NDArray[np.int64]
     counts: NDArray[np.float64]
     owner: NDArray[np.int64]
+    vocabulary: NDArray[np.int64]
+    where: NDArray[np.int64]
+    df: NDArray[np.int64]
     column: NDArray[np.int64]
-    query_counts: NDArray[np.float64]
     in_query: NDArray[np.bool_]
+    query_counts: NDArray[np.float64]
+
+    @functools.cached_property
+    def idf(self) -> NDArray[np.float64]:
+        """Each word of ``vocabulary``: its BM25 idf in the pool."""
+        return _idf(self.n, self.df)
+
+    @functools.cached_property
+    def weights(self) -> NDArray[np.float64]:
+        """Each entry's tf * idf."""
+        return self.counts * self.idf[self.where]  # type: ignore[no-any-return]
 
     def query_tf(self) -> NDArray[np.float64]:
         """(n, m): each text's count of each query word."""
@@ -338,20 +353,21 @@ class _PoolWords:
 def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _PoolWords:
     asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
     query_ids = np.fromiter(map(hash, asked), dtype=np.int64, count=len(asked))
-    order = np.argsort(query_ids)
     parts = read_texts(texts)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
     counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
     owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
-    column = np.full(len(ids), -1)
-    if len(order):
-        at = np.searchsorted(query_ids[order], ids)
-        found = at < len(order)
-        found[found] = query_ids[order[at[found]]] == ids[found]
-        column[found] = order[at[found]]
-    return _PoolWords(len(texts), ids, counts, owner, column,
-                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)),
-                      column >= 0)
+    vocabulary, where, df = np.unique(ids, return_inverse=True, return_counts=True)
+    # each query word's column, at its place in the vocabulary (-1 elsewhere), then per entry
+    column_of = np.full(len(vocabulary), -1)
+    if len(vocabulary) and len(query_ids):
+        at = np.minimum(np.searchsorted(vocabulary, query_ids), len(vocabulary) - 1)
+        held = vocabulary[at] == query_ids
+        column_of[at[held]] = np.flatnonzero(held)
+    column = column_of[where]
+    return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
+                      column >= 0,
+                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)))
 
 
 def _idf(n: int, df: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -371,30 +387,12 @@ def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
     return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
 
 
-class _Vocabulary(NamedTuple):
-    """One pool's distinct words, read once for the profiles and the links: ``ids`` sorted,
-    ``where`` each (text, word) entry's index in them, ``df`` each word's document
-    frequency in the pool, ``idf`` its BM25 idf, ``weights`` each entry's tf * idf."""
-
-    ids: NDArray[np.int64]
-    where: NDArray[np.int64]
-    df: NDArray[np.int64]
-    idf: NDArray[np.float64]
-    weights: NDArray[np.float64]
-
-
-def _vocabulary(words: _PoolWords) -> _Vocabulary:
-    ids, where, df = np.unique(words.ids, return_inverse=True, return_counts=True)
-    idf = _idf(words.n, df)
-    return _Vocabulary(ids, where, df, idf, words.counts * idf[where])
-
-
-def _profiles(words: _PoolWords, vocabulary: _Vocabulary | None = None) -> NDArray[np.float64]:
+def _profiles(words: _PoolWords) -> NDArray[np.float64]:
     n = words.n
     out = np.zeros((n, len(words.query_counts) + 1))
     if not len(words.ids):
         return out
-    weights = (_vocabulary(words) if vocabulary is None else vocabulary).weights
+    weights = words.weights
     on = words.in_query
     out[words.owner[on], words.column[on]] = weights[on]
     rest = np.where(on, 0.0, weights * weights)
@@ -544,9 +542,9 @@ class PoolLinks:
         return out
 
 
-def _links(words: _PoolWords, vocabulary: _Vocabulary) -> PoolLinks:
+def _links(words: _PoolWords) -> PoolLinks:
     n = words.n
-    ids, where, df, idf, _ = vocabulary
+    ids, where, df, idf = words.vocabulary, words.where, words.df, words.idf
     chance = float(_log_pairs(np.array(float(n))))
     outside = np.ones(len(ids), dtype=bool)
     outside[where[words.in_query]] = False
@@ -554,7 +552,7 @@ def _links(words: _PoolWords, vocabulary: _Vocabulary) -> PoolLinks:
     surprise = np.where(linking, chance - _log_pairs(df.astype(np.float64)), 0.0)
     # each text's tf * idf over the words outside the question, unit length; only words
     # two texts share enter the products (the others change a row's length only)
-    weights = np.where(words.in_query, 0.0, vocabulary.weights)
+    weights = np.where(words.in_query, 0.0, words.weights)
     lengths = np.sqrt(np.bincount(words.owner, weights=weights * weights, minlength=n))
     shared = np.flatnonzero(linking)
     column = np.full(len(ids), -1)
@@ -574,8 +572,7 @@ def _links(words: _PoolWords, vocabulary: _Vocabulary) -> PoolLinks:
 def pool_links(query: str, texts: Sequence[str]) -> PoolLinks:
     """The links between ``texts`` (one query's candidates) that their words make
     (``PoolLinks``), with statistics from the pool alone."""
-    words = _pool_words(query, texts)
-    return _links(words, _vocabulary(words))
+    return _links(_pool_words(query, texts))
 
 
 @dataclass(frozen=True)
@@ -635,9 +632,8 @@ def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.fl
     """The vectors' and the words' relevance of one query's candidates, and their
     words' profiles."""
     words = _pool_words(query, texts)  # the pool's words read once for all
-    vocabulary = _vocabulary(words)
     return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
-                         _profiles(words, vocabulary), _links(words, vocabulary))
+                         _profiles(words), _links(words))
 
 
 # --- The judge of copies: word pairs --------------------------------------------------
