@@ -703,12 +703,13 @@ class Judge:
         shared = held_by >= 2
         column = np.cumsum(shared) - 1  # each pair two or more hold: its column
         found = shared[which]
+        holder, pair = owner[found], which[found]  # each (candidate, pair) two or more hold
         self._holds = np.zeros((n, int(shared.sum())))
-        self._holds[owner[found], column[which[found]]] = 1.0
+        self._holds[holder, column[pair]] = 1.0
         # each pair weighs 1 / how many candidates hold it; one a candidate alone holds, 1
         self._weight = 1.0 / held_by[shared]
-        self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
-                                  minlength=n) + np.bincount(owner[~found], minlength=n)
+        self._total = np.bincount(holder, weights=1.0 / held_by[pair], minlength=n) + (
+            self._sizes - np.bincount(holder, minlength=n))
         self._share: NDArray[np.float64] | None = None
         self._copy: NDArray[np.bool_] | None = None
 
