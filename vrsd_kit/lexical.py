@@ -708,8 +708,8 @@ class Judge:
         self._holds[holder, column[pair]] = 1.0
         # each pair weighs 1 / how many candidates hold it; one a candidate alone holds, 1
         self._weight = 1.0 / held_by[shared]
-        self._total = np.bincount(holder, weights=1.0 / held_by[pair], minlength=n) + (
-            self._sizes - np.bincount(holder, minlength=n))
+        self._alone = self._sizes - np.bincount(holder, minlength=n)  # pairs no other holds
+        self._total = np.bincount(holder, weights=1.0 / held_by[pair], minlength=n) + self._alone
         self._share: NDArray[np.float64] | None = None
         self._copy: NDArray[np.bool_] | None = None
 
@@ -718,11 +718,14 @@ class Judge:
         where all of them are, 0.0 for a passage without pairs), read with one product
         when first needed."""
         if self._share is None:
-            holds, sizes, n = self._holds, self._sizes, len(self._sizes)
-            both = holds @ np.concatenate([holds * self._weight, holds]).T
-            weight, count = both[:, :n], both[:, n:]
+            holds, sizes = self._holds, self._sizes
             with np.errstate(invalid="ignore", divide="ignore"):
-                share = np.where(count == sizes[:, None], 1.0, weight / self._total[:, None])
+                share = (holds @ (holds * self._weight).T) / self._total[:, None]
+            # all of a candidate's pairs can be in another only if others hold each of them
+            whole = np.flatnonzero((self._alone == 0) & (sizes > 0))
+            if len(whole):
+                found = holds[whole] @ holds.T  # how many of its pairs each other holds
+                share[whole] = np.where(found == sizes[whole, None], 1.0, share[whole])
             share[sizes == 0] = 0.0
             np.fill_diagonal(share, np.where(sizes > 0, 1.0, 0.0))  # its own pairs
             self._share = share
