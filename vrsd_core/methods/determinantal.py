@@ -316,8 +316,9 @@ LIFT_SD = 1.5
 
 
 class LinkChain:
-    """The links of a greedy run in the chain form, for a batch of B pools: the loop calls
-    ``record`` at each pick and ``after_pick`` after its kernel column is computed.
+    """The links of a greedy run in the chain form, for a batch of B pools: the loop asks
+    ``lifted_by`` at each pick (and ``record``s a pick a link may have brought in) and
+    calls ``after_pick`` after its kernel column is computed.
 
     ``z``: (B, n) the relevance in pool units (the quality's log before any link);
     ``valid``: (B, n) real candidates; ``steps``: the most picks of the run.
