@@ -5,6 +5,7 @@ in the pool's vocabulary by its string."""
 from __future__ import annotations
 
 from collections import Counter
+from itertools import accumulate
 
 import numpy as np
 
@@ -24,15 +25,12 @@ def link_words_by_counting(links: PoolLinks, text: str, linked: str, asked: froz
                 and links.surprise[at] > 0:
             surprise[word] = float(links.surprise[at])
             share[word] = mine[word] * theirs[word] * float(links.idf[at]) ** 2
-    chosen: set[str] = set()
-    total = 0.0
-    for word in sorted(surprise, key=lambda w: (-share[w], w)):
-        chosen.add(word)
-        total += surprise[word]
-        if total > links.chance:
-            break
-    else:
+    ranked = sorted(surprise, key=lambda w: (-share[w], w))  # the heaviest first
+    passing = [i for i, total in enumerate(accumulate(surprise[w] for w in ranked))
+               if total > links.chance]
+    if not passing:
         return []
+    chosen = set(ranked[:passing[0] + 1])  # the fewest that pass the chance test
     phrases: dict[str, tuple[str, float]] = {}
     run: list[str] = []
     end = 0
