@@ -770,7 +770,7 @@ class Judge:
         """Whether ``candidate``, the next pick after ``picks``, is a copy of one of them:
         the selection's ``closes`` (``vrsd_core``'s ``complement``; ``row`` is the query's,
         one judge per query). The same verdict as ``copy_of``, without naming the pick."""
-        return bool(picks) and bool(self._copies()[candidate, picks].any())
+        return len(picks) > 0 and bool(self._copies()[candidate, picks].any())
 
 
 def shared_pairs(text: str, other: str) -> float:
