@@ -214,18 +214,21 @@ def beats(value: float, best: float, rtol: float = DEFAULT_RTOL) -> bool:
     return bool(value > best + tie_margin(best, rtol))
 
 
-def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL
+def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL, best: Any = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``scores``, the lowest index whose score ties the row's best (within
     ``rtol``: the store's rank decides between equals), and each row's tie threshold.
-    A row holding NaN has a NaN threshold and returns index 0."""
-    threshold = tie_threshold(scores.max(axis=-1), rtol)
+    A row holding NaN has a NaN threshold and returns index 0. ``best``: each row's
+    largest score, when the caller has it already."""
+    threshold = tie_threshold(scores.max(axis=-1) if best is None else best, rtol)
     return np.argmax(scores >= threshold[..., None], axis=-1), threshold
 
 
-def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL) -> np.ndarray:
-    """Per row, the lowest index whose score ties the row's best (within ``rtol``)."""
-    return first_of_best(scores, rtol)[0]
+def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL, best: Any = None
+                 ) -> np.ndarray:
+    """Per row, the lowest index whose score ties the row's best (within ``rtol``);
+    ``best``: each row's largest score, when the caller has it already."""
+    return first_of_best(scores, rtol, best)[0]
 
 
 def _squared_lengths(
@@ -320,13 +323,15 @@ class Geometry:
         The one n x e matrix-vector product a pick is allowed; the pick's own scale
         (and the factor) ride in its e-vector."""
         rows = np.arange(self.vectors.shape[0])
-        pick_scale = factor * self.scale[rows, picks] if self.normalize \
-            else np.full(len(rows), factor)
-        pick_vectors = self.vectors[rows, picks] * pick_scale.astype(self.vectors.dtype)[:, None]
+        pick_vectors = self.vectors[rows, picks]
+        if self.normalize or factor != 1.0:
+            pick_scale = factor * self.scale[rows, picks] if self.normalize \
+                else np.full(len(rows), factor)
+            pick_vectors = pick_vectors * pick_scale.astype(self.vectors.dtype)[:, None]
         products = _row_dots_with(self.vectors, pick_vectors)
         if self.normalize:
             return products * self.scale  # type: ignore[no-any-return]
-        return products.astype(np.float64)
+        return products.astype(np.float64, copy=False)
 
     def to_one(self, b: int, j: int) -> np.ndarray:
         """(n,) float64: similarity of query b's candidates with its candidate j."""

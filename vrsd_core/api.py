@@ -21,7 +21,7 @@ from ._prepare import (
     with_word_profiles,
 )
 from ._prior import PRIOR_DEFAULTS, apply_prior, checked_prior_weight, refuse_prior
-from .methods._common import Picked, cosine_from_parts, run_in_chunks
+from .methods._common import Picked, cosine_from_parts, run_in_chunks, stopped_short
 from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
@@ -245,35 +245,30 @@ def _finish(
 def _report_cap(prep: Prepared, k: int, picked: list[Picked]) -> None:
     """``info`` of a capped run: ``max_per_group``, ``feasible`` (how many picks the
     cap allows at most) and, when that is what kept the selection below
-    min(k, n), ``stopped = "max_per_group"``."""
+    min(k, n), ``stopped = "max_per_group"`` (``stopped_short``)."""
     if prep.feasible is None:
         raise RuntimeError("a capped run without its feasible counts")
     feasible = prep.feasible.tolist()
-    real = prep.valid.sum(axis=1).tolist()
     for b, p in enumerate(picked):
         p.info["max_per_group"] = prep.cap
         p.info["feasible"] = int(feasible[b])
-        if feasible[b] < min(max(k, 0), real[b]):
-            p.info["stopped"] = "max_per_group"
+        if prep.budget is None and (stopped := stopped_short(prep, k, b, p.indices)):
+            p.info["stopped"] = stopped
 
 
 def _report_budget(prep: Prepared, k: int, picked: list[Picked]) -> None:
     """``info`` of a budgeted run: ``max_tokens``, ``tokens_used`` and, when the
     budget is what kept the selection below min(k, n) (and below what a cap
     allows), ``stopped = "max_tokens"``: fewer picks, and some candidate left
-    out does not fit the tokens left."""
+    out does not fit the tokens left; else, with a cap that allows fewer than min(k, n),
+    ``stopped = "max_per_group"`` (``stopped_short``)."""
     if prep.tokens is None or prep.budget is None:
         raise RuntimeError("a budgeted run without its token counts")
-    most = np.minimum(max(k, 0), prep.valid.sum(axis=1) if prep.feasible is None else prep.feasible)
     for b, p in enumerate(picked):
-        used = int(prep.tokens[b, p.indices].sum())
         p.info["max_tokens"] = prep.budget
-        p.info["tokens_used"] = used
-        if len(p.indices) < most[b]:
-            out = prep.valid[b].copy()
-            out[p.indices] = False
-            if (prep.tokens[b, out] > prep.budget - used).any():
-                p.info["stopped"] = "max_tokens"
+        p.info["tokens_used"] = int(prep.tokens[b, p.indices].sum())
+        if stopped := stopped_short(prep, k, b, p.indices):
+            p.info["stopped"] = stopped
 
 
 def _to_selection(

@@ -462,24 +462,40 @@ def term_counts(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
 
 @dataclass(frozen=True)
 class _PoolWords:
-    """One pool's words against one query, read once for BM25 and the profiles.
+    """One pool's words against one query, read once for BM25, the profiles and the links.
 
     ``ids``, ``counts``, ``owner``: every (text, distinct word) of the pool, flat, with
-    the text it belongs to; ``column``: the query word it is (its index in ``asked``'s
-    columns), -1 for the others; ``query_counts``: how often each distinct query word
-    (m of them, in ``column``'s order) occurs in the query."""
+    the text it belongs to; ``vocabulary``: the pool's distinct word ids, sorted, ``where``
+    each entry's index in it and ``df`` each word's document frequency in the pool;
+    ``column``: the query word an entry is (its index in ``asked``'s columns), -1 for the
+    others (``in_query``: those that are one); ``query_counts``: how often each distinct
+    query word (m of them, in ``column``'s order) occurs in the query."""
 
     n: int
     ids: NDArray[np.int64]
     counts: NDArray[np.float64]
     owner: NDArray[np.int64]
+    vocabulary: NDArray[np.int64]
+    where: NDArray[np.int64]
+    df: NDArray[np.int64]
     column: NDArray[np.int64]
+    in_query: NDArray[np.bool_]
     query_counts: NDArray[np.float64]
+
+    @functools.cached_property
+    def idf(self) -> NDArray[np.float64]:
+        """Each word of ``vocabulary``: its BM25 idf in the pool."""
+        return _idf(self.n, self.df)
+
+    @functools.cached_property
+    def weights(self) -> NDArray[np.float64]:
+        """Each entry's tf * idf."""
+        return self.counts * self.idf[self.where]  # type: ignore[no-any-return]
 
     def query_tf(self) -> NDArray[np.float64]:
         """(n, m): each text's count of each query word."""
         tf = np.zeros((self.n, len(self.query_counts)))
-        on = self.column >= 0
+        on = self.in_query
         tf[self.owner[on], self.column[on]] = self.counts[on]
         return tf
 
@@ -492,18 +508,20 @@ class _PoolWords:
 def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _PoolWords:
     asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
     query_ids = word_ids(list(asked))
-    order = np.argsort(query_ids)
     parts = read_texts(texts)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
     counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
     owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
-    column = np.full(len(ids), -1)
-    if len(order):
-        at = np.searchsorted(query_ids[order], ids)
-        found = at < len(order)
-        found[found] = query_ids[order[at[found]]] == ids[found]
-        column[found] = order[at[found]]
-    return _PoolWords(len(texts), ids, counts, owner, column,
+    vocabulary, where, df = np.unique(ids, return_inverse=True, return_counts=True)
+    # each query word's column, at its place in the vocabulary (-1 elsewhere), then per entry
+    column_of = np.full(len(vocabulary), -1)
+    if len(vocabulary) and len(query_ids):
+        at = np.minimum(np.searchsorted(vocabulary, query_ids), len(vocabulary) - 1)
+        held = vocabulary[at] == query_ids
+        column_of[at[held]] = np.flatnonzero(held)
+    column = column_of[where]
+    return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
+                      column >= 0,
                       np.fromiter(asked.values(), dtype=np.float64, count=len(asked)))
 
 
@@ -524,22 +542,13 @@ def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
     return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
 
 
-def _vocabulary(words: _PoolWords) -> tuple[NDArray[np.int64], NDArray[np.int64],
-                                             NDArray[np.int64]]:
-    """(the pool's distinct word ids sorted, each (text, word) entry's index in them, each
-    word's document frequency in the pool)."""
-    return np.unique(words.ids, return_inverse=True, return_counts=True)  # type: ignore[return-value]
-
-
-def _profiles(words: _PoolWords, vocabulary: tuple[NDArray[np.int64], ...] | None = None
-              ) -> NDArray[np.float64]:
+def _profiles(words: _PoolWords) -> NDArray[np.float64]:
     n = words.n
     out = np.zeros((n, len(words.query_counts) + 1))
     if not len(words.ids):
         return out
-    _, where, df = _vocabulary(words) if vocabulary is None else vocabulary
-    weights = words.counts * _idf(n, df)[where]
-    on = words.column >= 0
+    weights = words.weights
+    on = words.in_query
     out[words.owner[on], words.column[on]] = weights[on]
     rest = np.where(on, 0.0, weights * weights)
     out[:, -1] = np.sqrt(np.bincount(words.owner, weights=rest, minlength=n))
@@ -609,7 +618,6 @@ class PoolLinks:
     idf: NDArray[np.float64]  # per word of ``vocabulary``
     surprise: NDArray[np.float64]  # per word: log C(n,2) - log C(df,2); 0 in the question
     chance: float  # log C(n, 2)
-    asked: frozenset[str]  # the question's words
 
     def core(self, spread: float) -> Links:
         """The default's ``links`` option (``vrsd_core.Links``); ``spread``: the standard
@@ -622,17 +630,28 @@ class PoolLinks:
         by their share of the link (tf in each text times idf squared, largest first) until
         together they pass the chance test; adjacent ones joined as written ("Tim
         Burton"), the heaviest first. [] when the shared words never pass."""
-        mine, theirs = Counter(tokenize(text)), Counter(tokenize(linked))
+        mine, theirs = read_text(text), read_text(linked)  # as the pool read them
+        common, in_mine, in_theirs = np.intersect1d(mine.ids, theirs.ids, assume_unique=True,
+                                                    return_indices=True)
+        if not len(common):
+            return []
+        place = np.minimum(np.searchsorted(self.vocabulary, common), len(self.vocabulary) - 1)
+        # surprise 0: a word of the question, or one no other text of the pool holds
+        linking = (self.vocabulary[place] == common) & (self.surprise[place] > 0)
+        if not linking.any():
+            return []
+        found = list(_WORD.finditer(text))  # the one scan of the text: spellings, phrases
+        spelled = [match.group(0).casefold() for match in found]
+        word_of = self._spelled(text, spelled, set(common[linking].tolist()))
         surprise: dict[str, float] = {}
         share: dict[str, float] = {}
-        both = list((mine.keys() & theirs.keys()) - self.asked)
-        ids = word_ids(both)
-        places = np.searchsorted(self.vocabulary, ids).tolist()
-        for word, its_id, at in zip(both, ids.tolist(), places, strict=True):
-            if at < len(self.vocabulary) and self.vocabulary[at] == its_id \
-                    and self.surprise[at] > 0:
-                surprise[word] = float(self.surprise[at])
-                share[word] = mine[word] * theirs[word] * float(self.idf[at]) ** 2
+        for word_id, at, count, other_count in zip(
+                common[linking].tolist(), place[linking].tolist(),
+                mine.counts[in_mine[linking]].tolist(),
+                theirs.counts[in_theirs[linking]].tolist(), strict=True):
+            word = word_of[word_id]
+            surprise[word] = float(self.surprise[at])
+            share[word] = count * other_count * float(self.idf[at]) ** 2
         chosen: set[str] = set()
         total = 0.0
         for word in sorted(surprise, key=lambda w: (-share[w], w)):
@@ -643,19 +662,17 @@ class PoolLinks:
         else:
             return []
         phrases: dict[str, tuple[str, float]] = {}  # folded -> (as written first, share)
-        run: list[str] = []
-        end = 0
-        for found in [*_WORD.finditer(text), None]:
-            word = found.group(0).casefold() if found else ""
-            apart = found is not None and text[end:found.start()].strip() != ""
-            if run and (not found or word not in chosen or apart):  # a phrase ends
-                joined = " ".join(run)  # words written next to each other, no stop between
-                phrases.setdefault(joined.casefold(),
-                                   (joined, sum(share[w.casefold()] for w in run)))
-                run = []
-            if found and word in chosen:
-                run.append(found.group(0))
-                end = found.end()
+        runs: list[list[str]] = []  # chosen words written next to each other, no stop between
+        last = end = -1
+        for at in [at for at, word in enumerate(spelled) if word in chosen]:
+            match = found[at]
+            if not runs or at != last + 1 or text[end:match.start()].strip():
+                runs.append([])  # a phrase starts
+            runs[-1].append(match.group(0))
+            last, end = at, match.end()
+        for run in runs:
+            joined = " ".join(run)
+            phrases.setdefault(joined.casefold(), (joined, sum(share[w.casefold()] for w in run)))
         shown = {w for folded in phrases for w in folded.split()}
         for word in chosen - shown:  # a word the text's spelling does not show alone
             phrases[word] = (word, share[word])
@@ -668,22 +685,33 @@ class PoolLinks:
                 seen |= folded
         return named
 
+    @staticmethod
+    def _spelled(text: str, spelled: Sequence[str], wanted: set[int]) -> dict[int, str]:
+        """{word id: the word} for the ``wanted`` ids of ``text``'s words: from its words as
+        written, case-folded (``spelled``), else (a script without spaces, read as bigrams)
+        from its tokens."""
+        out = {its_id: word for word, its_id in zip(spelled, word_ids(spelled).tolist(),
+                                                     strict=True) if its_id in wanted}
+        if len(out) < len(wanted):
+            tokens = tokenize(text)
+            out.update((its_id, word) for word, its_id in zip(
+                tokens, word_ids(tokens).tolist(), strict=True) if its_id in wanted)
+        return out
 
-def _links(words: _PoolWords, query: str,
-           vocabulary: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
-           ) -> PoolLinks:
+
+def _links(words: _PoolWords) -> PoolLinks:
     n = words.n
-    ids, where, df = vocabulary
-    idf = _idf(n, df)
+    ids, where, df, idf = words.vocabulary, words.where, words.df, words.idf
     chance = float(_log_pairs(np.array(float(n))))
     outside = np.ones(len(ids), dtype=bool)
-    outside[where[words.column >= 0]] = False
-    surprise = np.where(outside & (df >= 2), chance - _log_pairs(df.astype(np.float64)), 0.0)
+    outside[where[words.in_query]] = False
+    linking = outside & (df >= 2)  # words outside the question that two texts or more hold
+    surprise = np.where(linking, chance - _log_pairs(df.astype(np.float64)), 0.0)
     # each text's tf * idf over the words outside the question, unit length; only words
     # two texts share enter the products (the others change a row's length only)
-    weights = np.where(words.column < 0, words.counts * idf[where], 0.0)
+    weights = np.where(words.in_query, 0.0, words.weights)
     lengths = np.sqrt(np.bincount(words.owner, weights=weights * weights, minlength=n))
-    shared = np.flatnonzero(outside & (df >= 2))
+    shared = np.flatnonzero(linking)
     column = np.full(len(ids), -1)
     column[shared] = np.arange(len(shared))
     on = column[where] >= 0
@@ -695,14 +723,13 @@ def _links(words: _PoolWords, query: str,
     beyond = (present * surprise[shared]) @ present.T > chance
     np.fill_diagonal(cosine, 0.0)
     np.fill_diagonal(beyond, False)
-    return PoolLinks(cosine, beyond, ids, idf, surprise, chance, frozenset(tokenize(query)))
+    return PoolLinks(cosine, beyond, ids, idf, surprise, chance)
 
 
 def pool_links(query: str, texts: Sequence[str]) -> PoolLinks:
     """The links between ``texts`` (one query's candidates) that their words make
     (``PoolLinks``), with statistics from the pool alone."""
-    words = _pool_words(query, texts)
-    return _links(words, query, _vocabulary(words))
+    return _links(_pool_words(query, texts))
 
 
 @dataclass(frozen=True)
@@ -762,9 +789,8 @@ def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.fl
     """The vectors' and the words' relevance of one query's candidates, and their
     words' profiles."""
     words = _pool_words(query, texts)  # the pool's words read once for all
-    vocabulary = _vocabulary(words)
     return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
-                         _profiles(words, vocabulary), _links(words, query, vocabulary))
+                         _profiles(words), _links(words))
 
 
 # --- The judge of copies: word pairs --------------------------------------------------
@@ -834,28 +860,41 @@ class Judge:
         shared = held_by >= 2
         column = np.cumsum(shared) - 1  # each pair two or more hold: its column
         found = shared[which]
+        holder, pair = owner[found], which[found]  # each (candidate, pair) two or more hold
         self._holds = np.zeros((n, int(shared.sum())))
-        self._holds[owner[found], column[which[found]]] = 1.0
+        self._holds[holder, column[pair]] = 1.0
         # each pair weighs 1 / how many candidates hold it; one a candidate alone holds, 1
         self._weight = 1.0 / held_by[shared]
-        self._total = np.bincount(owner[found], weights=1.0 / held_by[which[found]],
-                                  minlength=n) + np.bincount(owner[~found], minlength=n)
+        self._alone = self._sizes - np.bincount(holder, minlength=n)  # pairs no other holds
+        self._total = np.bincount(holder, weights=1.0 / held_by[pair], minlength=n) + self._alone
         self._share: NDArray[np.float64] | None = None
+        self._copy: NDArray[np.bool_] | None = None
 
     def _shares(self) -> NDArray[np.float64]:
         """(n, n): the share of each candidate's pairs found in each other candidate (1.0
         where all of them are, 0.0 for a passage without pairs), read with one product
         when first needed."""
         if self._share is None:
-            holds, sizes, n = self._holds, self._sizes, len(self._sizes)
-            both = holds @ np.concatenate([holds * self._weight, holds]).T
-            weight, count = both[:, :n], both[:, n:]
+            holds, sizes = self._holds, self._sizes
             with np.errstate(invalid="ignore", divide="ignore"):
-                share = np.where(count == sizes[:, None], 1.0, weight / self._total[:, None])
+                share = (holds @ (holds * self._weight).T) / self._total[:, None]
+            # all of a candidate's pairs can be in another only if others hold each of them
+            whole = np.flatnonzero((self._alone == 0) & (sizes > 0))
+            if len(whole):
+                found = holds[whole] @ holds.T  # how many of its pairs each other holds
+                share[whole] = np.where(found == sizes[whole, None], 1.0, share[whole])
             share[sizes == 0] = 0.0
             np.fill_diagonal(share, np.where(sizes > 0, 1.0, 0.0))  # its own pairs
             self._share = share
         return self._share
+
+    def _copies(self) -> NDArray[np.bool_]:
+        """(n, n): whether each candidate restates or contains each other candidate (a
+        share of ``RESTATES`` or more either way), read from ``_shares`` when first needed."""
+        if self._copy is None:
+            share = self._shares()
+            self._copy = (share >= RESTATES) | (share.T >= RESTATES)
+        return self._copy
 
     def __len__(self) -> int:
         """How many candidates the pool has."""
@@ -887,8 +926,8 @@ class Judge:
     def closes(self, row: int, candidate: int, picks: list[int]) -> bool:
         """Whether ``candidate``, the next pick after ``picks``, is a copy of one of them:
         the selection's ``closes`` (``vrsd_core``'s ``complement``; ``row`` is the query's,
-        one judge per query)."""
-        return self.copy_of(candidate, picks) is not None
+        one judge per query). The same verdict as ``copy_of``, without naming the pick."""
+        return len(picks) > 0 and bool(self._copies()[candidate, picks].any())
 
 
 def shared_pairs(text: str, other: str) -> float:
@@ -930,17 +969,17 @@ def restated_by(text: str, kept: Sequence[str], pool: Sequence[str] | None = Non
 # --- the selection keeps no copy of a pick ---------------------------------------------
 
 
-def without_copies(selection: Selection, judge: Judge, k: int, *,
-                   plain: Selection | None = None, fill: bool = False,
+def without_copies(selection: Selection, judge: Judge, k: int, *, fill: bool = False,
                    relevance: NDArray[np.float64] | None = None,
                    objective: Callable[[NDArray[np.int64]], float] | None = None
                    ) -> Selection:
     """The default's result when its judge closed copies: ``selection`` is the run whose
     ``closes`` (``judge.closes``) closed the candidates ``info["closed"]`` (in the order
     closed), each a copy of a pick before it; the run is the one in which they were closed
-    from the start, so each is a copy of a pick that is kept. ``plain``: the same
-    selection without the judge, under a budget or a cap (what plain top-k returns there,
-    and whether the budget or cap stopped it); None without either.
+    from the start, so each is a copy of a pick that is kept. Its ``info["top_k"]`` is
+    what plain top-k returns (under a budget or a cap, read from the run without the
+    judge, whose ``info["top_k_stopped"]`` says whether the budget or the cap stopped it:
+    ``complement``).
 
     When only copies remain, fewer than ``k`` come back and ``info["stopped"] ==
     "restatements"``; with ``fill``, the closed copies make up ``k`` (in the order they
@@ -952,14 +991,10 @@ def without_copies(selection: Selection, judge: Judge, k: int, *,
     """
     closed = list(selection.info["closed"])
     picks = selection.indices.tolist()
-    first = selection.info if plain is None else plain.info
     info = {key: value for key, value in selection.info.items()
-            if key not in ("top_k", "held_back", "max_tokens", "tokens_used", "stopped",
-                           "closed")}
-    for key in ("max_tokens", "tokens_used"):  # the caller's own budget
-        if key in first and key in selection.info:
-            info[key] = selection.info[key]
-    if "stopped" in first:  # the budget or cap stopped plain top-k short: say what stops this
+            if key not in ("top_k", "held_back", "stopped", "top_k_stopped", "closed")}
+    if selection.info.get("top_k_stopped"):
+        # the budget or cap stopped plain top-k short: say what stops this
         most = min(k, selection.info.get("feasible", len(judge)))
         short = len(picks) < most  # below what the cap allows: the budget, else the copies
         capped = selection.info.get("stopped") == "max_per_group"
@@ -983,7 +1018,7 @@ def without_copies(selection: Selection, judge: Judge, k: int, *,
             info.pop("stopped", None)
         elif "stopped" not in info:
             info["stopped"] = "restatements"
-    info["top_k"] = list(first.get("top_k", []))
+    info["top_k"] = list(selection.info.get("top_k", []))
     info["held_back"] = [c for c in info["top_k"] if c not in set(picks)]
     info["copies"] = closed
     indices = np.asarray(picks, dtype=np.int64)

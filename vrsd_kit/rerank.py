@@ -134,14 +134,8 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     cosine = cosines(query_array, matrix) if signals is None else signals.cosine
     if judge is not None and selection.info.get("closed"):
-        plain = None
-        if settings.max_tokens is not None or settings.max_per_group is not None:
-            # what plain top-k returns under the budget or cap: the run without the judge
-            del keywords["closes"]
-            plain = select(query_array, matrix, settings.k, method=settings.method,
-                           **keywords)
         selection = without_copies(
-            selection, judge, settings.k, plain=plain, fill=settings.fill_with_copies,
+            selection, judge, settings.k, fill=settings.fill_with_copies,
             relevance=keywords.get("relevance", cosine),
             objective=lambda picked: sum_vector_similarity(query_array, matrix[picked]))
     found = entries(selection, [view.id(item) for item in items], signals, texts,

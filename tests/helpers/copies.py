@@ -48,3 +48,32 @@ def closing_copies(query: Any, vectors: Any, k: int, judge: Judge, method: str =
         run = select(query, vectors, k, method=method,
                      **with_closed(keywords, closed, len(vectors)))
     return run, closed
+
+
+def two_run_reference(query: Any, vectors: Any, k: int, judge: Judge, *, fill: bool = False,
+                      **keywords: Any) -> tuple[list[int], list[int], str | None]:
+    """(the picks, what plain top-k returns that they do not keep, why fewer than k came
+    back or None) as the rerank body said them with two runs: the default with the judge,
+    and under a budget or a cap the same selection again without it, whose ``top_k`` is
+    plain top-k and whose ``stopped`` says whether the budget or the cap stopped it."""
+    judged = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
+    picks = judged.indices.tolist()
+    closed = list(judged.info["closed"])
+    if not closed:
+        return picks, list(judged.info["held_back"]), judged.info.get("stopped")
+    constrained = "max_tokens" in keywords or "max_per_group" in keywords
+    first = select(query, vectors, k, method=DEFAULT_METHOD, **keywords).info if constrained \
+        else judged.info
+    stopped = None
+    if "stopped" in first:
+        short = len(picks) < min(k, judged.info.get("feasible", len(judge)))
+        capped = judged.info.get("stopped") == "max_per_group"
+        stopped = ("max_tokens" if short and "max_tokens" in judged.info
+                   else None if short else "max_per_group" if capped else None)
+    if len(picks) < k:
+        if fill:
+            picks += closed[:k - len(picks)]
+            stopped = None
+        elif stopped is None:
+            stopped = "restatements"
+    return picks, [c for c in first["top_k"] if c not in picks], stopped

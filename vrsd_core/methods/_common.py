@@ -83,6 +83,25 @@ def _offset(closes: Callable[..., bool], start: int) -> Callable[..., bool]:
     return lambda row, candidate, picks: closes(row + start, candidate, picks)
 
 
+def stopped_short(prep: Prepared, k: int, b: int, indices: np.ndarray) -> str | None:
+    """What kept query b's picks ``indices`` (a capped or budgeted run's) below min(k,
+    real candidates): ``"max_tokens"`` when fewer than the cap allows came back and some
+    candidate left out does not fit the tokens left; else ``"max_per_group"`` when the cap
+    allows fewer than min(k, real candidates); else None."""
+    wanted = min(max(k, 0), int(prep.valid[b].sum()))
+    if prep.tokens is not None and prep.budget is not None:
+        most = wanted if prep.feasible is None else min(max(k, 0), int(prep.feasible[b]))
+        if len(indices) < most:
+            out = prep.valid[b].copy()
+            out[indices] = False
+            left = prep.budget - int(prep.tokens[b, indices].sum())
+            if (prep.tokens[b, out] > left).any():
+                return "max_tokens"
+    if prep.feasible is not None and prep.feasible[b] < wanted:
+        return "max_per_group"
+    return None
+
+
 def split_rows(picks: np.ndarray, gains: np.ndarray, counts: np.ndarray) -> list[Picked]:
     """Cut the (B, K) pick table into one ``Picked`` per query."""
     return [

@@ -72,7 +72,15 @@ import numpy as np
 
 from .._prepare import LinkArrays, Prepared, argmax_first, row_dots, standardised
 from ..options import OptionSpec
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import (
+    Picked,
+    pick_counts,
+    split_rows,
+    start_constraints,
+    step_active,
+    stopped_short,
+    taken_counts,
+)
 
 # A determinant ratio below this fraction of the largest quality is numerical zero.
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
@@ -111,6 +119,9 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
     weight = quality * quality  # w_j^2, what each residual is scored with
     residual = np.array(similarity.self_similarity, dtype=np.float64)  # r_j before any pick: S_jj
     numerical_zero = RANK_EPS[prep.X.dtype] * (weight * residual).max(axis=1, initial=0.0)
+    without_candidates = numerical_zero == 0  # rows of padding only: no step length
+    if not without_candidates.any():
+        without_candidates = None
     weight = np.maximum(weight, _SMALLEST)  # so that a weight of 0 times a closed -inf is -inf
     plain_weight = weight
     cons = start_constraints(prep)
@@ -128,17 +139,20 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         if not active.any():  # every query has its picks (or nothing open): done
             break
         score = weight * residual  # d_j^2 = w_j^2 r_j
-        exhausted |= score.max(axis=1, initial=-np.inf) <= numerical_zero
+        best = score.max(axis=1, initial=-np.inf)
+        exhausted |= best <= numerical_zero
         if exhausted.any():
             fill = relevance if chain is None else chain.fill_order(relevance)
             score = np.where(exhausted[:, None], fill, score)
-        pick = argmax_first(score, prep.tie_rtol)
+            best = score.max(axis=1)
+        pick = argmax_first(score, prep.tie_rtol, best)
         if judged is not None:
             judged.step(t, pick, active, picks[:, :t], counts, cons, prep.tie_rtol, weight,
                         residual, relevance, numerical_zero, exhausted, chain)
-        if chain is not None and chain.lifted.any():  # a link may have brought it in
-            chain.record(t, pick, np.where(exhausted[:, None], relevance,
-                                           plain_weight * residual))
+        if chain is not None and (via := chain.lifted_by(pick)) is not None:
+            # a link may have brought it in: what the step scores without links
+            chain.record(t, pick, via, np.where(exhausted[:, None], relevance,
+                                                plain_weight * residual))
         pick_residual = residual[rows, pick]
         pick_weight = weight[rows, pick]
         picks[:, t] = pick
@@ -148,16 +162,18 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         if cons is not None and (blocked := cons.add(pick, active)) is not None:
             # a full group's, or too long for the tokens left
             residual[blocked] = relevance[blocked] = -np.inf
-        if t == K - 1 or exhausted.all():
+        any_exhausted = bool(exhausted.any())
+        if t == K - 1 or any_exhausted and exhausted.all():
             continue
         kernel_column = similarity.to(pick)  # S[:, p]: the one product
         # sqrt(r_p), with the floor of d_p^2 = w_p^2 r_p at numerical zero
         with np.errstate(over="ignore"):  # a fill's weight may be tiny: it is not used
             pick_length = np.sqrt(np.maximum(pick_residual, numerical_zero / pick_weight))
-        pick_length[pick_length == 0] = 1.0  # a query without real candidates
+        if without_candidates is not None:
+            pick_length[without_candidates] = 1.0
         shared = np.einsum("bt,btn->bn", cholesky_rows[rows, :t, pick], cholesky_rows[:, :t, :])
         update_component = (kernel_column - shared) / pick_length[:, None]
-        if exhausted.any():  # such a row fills by relevance: its factor is not read again
+        if any_exhausted:  # such a row fills by relevance: its factor is not read again
             update_component[exhausted] = 0.0
         cholesky_rows[:, t] = update_component
         residual -= update_component * update_component
@@ -225,39 +241,48 @@ def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None,
     pick beyond the incidental is lifted (``LinkChain`` below) and ``info["linked_to"]``
     says, per pick, which earlier pick (its position) a link brought it in by, -1 for
     none. With ``closes`` (the kit's judge of copies), a pick it closes is never picked
-    (``greedy_map``); ``info["top_k"]`` is then as long as the picks the run would make
-    without it."""
+    (``greedy_map``); ``info["top_k"]`` is then what plain top-k returns without it: as
+    many as the run without the judge picks and, under a cap or a budget where the judge
+    closed a candidate, read from that run (it spends the tokens and fills the groups its
+    own way), whose ``info["top_k_stopped"]`` says what stopped it short
+    (``stopped_short``: ``"max_tokens"``, ``"max_per_group"`` or None)."""
     if closes is not None and not callable(closes):
         CLOSES.check(closes)  # its ValueError, naming the option
     in_pool_units = standardised(prep.rel, None if prep.all_real else prep.valid)
     quality = np.where(prep.valid, np.exp(in_pool_units / 2.0), 0.0)
     counts = pick_counts(prep, k)
-    chain = None if links is None else LinkChain(
-        links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
-        int(counts.max(initial=0)), prep.tie_rtol)
-    picked, open_ = greedy_map(prep, k, quality, chain, closes)
+
+    def run(closes: Closes | None) -> tuple[list[Picked], np.ndarray]:
+        chain = None if links is None else LinkChain(
+            links, np.where(prep.valid, in_pool_units, 0.0), prep.valid,
+            int(counts.max(initial=0)), prep.tie_rtol)
+        return greedy_map(prep, k, quality, chain, closes)
+
+    picked, open_ = run(closes)
+    plain, plain_open = picked, open_  # the run plain top-k is read from
+    if closes is not None and prep.constrained and any(p.info["closed"] for p in picked):
+        plain, plain_open = run(None)
     all_open = prep.all_real and not prep.constrained  # every candidate open at the start
     for b, p in enumerate(picked):
-        many = len(p.indices) if closes is None or prep.constrained else int(counts[b])
-        p.info["top_k"], p.info["held_back"] = _held_back(prep.rel[b], open_[b], p.indices,
-                                                          all_open, many)
+        many = len(plain[b].indices) if closes is None or prep.constrained else int(counts[b])
+        top_k = _top_k(prep.rel[b], plain_open[b], plain[b].indices, all_open, many)
+        p.info["top_k"], p.info["held_back"] = top_k.tolist(), top_k[open_[b][top_k]].tolist()
+        if plain is not picked and p.info["closed"]:
+            p.info["top_k_stopped"] = stopped_short(prep, k, b, plain[b].indices)
     return picked
 
 
-def _held_back(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool,
-               many: int) -> tuple[list[int], list[int]]:
-    """(plain top-k by ``rel`` among the picks and the candidates still open, ``many`` of
-    them (as many as the picks), best first; those of them still open and not picked, in
-    that order). ``all_open``: every candidate was open before the first pick."""
+def _top_k(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, all_open: bool,
+           many: int) -> np.ndarray:
+    """Plain top-k by ``rel`` among a run's picks and the candidates it left open, ``many``
+    of them, best first. ``all_open``: every candidate was open before the first pick."""
     if not many:
-        return [], []
+        return np.zeros(0, dtype=np.int64)
     if all_open:
-        order = (-rel).argsort(kind="stable")[:many]
-    else:
-        pool = open_.copy()
-        pool[picked] = True
-        order = np.argsort(np.where(pool, -rel, np.inf), kind="stable")[:many]
-    return order.tolist(), order[open_[order]].tolist()
+        return (-rel).argsort(kind="stable")[:many]
+    pool = open_.copy()
+    pool[picked] = True
+    return np.argsort(np.where(pool, -rel, np.inf), kind="stable")[:many]
 
 
 THETA = OptionSpec("theta", "unit", 0.5, "relevance (near 1) against diversity (0), on the "
@@ -291,8 +316,9 @@ LIFT_SD = 1.5
 
 
 class LinkChain:
-    """The links of a greedy run in the chain form, for a batch of B pools: the loop calls
-    ``record`` at each pick and ``after_pick`` after its kernel column is computed.
+    """The links of a greedy run in the chain form, for a batch of B pools: the loop asks
+    ``lifted_by`` at each pick (and ``record``s a pick a link may have brought in) and
+    calls ``after_pick`` after its kernel column is computed.
 
     ``z``: (B, n) the relevance in pool units (the quality's log before any link);
     ``valid``: (B, n) real candidates; ``steps``: the most picks of the run.
@@ -343,21 +369,27 @@ class LinkChain:
                  tie_rtol: float) -> None:
         pairs = valid[:, :, None] & valid[:, None, :]
         words = links.cosine
-        # [b, p, j]: j's link to p before the likeness and the pick's relevance, G (1 - G);
-        # read as rows (one per pick); pairs with padding link nothing
-        self.any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1).copy()
-        self.gated_link = np.where(links.beyond_chance.transpose(0, 2, 1), self.any_link, 0.0)
+        # [b, p, :, j]: j's link to p before the likeness and the pick's relevance,
+        # G (1 - G), every link and those beyond chance; read as rows (one pair per pick);
+        # pairs with padding link nothing
+        any_link = np.where(pairs, words * (1.0 - words), 0.0).transpose(0, 2, 1)
+        self.link_rows = np.stack(
+            [any_link, np.where(links.beyond_chance.transpose(0, 2, 1), any_link, 0.0)], axis=2)
         self.spread = links.spread[:, None]
+        self.spread_z = self.spread * z  # the relevance as one signal of the lifted sum
         self.valid = valid
         self.mask = None if valid.all() else valid
         self.count = np.maximum(valid.sum(axis=1), 1)[:, None]
         self.z = z
         best = np.where(valid, z, -np.inf).max(axis=1, initial=-np.inf, keepdims=True)
         self.carry = np.where(valid, np.exp(z - np.where(np.isfinite(best), best, 0.0)), 0.0)
+        # a pick whose quality is above this was raised by a link (beyond a tie)
+        self.raised_above = z + tie_rtol * np.maximum(1.0, np.abs(z))
         B, n = z.shape
         self.rows = np.arange(B)
-        self.strongest = np.zeros((B, n))  # L: every link, the pool's units
-        self.gated = np.zeros((B, n))  # Lg: the links beyond chance
+        self.strongest_links = np.zeros((B, 2, n))
+        self.strongest = self.strongest_links[:, 0]  # L: every link, the pool's units
+        self.gated = self.strongest_links[:, 1]  # Lg: the links beyond chance
         self.via = np.full((B, n), -1)  # the pick (its position) each candidate links to most
         self.quality = z  # log of the quality the next step scores by
         self.lifted = np.zeros(B, dtype=bool)  # rows whose quality a link changed
@@ -373,17 +405,24 @@ class LinkChain:
         lifted = np.where(relevance > -np.inf, self.quality, -np.inf)
         return np.where(self.lifted[:, None], lifted, relevance)
 
-    def record(self, t: int, pick: np.ndarray, scores: np.ndarray) -> None:
-        """Step t picked ``pick``; ``scores`` (B, n) is what the step would have scored by
-        without links (the loop asks only when ``lifted.any()``). A pick is brought in by
-        a link when it was lifted, has a link beyond chance and is not what the plain
-        score would have picked (read at the end, ``linked``)."""
+    def lifted_by(self, pick: np.ndarray) -> np.ndarray | None:
+        """(B,): per query, the earlier pick (its position) a link may have brought this
+        step's ``pick`` in by (the pick was lifted above its relevance and has a link
+        beyond chance), -1 for none; None when no query's pick may have been."""
+        if not self.lifted.any():
+            return None
         rows = self.rows
         via = self.via[rows, pick]
-        before = self.z[rows, pick]
-        raised = self.quality[rows, pick] > before + self.tie_rtol * np.maximum(1.0, np.abs(before))
-        self.steps.append((t, scores[rows, pick], scores,
-                           np.where(self.lifted & raised & (via >= 0), via, -1)))
+        raised = self.quality[rows, pick] > self.raised_above[rows, pick]
+        via = np.where(self.lifted & raised & (via >= 0), via, -1)
+        return via if (via >= 0).any() else None
+
+    def record(self, t: int, pick: np.ndarray, via: np.ndarray, scores: np.ndarray) -> None:
+        """Step t picked ``pick``, which a link may have brought in (``lifted_by``: ``via``);
+        ``scores`` (B, n) is what the step would have scored by without links. It was
+        brought in by the link unless the plain score would have picked it too (read at
+        the end, ``linked``)."""
+        self.steps.append((t, scores[self.rows, pick], scores, via))
 
     def linked(self, closed: np.ndarray | None = None) -> np.ndarray:
         """(B, steps): per pick, the position of the pick a link brought it in by, -1 for
@@ -407,11 +446,9 @@ class LinkChain:
         factor = 1.0 - column
         np.minimum(np.maximum(factor, 0.0, out=factor), 1.0, out=factor)  # np.clip, faster
         factor *= self.carry[rows, pick][:, None]
-        strength = self.any_link[rows, pick] * factor
-        gated = self.gated_link[rows, pick] * factor
-        np.maximum(self.strongest, strength, out=self.strongest)
-        np.copyto(self.via, t, where=gated > self.gated)
-        np.maximum(self.gated, gated, out=self.gated)
+        links = self.link_rows[rows, pick] * factor[:, None]  # every link, those beyond chance
+        np.copyto(self.via, t, where=links[:, 1] > self.gated)
+        np.maximum(self.strongest_links, links, out=self.strongest_links)
         # the strongest links in the pool's units of links (padding links 0: left out)
         mean = self.strongest.sum(axis=1, keepdims=True) / self.count
         if not (self.gated > mean).any():  # nothing above the mean link: nothing lifts
@@ -423,13 +460,12 @@ class LinkChain:
         spread = np.sqrt(row_dots(deviation)[:, None] / self.count)
         # a link at 0 never lifts (mean >= 0); nor does any in a pool whose links do not vary
         lift = (self.gated - mean) / np.maximum(spread, 1e-300) - LIFT_SD
-        lift[(spread <= 1e-12)[:, 0]] = 0.0
         np.maximum(lift, 0.0, out=lift)
-        self.lifted = lift.max(axis=1, initial=0.0) > 0
+        self.lifted = (lift.max(axis=1, initial=0.0) > 0) & (spread[:, 0] > 1e-12)
         if not self.lifted.any():
             self.quality = self.z
             return None
-        lift += self.spread * self.z
+        lift += self.spread_z
         if self.mask is None:  # z of it over the pool (standardised, inline: every step)
             lift -= lift.sum(axis=1, keepdims=True) / self.count
             lift /= np.maximum(np.sqrt(row_dots(lift)[:, None] / self.count), 1e-300)

@@ -16,10 +16,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.copies import closing_copies, first_copy
+from tests.helpers.copies import closing_copies, first_copy, two_run_reference
 from tests.helpers.items import Passage, PassageView
 from vrsd_core import DEFAULT_METHOD, method_options, select
 from vrsd_kit.lexical import (
@@ -370,3 +370,34 @@ def test_a_cap_without_a_budget_never_says_the_budget_stopped_it():
     capped = run(FOLDER, QUERY, 4, group_by="source", max_per_group=1)
     assert len(capped) == 3  # three sources, no copy among the three picks: the cap stopped it
     assert {p.meta["vrsd"].get("stopped") for p in capped} == {"max_per_group"}
+
+
+@settings(max_examples=80, deadline=None)
+@given(folders(), st.integers(1, 6), st.sampled_from(SENTENCES), st.sampled_from([8, 14, 20]),
+       st.booleans(), st.booleans())
+@example([Passage("p0", SENTENCES[1]), Passage("p1", SENTENCES[1]), Passage("p2", SENTENCES[0])],
+         2, SENTENCES[1], 14, False, False)  # plain top-k spends the budget on the copy
+def test_under_a_budget_or_cap_the_entries_are_those_of_the_two_runs(passages, k, query,
+                                                                     budget, capped, fill):
+    """Under a budget (and a per-source cap) where the judge closes a copy, one run says
+    what the two runs said (the judge's, and the selection again without it for what
+    plain top-k returns there and whether the budget or cap stopped it): the same picks,
+    the same held-back candidates and the same ``stopped``."""
+    passages = [Passage(p.id, p.text, {"source": f"s{i % 3}"}) for i, p in enumerate(passages)]
+    texts = [p.text for p in passages]
+    counter = build_settings({"k": 1, "max_tokens": 1}).token_counter
+    keywords = pool_relevance(query, texts, embed(query), np.array([embed(t) for t in texts])
+                              ).select_keywords(method_options(DEFAULT_METHOD))
+    keywords.update(max_tokens=budget, token_counts=[counter(t) for t in texts])
+    values: dict = {"max_tokens": budget, "fill_with_copies": fill}
+    if capped:
+        keywords.update(groups=[p.meta["source"] for p in passages], max_per_group=1)
+        values.update(group_by="source", max_per_group=1)
+    picks, held, stopped = two_run_reference(embed(query), np.array([embed(t) for t in texts]),
+                                             k, Judge(texts), fill=fill, **keywords)
+    kept = run(passages, query, k, **values)
+    index = {p.id: i for i, p in enumerate(passages)}
+    assert [index[p.id] for p in kept] == picks
+    listed = [index[e["id"]] for p in kept for e in p.meta["vrsd"].get("held_back", [])]
+    assert sorted(listed) == sorted(held)
+    assert {p.meta["vrsd"].get("stopped") for p in kept} <= {stopped}

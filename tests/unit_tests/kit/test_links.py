@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from tests.helpers.links import link_words_by_counting
 from tests.unit_tests.kit.test_rerank import Passage, PassageView
 from vrsd_core import DEFAULT_METHOD, method_options, pool_units, select
 from vrsd_kit.lexical import pool_links, pool_relevance, tokenize
@@ -141,3 +142,29 @@ def test_the_link_words_join_only_words_written_next_to_each_other_and_name_each
     assert len(folded) == len(set(folded)), words
     assert {"burton", "failed"} <= set(folded), words
     assert all(phrase in texts[0] for phrase in words), words
+
+
+SPELLINGS = ["Tim Burton", "TIM burton", "Straße", "STRASSE", "İstanbul", "東京タワー",
+             "東京", "Café", "café.", "Burton-Carter", "x2", "Ed Wood."]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_link_words_are_those_the_texts_counted_again_give(seed):
+    """``PoolLinks.words`` reads the words the pool has read (no second tokenising): the
+    same words, in the same order, as counting both texts' words again, for every pair of
+    a pool whose texts mix cases, scripts without spaces and spellings casefold changes."""
+    rng = np.random.default_rng(seed)
+    _, _, texts = bridge_pool(seed)
+    for i in range(len(texts)):
+        extra = rng.choice(SPELLINGS, 3)
+        texts[i] = " ".join([texts[i], *extra]) if i % 2 else " ".join([*extra, texts[i]])
+    links = pool_links(QUESTION, texts)
+    asked = frozenset(tokenize(QUESTION))
+    named = 0
+    for i in range(len(texts)):
+        for j in range(len(texts)):
+            if i != j:
+                got = links.words(texts[i], texts[j])
+                assert got == link_words_by_counting(links, texts[i], texts[j], asked), (i, j)
+                named += bool(got)
+    assert named  # some pairs link
