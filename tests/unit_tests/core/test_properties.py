@@ -106,7 +106,9 @@ def test_vrsd_exact_is_at_least_the_greedy(data):
     for b in range(len(Q)):
         greedy = select(Q[b], X[b], k, method="vrsd", refine="swap")
         exact = select(Q[b], X[b], k, method="vrsd_exact")
-        assert exact.objective >= greedy.objective - 1e-9
+        # the two objectives are computed by different routes (the swap's from Gram sums,
+        # which lose digits where the picks nearly cancel): equal sets differ by ~1e-9
+        assert exact.objective >= greedy.objective - 1e-7
 
 
 def _options_for(method):
