@@ -384,12 +384,12 @@ def _read_all(texts: Sequence[str]) -> list[TextWords]:
     first = count_at_first > 0  # in token order: each text's words as they first occur
     ids, counts, id_owner = words[first], count_at_first[first], word_owner[first]
 
-    def split(values: NDArray[Any], owners: NDArray[np.intp]) -> list[NDArray[Any]]:
-        ends = np.cumsum(np.bincount(owners, minlength=n)).tolist()
-        return [values[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
-
-    return [TextWords(*parts) for parts in zip(split(ids, id_owner), split(counts, id_owner),
-                                               split(pairs, pair_owner), strict=True)]
+    word_ends = np.cumsum(np.bincount(id_owner, minlength=n)).tolist()
+    pair_ends = np.cumsum(np.bincount(pair_owner, minlength=n)).tolist()
+    return [TextWords(ids[word_start:word_end], counts[word_start:word_end],
+                      pairs[pair_start:pair_end])
+            for word_start, word_end, pair_start, pair_end in zip(
+                [0, *word_ends[:-1]], word_ends, [0, *pair_ends[:-1]], pair_ends, strict=True)]
 
 
 class CacheInfo(NamedTuple):
@@ -706,19 +706,21 @@ def _links(words: _PoolWords) -> PoolLinks:
     outside = np.ones(len(ids), dtype=bool)
     outside[where[words.in_query]] = False
     linking = outside & (df >= 2)  # words outside the question that two texts or more hold
-    surprise = np.where(linking, chance - _log_pairs(df.astype(np.float64)), 0.0)
+    shared = np.flatnonzero(linking)
+    surprise = np.zeros(len(ids))
+    surprise[shared] = chance - _log_pairs(df[shared].astype(np.float64))
     # each text's tf * idf over the words outside the question, unit length; only words
     # two texts share enter the products (the others change a row's length only)
     weights = np.where(words.in_query, 0.0, words.weights)
     lengths = np.sqrt(np.bincount(words.owner, weights=weights * weights, minlength=n))
-    shared = np.flatnonzero(linking)
     column = np.full(len(ids), -1)
     column[shared] = np.arange(len(shared))
-    on = column[where] >= 0
+    entry_column = column[where]
+    on = entry_column >= 0
     tfidf = np.zeros((n, len(shared)))
-    tfidf[words.owner[on], column[where[on]]] = weights[on]
+    tfidf[words.owner[on], entry_column[on]] = weights[on]
     tfidf /= np.where(lengths > 0, lengths, 1.0)[:, None]
-    cosine = np.clip(tfidf @ tfidf.T, 0.0, 1.0)
+    cosine = np.minimum(np.maximum(tfidf @ tfidf.T, 0.0), 1.0)
     present = (tfidf > 0).astype(np.float64)
     beyond = (present * surprise[shared]) @ present.T > chance
     np.fill_diagonal(cosine, 0.0)

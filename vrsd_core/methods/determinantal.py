@@ -149,20 +149,23 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         if judged is not None:
             judged.step(t, pick, active, picks[:, :t], counts, cons, prep.tie_rtol, weight,
                         residual, relevance, numerical_zero, exhausted, chain)
+        any_exhausted = bool(exhausted.any())
         if chain is not None and (via := chain.lifted_by(pick)) is not None:
             # a link may have brought it in: what the step scores without links
             chain.record(t, pick, via, np.where(exhausted[:, None], relevance,
-                                                plain_weight * residual))
+                                                plain_weight * residual)
+                         if any_exhausted else plain_weight * residual)
         pick_residual = residual[rows, pick]
         pick_weight = weight[rows, pick]
         picks[:, t] = pick
-        gains[:, t] = np.where(exhausted, 0.0, pick_weight * pick_residual)
-        filled += exhausted & active
+        gains[:, t] = pick_weight * pick_residual
+        if any_exhausted:  # a fill gains nothing
+            gains[exhausted, t] = 0.0
+            filled += exhausted & active
         residual[rows, pick] = relevance[rows, pick] = -np.inf
         if cons is not None and (blocked := cons.add(pick, active)) is not None:
             # a full group's, or too long for the tokens left
             residual[blocked] = relevance[blocked] = -np.inf
-        any_exhausted = bool(exhausted.any())
         if t == K - 1 or any_exhausted and exhausted.all():
             continue
         kernel_column = similarity.to(pick)  # S[:, p]: the one product
@@ -413,9 +416,9 @@ class LinkChain:
             return None
         rows = self.rows
         via = self.via[rows, pick]
-        raised = self.quality[rows, pick] > self.raised_above[rows, pick]
-        via = np.where(self.lifted & raised & (via >= 0), via, -1)
-        return via if (via >= 0).any() else None
+        brought = self.lifted & (via >= 0) & (
+            self.quality[rows, pick] > self.raised_above[rows, pick])
+        return np.where(brought, via, -1) if brought.any() else None
 
     def record(self, t: int, pick: np.ndarray, via: np.ndarray, scores: np.ndarray) -> None:
         """Step t picked ``pick``, which a link may have brought in (``lifted_by``: ``via``);
@@ -451,10 +454,6 @@ class LinkChain:
         np.maximum(self.strongest_links, links, out=self.strongest_links)
         # the strongest links in the pool's units of links (padding links 0: left out)
         mean = self.strongest.sum(axis=1, keepdims=True) / self.count
-        if not (self.gated > mean).any():  # nothing above the mean link: nothing lifts
-            self.lifted[:] = False
-            self.quality = self.z
-            return None
         deviation = self.strongest - mean if self.mask is None else np.where(
             self.valid, self.strongest - mean, 0.0)
         spread = np.sqrt(row_dots(deviation)[:, None] / self.count)
