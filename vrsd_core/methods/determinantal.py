@@ -141,15 +141,16 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         score = weight * residual  # d_j^2 = w_j^2 r_j
         best = score.max(axis=1, initial=-np.inf)
         exhausted |= best <= numerical_zero
-        if exhausted.any():
+        any_exhausted = bool(exhausted.any())
+        if any_exhausted:
             fill = relevance if chain is None else chain.fill_order(relevance)
             score = np.where(exhausted[:, None], fill, score)
             best = score.max(axis=1)
         pick = argmax_first(score, prep.tie_rtol, best)
-        if judged is not None:
-            judged.step(t, pick, active, picks[:, :t], counts, cons, prep.tie_rtol, weight,
-                        residual, relevance, numerical_zero, exhausted, chain)
-        any_exhausted = bool(exhausted.any())
+        if judged is not None and judged.step(t, pick, active, picks[:, :t], counts, cons,
+                                              prep.tie_rtol, weight, residual, relevance,
+                                              numerical_zero, exhausted, chain):
+            any_exhausted = bool(exhausted.any())  # a step picked again may fill
         if chain is not None and (via := chain.lifted_by(pick)) is not None:
             # a link may have brought it in: what the step scores without links
             chain.record(t, pick, via, np.where(exhausted[:, None], relevance,
@@ -182,7 +183,7 @@ def greedy_map(prep: Prepared, k: int, quality: np.ndarray, chain: LinkChain | N
         residual -= update_component * update_component
         if chain is not None:  # the quality after this pick: exp(q), q within a few units
             lifted = chain.after_pick(t, pick, kernel_column)
-            weight = plain_weight if lifted is None else np.exp(lifted) if chain.lifted.all() \
+            weight = plain_weight if lifted is None else np.exp(lifted) if chain.all_lifted \
                 else np.where(chain.lifted[:, None], np.exp(lifted), plain_weight)
     result = split_rows(picks, gains, taken_counts(counts, cons))
     linked_to = None if chain is None else chain.linked(None if judged is None else judged.mask)
@@ -208,12 +209,14 @@ class _Judged:
     def step(self, t: int, pick: np.ndarray, active: np.ndarray, before: np.ndarray,
              counts: np.ndarray, cons: Any, tie_rtol: float, weight: np.ndarray,
              residual: np.ndarray, relevance: np.ndarray, numerical_zero: np.ndarray,
-             exhausted: np.ndarray, chain: LinkChain | None) -> None:
+             exhausted: np.ndarray, chain: LinkChain | None) -> bool:
         """Offer step t's picks (``pick``, after the picks ``before``) to ``closes``;
         while it closes a query's pick, close that candidate (never picked: residual and
         relevance -inf) and pick again as the step would have without it (``greedy_map``'s
         score, or its fill when the ratios left are numerically zero). A query with
-        nothing open left stops (its count is t). Changes the arrays given in place."""
+        nothing open left stops (its count is t). Changes the arrays given in place; returns
+        whether it closed a candidate."""
+        closed = False
         for b in np.flatnonzero(active).tolist():
             picked = before[b].tolist()
             if relevance[b, pick[b]] == -np.inf:  # nothing open: this query stops here
@@ -221,6 +224,7 @@ class _Judged:
                 active[b] = False
                 continue
             while self.closes(b, candidate := int(pick[b]), picked):
+                closed = True
                 self.mask[b, candidate] = True
                 self.order[b].append(candidate)
                 residual[b, candidate] = relevance[b, candidate] = -np.inf
@@ -235,6 +239,7 @@ class _Judged:
                 if exhausted[b]:
                     score = (relevance if chain is None else chain.fill_order(relevance))[b]
                 pick[b] = argmax_first(score[None], tie_rtol)[0]
+        return closed
 
 
 def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None,
@@ -396,6 +401,7 @@ class LinkChain:
         self.via = np.full((B, n), -1)  # the pick (its position) each candidate links to most
         self.quality = z  # log of the quality the next step scores by
         self.lifted = np.zeros(B, dtype=bool)  # rows whose quality a link changed
+        self.any_lifted = self.all_lifted = False  # lifted.any(), lifted.all()
         self.linked_to = np.full((B, steps), -1)
         self.steps: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []  # ``record``'s
         self.tie_rtol = tie_rtol
@@ -403,7 +409,7 @@ class LinkChain:
     def fill_order(self, relevance: np.ndarray) -> np.ndarray:
         """What an exhausted row fills by: its relevance, or where a link lifted the row,
         the lifted quality (-inf where ``relevance`` is: closed)."""
-        if not self.lifted.any():
+        if not self.any_lifted:
             return relevance
         lifted = np.where(relevance > -np.inf, self.quality, -np.inf)
         return np.where(self.lifted[:, None], lifted, relevance)
@@ -412,7 +418,7 @@ class LinkChain:
         """(B,): per query, the earlier pick (its position) a link may have brought this
         step's ``pick`` in by (the pick was lifted above its relevance and has a link
         beyond chance), -1 for none; None when no query's pick may have been."""
-        if not self.lifted.any():
+        if not self.any_lifted:
             return None
         rows = self.rows
         via = self.via[rows, pick]
@@ -461,7 +467,9 @@ class LinkChain:
         lift = (self.gated - mean) / np.maximum(spread, 1e-300) - LIFT_SD
         np.maximum(lift, 0.0, out=lift)
         self.lifted = (lift.max(axis=1, initial=0.0) > 0) & (spread[:, 0] > 1e-12)
-        if not self.lifted.any():
+        self.any_lifted = bool(self.lifted.any())
+        self.all_lifted = self.any_lifted and bool(self.lifted.all())
+        if not self.any_lifted:
             self.quality = self.z
             return None
         lift += self.spread_z
@@ -471,6 +479,6 @@ class LinkChain:
             fused = lift
         else:
             fused = standardised(lift, self.mask)
-        self.quality = fused if self.lifted.all() else np.where(self.lifted[:, None], fused,
+        self.quality = fused if self.all_lifted else np.where(self.lifted[:, None], fused,
                                                                 self.z)
         return self.quality
