@@ -221,7 +221,7 @@ def first_of_best(scores: np.ndarray, rtol: float = DEFAULT_RTOL, best: Any = No
     A row holding NaN has a NaN threshold and returns index 0. ``best``: each row's
     largest score, when the caller has it already."""
     threshold = tie_threshold(scores.max(axis=-1) if best is None else best, rtol)
-    return np.argmax(scores >= threshold[..., None], axis=-1), threshold
+    return (scores >= threshold[..., None]).argmax(axis=-1), threshold
 
 
 def argmax_first(scores: np.ndarray, rtol: float = DEFAULT_RTOL, best: Any = None

@@ -437,13 +437,15 @@ class LinkChain:
         """(B, steps): per pick, the position of the pick a link brought it in by, -1 for
         none. ``closed`` (B, n): candidates a judge closed during the run, as if closed from
         the start: the plain score's best leaves them out at every step."""
-        for t, own, scores, via in self.steps:
-            if closed is not None and closed.any():
-                scores = np.where(closed, -np.inf, scores)
-            top = scores.max(axis=1)
-            with np.errstate(invalid="ignore"):  # rows with nothing open
+        if closed is not None and not closed.any():
+            closed = None
+        with np.errstate(invalid="ignore"):  # rows with nothing open
+            for t, own, scores, via in self.steps:
+                if closed is not None:
+                    scores = np.where(closed, -np.inf, scores)
+                top = scores.max(axis=1)
                 plain_also = own >= top - self.tie_rtol * np.maximum(1.0, np.abs(top))
-            self.linked_to[:, t] = np.where(plain_also, -1, via)
+                self.linked_to[:, t] = np.where(plain_also, -1, via)
         return self.linked_to
 
     def after_pick(self, t: int, pick: np.ndarray, column: np.ndarray) -> np.ndarray | None:
