@@ -77,7 +77,6 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -179,6 +178,7 @@ _OTHER = 0  # in no token: spaces, punctuation other than the breaks, symbols, e
 _WORD_CHAR = 1  # part of a word: ``\w`` or a combining mark (``_WORD``)
 _BREAK_CHAR = 2  # ends a sentence or a line (``_BREAKS``)
 _SPACELESS_CHAR = 3  # of a script written without spaces (``SPACELESS``)
+_SPACELESS_MARK = 4  # a combining mark of such a script: it continues a word before it
 
 
 def _classify(code_points: NDArray[np.uint32]) -> NDArray[np.uint8]:
@@ -191,6 +191,10 @@ def _classify(code_points: NDArray[np.uint32]) -> NDArray[np.uint8]:
                                 (re.compile(f"[{_SPACELESS}]+"), _SPACELESS_CHAR)):
         for run in pattern.finditer(chars):
             classes[run.start():run.end()] = char_class
+    marks = np.zeros(len(code_points), dtype=bool)
+    for run in re.finditer(f"[{_MARKS}]+", chars):
+        marks[run.start():run.end()] = True
+    classes[marks & (classes == _SPACELESS_CHAR)] = _SPACELESS_MARK
     return classes
 
 
@@ -289,53 +293,50 @@ def word_id(word: str) -> int:
     return int(word_ids([word])[0])
 
 
-def _spaceless_tokens(text: str) -> list[str]:
-    """The tokens of a text with characters of a script written without spaces, as
-    strings: each sentence's (``_BREAK`` apart) ``tokenize`` words (bigrams in that
-    script), each sentence then a ``"."`` (a break)."""
-    return [t for sentence in _BREAK.split(text) for t in [*tokenize(sentence), "."]]
-
-
 def _tokens(texts: Sequence[str]
             ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.intp]]:
     """Every token of ``texts`` in order, as arrays: its id (``word_id``), whether it is a
     word (else a run of breaks, whose id nothing reads) and the text it is in.
 
     The texts are read together, as the code points of their case-folded join: each code
-    point's class (``_char_classes``), the runs of word characters (a word) and of breaks
-    found where the class changes, their ids with one prefix sum (``_run_ids``). These are
-    the tokens the regular expression ``[\\w<combining marks>]+|[<breaks>]+`` finds in each
-    case-folded text (tests/helpers/reading.py holds the two together), for any code point,
-    a casefold that lengthens a text (``"ß"`` -> ``"ss"``) or a lone surrogate included. A
-    text with a character of a script written without spaces (``SPACELESS``) is read by
-    ``_spaceless_tokens`` instead: its words there are bigrams, not runs of one class."""
+    point's class (``_char_classes``), the runs of one class found where the class
+    changes, their ids with one prefix sum (``_run_ids``). A run of word characters is a
+    word, a run of breaks one break; a run in a script written without spaces
+    (``SPACELESS``) is its overlapping character bigrams (a character alone: itself), as
+    ``tokenize`` reads it. These are the tokens the regular expressions find in each
+    case-folded text, sentence by sentence (tests/helpers/reading.py holds the two
+    together), for any code point, a casefold that lengthens a text (``"ß"`` -> ``"ss"``)
+    or a lone surrogate included."""
     folded = [text.casefold() for text in texts]
     lengths = np.array([len(text) for text in folded], dtype=np.intp)
     text_starts = np.cumsum(lengths + 1) - lengths  # where each begins in the join
     # "\0" is in no token: before, between and after the texts, so no run spans two
     codes = _code_points("\0" + "\0".join(folded) + "\0")
     classes = _char_classes(codes)
-    spaceless = np.zeros(0, dtype=np.intp)  # the texts _spaceless_tokens reads
-    if (classes == _SPACELESS_CHAR).any():
-        spaceless = np.unique(np.searchsorted(text_starts, np.flatnonzero(
-            classes == _SPACELESS_CHAR), side="right") - 1)
-        for text in spaceless.tolist():
-            classes[text_starts[text]:text_starts[text] + lengths[text]] = _OTHER
-    # a token is a run of word characters or of breaks: where the class changes, it begins
-    # (at a code point of either class) or ends (after one)
+    marks = np.flatnonzero(classes == _SPACELESS_MARK)
+    if len(marks):  # a spaceless script's combining mark continues a word before it (as
+        # ``tokenize``'s words take any combining mark), else it is of its script's run
+        not_mark = np.where(classes != _SPACELESS_MARK, np.arange(len(classes)), 0)
+        before = classes[np.maximum.accumulate(not_mark)[marks]]
+        classes[marks] = np.where(before == _WORD_CHAR, _WORD_CHAR, _SPACELESS_CHAR)
+    # a run is a stretch of one class other than _OTHER: where the class changes, a run
+    # begins (at a code point of a run's class) or ends (after one)
     change = classes[1:] != classes[:-1]
-    starts = np.flatnonzero(change & (classes[1:] != _OTHER)) + 1
-    ends = np.flatnonzero(change & (classes[:-1] != _OTHER)) + 1
-    ids, is_word = _run_ids(codes, starts, ends), classes[starts] == _WORD_CHAR
+    run_starts = np.flatnonzero(change & (classes[1:] != _OTHER)) + 1
+    run_ends = np.flatnonzero(change & (classes[:-1] != _OTHER)) + 1
+    run_class = classes[run_starts]
+    # a run of word characters or of breaks is one token; a spaceless script's run of m
+    # characters is its m - 1 overlapping bigrams (one character alone: itself)
+    spaceless = run_class == _SPACELESS_CHAR
+    tokens_of_run = np.where(spaceless, np.maximum(run_ends - run_starts - 1, 1), 1)
+    first_token = np.cumsum(tokens_of_run) - tokens_of_run
+    within_run = np.arange(int(tokens_of_run.sum())) - np.repeat(first_token, tokens_of_run)
+    starts = np.repeat(run_starts, tokens_of_run) + within_run
+    ends = np.repeat(run_ends, tokens_of_run)
+    ends = np.where(np.repeat(spaceless, tokens_of_run), np.minimum(starts + 2, ends), ends)
+    ids = _run_ids(codes, starts, ends)
+    is_word = np.repeat(run_class != _BREAK_CHAR, tokens_of_run)
     owner = np.searchsorted(text_starts, starts, side="right") - 1
-    if len(spaceless):
-        read = [_spaceless_tokens(texts[text]) for text in spaceless.tolist()]
-        tokens = list(chain.from_iterable(read))
-        ids = np.concatenate([ids, word_ids(tokens)])
-        is_word = np.concatenate([is_word, [token[0] not in _BREAKS for token in tokens]])
-        owner = np.concatenate([owner, np.repeat(spaceless, [len(t) for t in read])])
-        in_order = np.argsort(owner, kind="stable")  # each text's tokens stay in order
-        ids, is_word, owner = ids[in_order], is_word[in_order], owner[in_order]
     return ids, is_word, owner
 
 

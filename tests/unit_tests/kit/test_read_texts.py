@@ -51,7 +51,8 @@ PIECES = st.sampled_from([
     "ΣΊΣΥΦΟΣ", "σοφός", "Москва", "ЁЛКА", "नमस्ते", "é", "e\u0301", "\u0301", "a\u0308\u0323",
     "\U00010400\U00010401", "\U0001d400\U0001d41b", "x\U0001d7d9",
     # scripts without spaces (bigrams), emoji and symbols (in no token)
-    "東京タワー", "は高い", "日本語", "한국어", "ภาษาไทย", "\U00020000\U00020001",
+    "東京タワー", "は高い", "日本語", "한국어", "ภาษาไทย", "\U00020000\U00020001", "\u0e31",
+    "\u3099",
     "🙂", "🎉🎉", "👩\u200d💻", "€", "©", "\u00a0", "\u200b",
     # spaces, breaks and other punctuation
     " ", " ", "  ", "\t", "\n", "\n\n", ".", "...", "!?", ";", ". ", ".\n", "\u3002", "\uff01",
@@ -80,7 +81,10 @@ def test_hand_picked_texts_read_together_and_alone_agree() -> None:
     texts = ["", "!!!", ".\n;", "word", "word.", "one word", "the last word",
              "Word. word!", "one. two three.\nfour", "🙂 🙂", "東京タワーは高い。Tokyo tower",
              "a a a b a", "a a a b a", "é e\u0301", "Straße STRASSE strasse", "İ i\u0307 I",
-             "ǅ ǆ Ǆ", "lone \ud800 surrogate", "nul\0inside", "\U00010400 \U00010428"]
+             "ǅ ǆ Ǆ", "lone \ud800 surrogate", "nul\0inside", "\U00010400 \U00010428",
+             # a spaceless script's combining mark: after a word it is part of the word,
+             # elsewhere part of its script's run (tokenize's two alternatives)
+             "aั ั กั ab\u0301ั東 か\u3099き"]
     assert_read_as_the_reference(texts)
     together = read_texts(texts)
     assert together[texts.index("a a a b a")] is together[texts.index("a a a b a") + 1]
