@@ -105,7 +105,6 @@ def forget(retriever: Any) -> None:
 
     retriever.cache.clear()
     lexical.read_text.cache_clear()
-    lexical.word_pairs.cache_clear()
 
 
 def measure(stores: dict[str, Any], questions: list[str], embeddings: Any

@@ -93,7 +93,6 @@ def forget_words() -> None:
     from vrsd_kit import lexical
 
     lexical.read_text.cache_clear()
-    lexical.word_pairs.cache_clear()
 
 
 def timed(fn: Callable[[], Any], clock: Callable[[], float], first_seen: bool) -> float:

@@ -76,7 +76,6 @@ import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -158,7 +157,7 @@ _ALONE = np.int64(0x5BD1E995)  # marks a one-word sentence's id
 class TextWords:
     """One text's words, read once (``read_text``): ``ids`` the ids of its distinct words
     (``word_id``) in the order they first occur, ``counts`` how often each occurs,
-    ``pairs`` the sorted ids of its word pairs (``word_pairs``: consecutive words within a
+    ``pairs`` the sorted ids of its word pairs (consecutive words within a
     sentence or line; a one-word sentence, that word)."""
 
     ids: NDArray[np.int64]
@@ -452,13 +451,6 @@ def read_texts(texts: Sequence[str]) -> list[TextWords]:
     """Each text's ``read_text``, equal to it; the texts not read before are read together,
     in one pass (what a pool of passages never seen costs)."""
     return read_text.many(texts)
-
-
-def term_counts(text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(the ids of the text's distinct words, how often each occurs), as ``read_text``
-    reads them (cached)."""
-    words = read_text(text)
-    return words.ids, words.counts
 
 
 @dataclass(frozen=True)
@@ -799,24 +791,6 @@ def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.fl
 # --- The judge of copies: word pairs --------------------------------------------------
 
 RESTATES = 0.9  # the share of one passage's weighted word pairs found in another
-_CACHED_PAIR_TEXTS = 1 << 14
-
-Pair = tuple[str, ...]
-
-
-@lru_cache(maxsize=_CACHED_PAIR_TEXTS)
-def word_pairs(text: str) -> frozenset[Pair]:
-    """The text's word pairs: consecutive words within a sentence or line (a one-word
-    sentence: that word; no words: none), cached per text."""
-    pairs: set[Pair] = set()
-    for sentence in _BREAK.split(text):
-        words = tokenize(sentence)
-        if len(words) == 1:
-            pairs.add((words[0],))
-        pairs.update(zip(words, words[1:], strict=False))
-    return frozenset(pairs)
-
-
 @dataclass(frozen=True)
 class Copy:
     """A candidate judged a copy of a kept one.

@@ -67,3 +67,19 @@ def reference_reading(text: str) -> TextWords:
     return TextWords(np.array([reference_word_id(t) for t in counts], dtype=np.int64),
                      np.array(list(counts.values()), dtype=np.float64),
                      np.array(sorted(pairs), dtype=np.int64))
+
+
+Pair = tuple[str, ...]
+
+
+def word_pairs(text: str) -> frozenset[Pair]:
+    """The text's word pairs as strings (what ``read_text``'s ``pairs`` are the ids of):
+    consecutive words within a sentence or line (a one-word sentence: that word; no words:
+    none)."""
+    pairs: set[Pair] = set()
+    for sentence in _BREAK.split(text):
+        words = tokenize(sentence)
+        if len(words) == 1:
+            pairs.add((words[0],))
+        pairs.update(zip(words, words[1:], strict=False))
+    return frozenset(pairs)

@@ -455,7 +455,7 @@ class LinkChain:
         rows = self.rows
         # (1 - S): a copy links to nothing; the pick's relevance relative to the best
         factor = 1.0 - column
-        np.minimum(np.maximum(factor, 0.0, out=factor), 1.0, out=factor)  # np.clip, faster
+        np.minimum(np.maximum(factor, 0.0, out=factor), 1.0, out=factor)  # within [0, 1]
         factor *= self.carry[rows, pick][:, None]
         links = self.link_rows[rows, pick] * factor[:, None]  # every link, those beyond chance
         np.copyto(self.via, t, where=links[:, 1] > self.gated)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from tests.helpers.copies import closing_copies, first_copy, two_run_reference
 from tests.helpers.items import Passage, PassageView
+from tests.helpers.reading import word_pairs
 from vrsd_core import DEFAULT_METHOD, method_options, select
 from vrsd_kit.lexical import (
     RESTATES,
@@ -29,7 +30,6 @@ from vrsd_kit.lexical import (
     restated_by,
     shared_pairs,
     tokenize,
-    word_pairs,
 )
 from vrsd_kit.rerank import NO_WORDS, rerank
 from vrsd_kit.settings import build_settings

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers.reading import word_pairs
 from vrsd_core import select
-from vrsd_kit.lexical import RESTATES, PoolRelevance, restated_by, shared_pairs, word_pairs
+from vrsd_kit.lexical import RESTATES, PoolRelevance, restated_by, shared_pairs
 from vrsd_kit.rerank import METADATA_KEY, entries, excerpt, held_back_entries
 
 rng = np.random.default_rng(11)
