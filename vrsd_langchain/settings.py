@@ -90,6 +90,9 @@ def call_settings(store: VectorStore, settings: Settings, kwargs: Mapping[str, A
     added to the store's search arguments. Only the counts: checked alone."""
     if not kwargs:
         return settings
+    for name in ("k", "fetch_k"):  # a count given is one: None is refused, as at construction
+        if name in kwargs and kwargs[name] is None:
+            raise ValueError(f"{name}: expected an integer >= 1, got None")
     if kwargs.keys() <= {"k", "fetch_k"}:
         return settings.with_counts(kwargs.get("k"), kwargs.get("fetch_k"))
     given = dict(kwargs)

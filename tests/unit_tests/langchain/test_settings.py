@@ -129,3 +129,12 @@ def test_a_call_reaches_the_selection_through_the_one_body(in_memory_store, embe
          "acompress_documents"),
     ]:
         assert frames_to_select(call) == [entry, "choose", "rerank"]
+
+
+@pytest.mark.parametrize("name", ["k", "fetch_k"])
+def test_a_count_given_per_call_as_none_is_refused(in_memory_store, name):
+    retriever = DiverseRetriever(vectorstore=in_memory_store, k=3, fetch_k=8)
+    for extra in ({}, {"lexical": False}):  # the counts alone, and with another setting
+        with pytest.raises(ValueError, match=f"^{name}: expected an integer >= 1, got None"):
+            retriever.invoke(QUERY, **{name: None}, **extra)
+    assert len(retriever.invoke(QUERY)) == 3 and retriever.fetch_k == 8
