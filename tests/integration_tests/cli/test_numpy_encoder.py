@@ -174,12 +174,12 @@ def test_many_questions_at_once_go_to_the_model_in_batches(tmp_path, monkeypatch
     the model (as before), not one numpy encoding each; a single question after that
     is read from the cache, and a new one goes to the numpy encoder."""
     from tests.helpers.spies import SpyEmbeddings
-    from vrsd_eval.disk_embeddings import cached_embeddings
+    from vrsd_cli.indexing import index_embeddings
     from vrsd_langchain.embeddings import warm_query_cache
 
     spy = SpyEmbeddings(base_embeddings())
     monkeypatch.setattr(lazy_embeddings, "base_embeddings", lambda model=None: spy)
-    embeddings = cached_embeddings(None, tmp_path, lazy=True)
+    embeddings = index_embeddings(None, tmp_path)
     questions = ["how fast does a kettle boil?", "what is tea?", "why is the sky blue?"]
     assert warm_query_cache(embeddings, questions) == 3
     assert (spy.document_calls, spy.counts) == (1, (0, 3))

@@ -1,0 +1,143 @@
+"""What a kill, a signal or a damaged cache does to ``vrsd index`` and ``vrsd search``
+(issue 52): real processes, real signals, the real embedding cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.cli_fixtures import stored, write
+from vrsd_cli import flat_index
+
+ROOT = Path(__file__).resolve().parents[3]
+NOTES = {"tea.md": "Green tea is steamed; black tea is oxidised before drying.",
+         "kettle.md": "A kettle boils water in about three minutes on a strong stove.",
+         "moss.md": "Moss grows on the north side of trees in damp forests."}
+
+
+def damage_cache(cache: Path, how: str) -> int:
+    """Every file of the embedding cache left as a kill or a full disk leaves one written
+    in place: ``empty`` (0 bytes) or ``half`` (cut in the middle). Returns how many."""
+    files = [p for p in cache.rglob("*") if p.is_file()]
+    for path in files:
+        data = path.read_bytes()
+        path.write_bytes(b"" if how == "empty" else data[:len(data) // 2])
+    return len(files)
+
+
+@pytest.mark.parametrize("how", ["empty", "half"])
+def test_a_damaged_embedding_cache_does_not_block_index_or_search(vrsd, tmp_path, how):
+    """Defect 1: a cache entry cut short made every later run fail ("Expecting value",
+    naming nothing). Now the entry is encoded again and the run succeeds."""
+    docs = write(tmp_path / "docs", NOTES)
+    cache, index_dir = tmp_path / "cache", tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, "--cache-dir", cache).code == 0
+    assert vrsd("search", "boiling water", "--index-dir", index_dir,
+                "--cache-dir", cache).code == 0
+    before = stored(index_dir)
+    assert damage_cache(cache, how) >= 2
+    again = vrsd("index", docs, "--index-dir", index_dir, "--cache-dir", cache, "--rebuild")
+    assert again.code == 0, again.err
+    assert "error" not in again.err
+    assert stored(index_dir) == before
+    found = vrsd("search", "boiling water", "--index-dir", index_dir, "--cache-dir", cache)
+    assert found.code == 0, found.err
+    assert "kettle.md" in found.out.split("\n\n")[1]
+
+
+def vrsd_script(body: str, *args: object) -> subprocess.Popen[str]:
+    """A real ``vrsd`` process: ``body`` (Python, may patch the CLI) then ``main(args)``."""
+    code = textwrap.dedent(body) + "\nfrom vrsd_cli.cli import main\nsys.exit(main(sys.argv[1:]))"
+    return subprocess.Popen([sys.executable, "-c", "import sys\n" + code, *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+_HOLD_WHILE_ENCODING = """
+import time
+from vrsd_cli.hashing_embeddings import HashingEmbeddings
+def embed_documents(self, texts):
+    print("encoding", file=sys.stderr, flush=True)
+    time.sleep(300)
+HashingEmbeddings.embed_documents = embed_documents
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, vrsd, signum):
+    """Defect 1: SIGTERM killed ``vrsd index`` on the spot (no clean-up, no word). Now it
+    ends the run as Ctrl-C does: one line, exit 128 + the signal, the lock released, the
+    run marked interrupted for the next reader."""
+    docs = write(tmp_path / "docs", NOTES)
+    index_dir = tmp_path / "index"
+    proc = vrsd_script(_HOLD_WHILE_ENCODING, "index", docs, "--index-dir", index_dir,
+                       "--model", "test:hashing")
+    assert proc.stderr is not None
+    assert proc.stderr.readline().strip() == "encoding", proc.communicate()
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, (proc.returncode, err)
+    assert err.startswith("vrsd: interrupted") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    record = json.loads((index_dir / flat_index.WRITER).read_text(encoding="utf-8"))
+    assert record.get("interrupted"), record
+    search = vrsd("search", "tea", "--index-dir", index_dir)
+    assert search.code == 2 and "was interrupted; run 'vrsd index" in search.err
+    again = vrsd("index", docs, "--index-dir", index_dir, "--model", "test:hashing")
+    assert again.code == 0, again.err  # the lock was released
+    assert "finishing the interrupted" in again.err
+
+
+_STOP_AFTER_COMMIT = """
+import os, signal
+from vrsd_cli import flat_index
+commit = flat_index.commit
+def commit_then_stop(*args, **kwargs):
+    commit(*args, **kwargs)
+    os.kill(os.getpid(), int(os.environ["VRSD_TEST_SIGNAL"]))
+flat_index.commit = commit_then_stop
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT])
+def test_a_kill_after_the_commit_is_not_called_interrupted(tmp_path, vrsd, signum):
+    """Defect 8: a run killed after its commit left its record, and readers said "was
+    interrupted, run it again". Its work is in the index: nothing is said."""
+    docs = write(tmp_path / "docs", NOTES)
+    index_dir = tmp_path / "index"
+    os.environ["VRSD_TEST_SIGNAL"] = str(int(signum))
+    try:
+        proc = vrsd_script(_STOP_AFTER_COMMIT, "index", docs, "--index-dir", index_dir,
+                           "--model", "test:hashing")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        del os.environ["VRSD_TEST_SIGNAL"]
+    assert proc.returncode in (-signum, 128 + signum), err
+    search = vrsd("search", "tea", "--index-dir", index_dir)
+    assert search.code == 0 and search.err == "", search.err
+    again = vrsd("index", docs, "--index-dir", index_dir, "--model", "test:hashing")
+    assert again.code == 0 and "interrupted" not in again.err, again.err
+
+
+@pytest.mark.parametrize("pid", [99999999999999999999, -5, 0, "x", None, 2**31])
+def test_a_pid_no_process_can_have_is_not_running(tmp_path, vrsd, pid):
+    """Defect 8: a writer's record naming pid 99999999999999999999 was reported running."""
+    docs = write(tmp_path / "docs", NOTES)
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, "--model", "test:hashing").code == 0
+    import socket
+
+    record = {"pid": pid, "host": socket.gethostname(), "started": "2000-01-01T00:00:00+00:00",
+              "folder": "/elsewhere"}
+    (index_dir / flat_index.WRITER).write_text(json.dumps(record), encoding="utf-8")
+    assert flat_index.is_running(record) is False
+    search = vrsd("search", "tea", "--index-dir", index_dir)
+    assert search.code == 0
+    assert "is running" not in search.err and "was interrupted" in search.err, search.err
