@@ -39,7 +39,7 @@ from vrsd_core import DEFAULT_METHOD
 from vrsd_eval.evidence import HALVES
 from vrsd_kit.settings import DEFAULT_FETCH_K
 
-from .indexing import LARGE_FILE_MB, LARGE_FILES  # (numpy only)
+from .indexing import LARGE_FILE_MB, LARGE_FILES, MAX_FILE_MB  # (numpy only)
 from .printing import emit, safe
 from .signals import Stopped, stopped_by_signals
 from .signals import exit_code as signal_exit_code
@@ -281,6 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "them at that size (index; they are announced before the work starts)")
     idx.add_argument("--large-file-mb", type=_positive_float, default=LARGE_FILE_MB,
                      metavar="MB", help=f"what a large file is, in MB ({LARGE_FILE_MB:g})")
+    idx.add_argument("--max-file-mb", type=_positive_float, default=MAX_FILE_MB, metavar="MB",
+                     help="a file that would be read whole above this size is skipped, "
+                     f"named, before any of it is read ({MAX_FILE_MB:g})")
     _add_model(idx)
     _add_cache(idx)
 
@@ -655,7 +658,7 @@ def _run_index(args: argparse.Namespace) -> int:
         chunk_overlap=args.chunk_overlap, model=args.model, cache_dir=args.cache_dir,
         progress=show_progress(args), follow_symlinks=args.follow_symlinks,
         rebuild=args.rebuild, large_files=args.large_files,
-        large_file_mb=args.large_file_mb,
+        large_file_mb=args.large_file_mb, max_file_mb=args.max_file_mb,
         notes=lambda line: emit(f"vrsd index: {line}", file=sys.stderr),
     )
     for path, reason in report.skipped:

@@ -46,7 +46,7 @@ from vrsd_core import DEFAULT_METHOD
 from vrsd_kit.settings import DEFAULT_FETCH_K
 
 from . import flat_index as flat
-from .reading import NotText, read_text
+from .reading import HTML_SUFFIXES, PDF_SUFFIX, NotText, read_text
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -65,6 +65,12 @@ vector is drawn from a generator seeded by the text's hash, no model is loaded."
 LARGE_FILE_MB = 2.0
 """A file above this many megabytes (10^6 bytes) is announced before the work starts
 (``--large-file-mb``)."""
+MAX_FILE_MB = 100.0
+"""A file above this many megabytes is left out before any of it is read, unless only its
+first ``--large-file-mb`` is read (``--large-files cap``, plain text): ``--max-file-mb``.
+The text of a file is held in memory while it is split, so this bounds what one file
+can take."""
+WHOLE_FILE_SUFFIXES = HTML_SUFFIXES | {PDF_SUFFIX}  # read whole even when capped
 LargeFiles = Literal["index", "skip", "cap"]
 LARGE_FILES: tuple[str, ...] = ("index", "skip", "cap")
 ESTIMATED_RATE = 9.0
@@ -214,38 +220,61 @@ class FileChunks:
 
 def read_chunks(
     files: list[Path], chunk_size: int, chunk_overlap: int, *, large_file_mb: float =
-    LARGE_FILE_MB, large_files: LargeFiles = "index",
+    LARGE_FILE_MB, large_files: LargeFiles = "index", max_file_mb: float = MAX_FILE_MB,
+    folder: Path | None = None, follow_symlinks: bool = False,
 ) -> tuple[list[FileChunks], list[tuple[Path, str]]]:
     """Each readable file's chunks (``RecursiveCharacterTextSplitter``) and the files
     skipped with the reason; a file above ``large_file_mb`` is read whole (``index``),
-    left out (``skip``), or read up to that size (``cap``)."""
+    left out (``skip``), or read up to that size (``cap``); a file that would be read
+    whole above ``max_file_mb`` is left out before any of it is read.
+
+    Each file is opened by ``opening.FolderFiles`` under ``folder`` (default: the
+    files' common folder), and what is read and measured is that descriptor."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    from .opening import FolderFiles
 
     splitter = RecursiveCharacterTextSplitter(
         chunk_size=chunk_size, chunk_overlap=chunk_overlap
     )
-    limit = int(large_file_mb * 1e6)
+    root = folder if folder is not None else Path(os.path.commonpath(files) if files else ".")
+    if files and root in files:
+        root = root.parent
     found: list[FileChunks] = []
     skipped: list[tuple[Path, str]] = []
-    for path in files:
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            skipped.append((path, f"unreadable: {exc.strerror or exc}"))
-            continue
-        large = size > limit
-        if large and large_files == "skip":
-            skipped.append((path, f"large: {size / 1e6:.1f} MB, above --large-file-mb "
-                                  f"{large_file_mb:g}"))
-            continue
-        try:
-            text = read_text(path, limit if large and large_files == "cap" else None)
-        except NotText as exc:
-            skipped.append((path, exc.reason))
-            continue
-        found.append(FileChunks(path, splitter.split_text(text), size,
-                                capped=large and large_files == "cap"))
+    with FolderFiles(root, follow_symlinks=follow_symlinks) as opener:
+        for path in files:
+            try:
+                found.append(_read_file(opener, path, splitter, large_file_mb=large_file_mb,
+                                        large_files=large_files, max_file_mb=max_file_mb))
+            except NotText as exc:
+                skipped.append((path, exc.reason))
     return found, skipped
+
+
+def _read_file(opener: Any, path: Path, splitter: Any, *, large_file_mb: float,
+               large_files: LargeFiles, max_file_mb: float) -> FileChunks:
+    """One file's chunks, read from the descriptor ``opener`` gives (NotText: why not)."""
+    fd, status = opener.open(path)
+    with os.fdopen(fd, "rb") as file:
+        size = status.st_size
+        large = size > large_file_mb * 1e6
+        if large and large_files == "skip":
+            raise NotText(f"large: {size / 1e6:.1f} MB, above --large-file-mb "
+                          f"{large_file_mb:g}")
+        capped = large and large_files == "cap"
+        whole = not capped or path.suffix.lower() in WHOLE_FILE_SUFFIXES
+        if whole and size > max_file_mb * 1e6:
+            raise NotText(f"too large: {size / 1e6:.1f} MB, above --max-file-mb "
+                          f"{max_file_mb:g}" + ("" if capped else
+                                                " (--large-files cap reads its first "
+                                                "--large-file-mb)"))
+        try:
+            text = read_text(path, int(large_file_mb * 1e6) if capped else None, file=file)
+        except MemoryError:
+            raise NotText(f"too large to read in the memory left: {size / 1e6:.1f} MB") \
+                from None
+    return FileChunks(path, splitter.split_text(text), size, capped=capped)
 
 
 def load_chunks(
@@ -255,7 +284,7 @@ def load_chunks(
     ``chunk`` = position in the file) and the files skipped, with the reason."""
     from langchain_core.documents import Document
 
-    found, skipped = read_chunks(files, chunk_size, chunk_overlap)
+    found, skipped = read_chunks(files, chunk_size, chunk_overlap, folder=folder)
     chunks = [Document(page_content=piece, metadata={
         "source": one.path.relative_to(folder).as_posix(), "chunk": i})
         for one in found for i, piece in enumerate(one.texts)]
@@ -290,6 +319,7 @@ def index_folder(
     rebuild: bool = False,
     large_files: LargeFiles = "index",
     large_file_mb: float = LARGE_FILE_MB,
+    max_file_mb: float = MAX_FILE_MB,
     notes: Callable[[str], None] | None = None,
 ) -> IndexReport:
     """Index (or re-index) the text files of ``path`` into ``index_dir``.
@@ -304,6 +334,8 @@ def index_folder(
             (``"index"``), left out (``"skip"``) or read up to that size (``"cap"``);
             either way it is announced through ``notes`` before any encoding, with its
             chunks and the estimated time.
+        max_file_mb: a file that would be read whole above this size is left out, named,
+            before any of it is read (``MAX_FILE_MB``).
         notes: called with each line to show before the work (large files, an
             interrupted run being finished); None: not shown.
 
@@ -331,8 +363,9 @@ def index_folder(
 
         raise ValueError(f"large_files: expected one of {', '.join(LARGE_FILES)}, "
                          f"got {large_files!r}{did_you_mean(large_files, LARGE_FILES)}")
-    if not isinstance(large_file_mb, int | float) or not 0 < large_file_mb < float("inf"):
-        raise ValueError(f"large_file_mb: expected a size in MB above 0, got {large_file_mb!r}")
+    for name, mb in (("large_file_mb", large_file_mb), ("max_file_mb", max_file_mb)):
+        if isinstance(mb, bool) or not isinstance(mb, int | float) or not 0 < mb < float("inf"):
+            raise ValueError(f"{name}: expected a size in MB above 0, got {mb!r}")
     say = notes or (lambda line: None)
     where = Path(index_dir) if index_dir is not None else default_index_dir()
     with ExitStack() as held:
@@ -342,7 +375,9 @@ def index_folder(
         if not files and not walked_out:
             raise ValueError(f"path: no files under {path}")
         found, unread = read_chunks(files, chunk_size, chunk_overlap,
-                                    large_file_mb=large_file_mb, large_files=large_files)
+                                    large_file_mb=large_file_mb, large_files=large_files,
+                                    max_file_mb=max_file_mb, folder=folder,
+                                    follow_symlinks=follow_symlinks)
         skipped = walked_out + unread
         if not any(one.texts for one in found):
             raise ValueError(f"path: no text in the {len(files)} files under {path}")

@@ -17,7 +17,9 @@ line per such file and counts them.
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
 from pathlib import Path
+from typing import BinaryIO
 
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
 PDF_SUFFIX = ".pdf"
@@ -28,6 +30,8 @@ PDF_SUFFIX = ".pdf"
 _CONTROL = re.compile(r"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _MAX_CONTROL_SHARE = 0.01  # legacy-encoded text: at most 1 character in 100 a control
 _SNIFF = 8192  # bytes read first: a binary file is told from them
+BLOCK = 1 << 20
+"""Bytes read at a time after the first ``_SNIFF``, each block checked for a NUL byte."""
 _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
 
@@ -39,10 +43,16 @@ class NotText(Exception):
         self.reason = reason
 
 
-def read_text(path: str | Path, max_bytes: int | None = None) -> str:
+def read_text(path: str | Path, max_bytes: int | None = None, *,
+              file: BinaryIO | None = None) -> str:
     """The text of ``path`` (HTML stripped, PDF extracted, other files sniffed);
     ``max_bytes``: a plain file's first ``max_bytes`` bytes only (a character cut in
     two is dropped), the first ``max_bytes`` characters of an HTML or PDF file's text.
+    ``file``: ``path`` already opened (binary), read instead of opening ``path`` (which
+    then only names it and gives its suffix).
+
+    A plain file is read in blocks of ``BLOCK`` bytes, each checked for a NUL byte, so a
+    binary file with a text head is left as soon as its first binary block is read.
 
     Raises:
         NotText: binary, empty, unreadable, or a PDF without ``pypdf`` installed.
@@ -50,13 +60,15 @@ def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     path = Path(path)
     suffix = path.suffix.lower()
     try:
-        if suffix == PDF_SUFFIX:
-            text = _pdf_text(path)[:max_bytes]
-        elif suffix in HTML_SUFFIXES:
-            text = _html_text(path.read_bytes())[:max_bytes]
-        else:
-            data = _read_unless_binary(path, max_bytes)
-            text = decode_text(_whole_characters(data) if max_bytes is not None else data)
+        with ExitStack() as stack:
+            source = file if file is not None else stack.enter_context(path.open("rb"))
+            if suffix == PDF_SUFFIX:
+                text = _pdf_text(source)[:max_bytes]
+            elif suffix in HTML_SUFFIXES:
+                text = _html_text(source.read())[:max_bytes]
+            else:
+                data = _read_unless_binary(source, max_bytes)
+                text = decode_text(_whole_characters(data) if max_bytes is not None else data)
     except OSError as exc:
         raise NotText(f"unreadable: {exc.strerror or exc}") from None
     if not text.strip():
@@ -64,16 +76,24 @@ def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     return text
 
 
-def _read_unless_binary(path: Path, max_bytes: int | None = None) -> bytes:
-    """The file's bytes (its first ``max_bytes``), or NotText("binary") from its first
-    block alone when that holds a NUL byte without a UTF-16 BOM (a video in the folder
-    is not read whole)."""
-    with path.open("rb") as file:
-        head = file.read(_SNIFF if max_bytes is None else min(_SNIFF, max_bytes))
-        if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+def _read_unless_binary(file: BinaryIO, max_bytes: int | None = None) -> bytes:
+    """The file's bytes (its first ``max_bytes``), read block by block, or
+    NotText("binary") at the first block holding a NUL byte, unless the file starts
+    with a UTF-16 BOM (a video in the folder is not read whole)."""
+    left = max_bytes
+    block = file.read(_SNIFF if left is None else min(_SNIFF, left))
+    utf16 = block.startswith((b"\xff\xfe", b"\xfe\xff"))
+    blocks = []
+    while block:
+        if b"\x00" in block and not utf16:
             raise NotText("binary")
-        rest = file.read() if max_bytes is None else file.read(max(0, max_bytes - len(head)))
-        return head + rest
+        blocks.append(block)
+        if left is not None:
+            left -= len(block)
+            if left <= 0:
+                break
+        block = file.read(BLOCK if left is None else min(BLOCK, left))
+    return b"".join(blocks)
 
 
 def _whole_characters(data: bytes) -> bytes:
@@ -129,7 +149,7 @@ def _html_text(data: bytes) -> str:
     return f"{title}\n\n{text}" if title and not text.startswith(title) else text
 
 
-def _pdf_text(path: Path) -> str:
+def _pdf_text(path: Path | BinaryIO) -> str:
     try:
         from pypdf import PdfReader
         from pypdf.errors import PdfReadError

@@ -141,3 +141,75 @@ def test_a_pid_no_process_can_have_is_not_running(tmp_path, vrsd, pid):
     search = vrsd("search", "tea", "--index-dir", index_dir)
     assert search.code == 0
     assert "is running" not in search.err and "was interrupted" in search.err, search.err
+
+
+# ------------------------------------------------------------ open what was checked
+
+
+def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(vrsd, tmp_path, monkeypatch):
+    """Defect 2: the walk checked each file, the read followed whatever stood there later.
+    The swap is made between the walk and the reading (a hook on ``walk_folder``): a
+    file and a folder replaced by links out of the folder are not read."""
+    from vrsd_cli import indexing
+
+    outside = write(tmp_path / "outside", {"secret.txt": "The vault code is 4471.",
+                                           "dir/more.txt": "The safe opens with 9917."})
+    docs = write(tmp_path / "docs", {"a.md": "A note on kettles.", "b.md": "Moss on trees.",
+                                     "sub/c.md": "Tea is steamed."})
+    walk = indexing.walk_folder
+
+    def walk_then_swap(*args, **kwargs):
+        found = walk(*args, **kwargs)
+        (docs / "b.md").unlink()
+        (docs / "b.md").symlink_to(outside / "secret.txt")
+        (docs / "sub" / "c.md").unlink()
+        (docs / "sub").rmdir()
+        (docs / "sub").symlink_to(outside / "dir")
+        (outside / "dir" / "c.md").write_text("The alarm code is 5521.", encoding="utf-8")
+        return found
+
+    monkeypatch.setattr(indexing, "walk_folder", walk_then_swap)
+    index_dir = tmp_path / "index"
+    run = vrsd("index", docs, "--index-dir", index_dir, "--model", "test:hashing")
+    assert run.code == 0, run.err
+    texts = " ".join(text for _, _, text in stored(index_dir))
+    assert "4471" not in texts and "5521" not in texts
+    assert {source for source, _, _ in stored(index_dir)} == {"a.md"}
+    assert f"skipped {docs / 'b.md'}: outside the folder" in run.err
+    assert f"skipped {docs / 'sub' / 'c.md'}: outside the folder" in run.err
+
+
+# ------------------------------------------------------------------- read bounded
+
+
+def sparse(path: Path, size: int, head: bytes) -> Path:
+    """A file of ``size`` bytes that takes no disk: ``head``, then a hole (NUL bytes)."""
+    with open(path, "wb") as file:
+        file.write(head)
+        file.truncate(size)
+    return path
+
+
+_MEMORY_LIMIT = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+"""
+
+
+@pytest.mark.parametrize("extra", [(), ("--max-file-mb", "10000")])
+def test_a_huge_file_with_a_text_head_does_not_take_the_run(tmp_path, extra):
+    """Defect 4: a 4 GB file with a text head was read whole before being called binary
+    (under a memory limit: ``unexpected MemoryError``, naming no file). Now it is refused
+    by its size before any read (the default ``--max-file-mb``), or, with a limit above
+    it, left at its first binary block; the run indexes the rest, under 1.5 GB."""
+    docs = write(tmp_path / "docs", NOTES)
+    sparse(docs / "huge.log", 4_000_000_000, b"log line: all is well\n" * 500)
+    index_dir = tmp_path / "index"
+    proc = vrsd_script(_MEMORY_LIMIT, "index", docs, "--index-dir", index_dir,
+                       "--model", "test:hashing", "--no-progress", *extra)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    reason = "binary" if extra else ("too large: 4000.0 MB, above --max-file-mb 100 "
+                                     "(--large-files cap reads its first --large-file-mb)")
+    assert f"vrsd index: warning: skipped {docs / 'huge.log'}: {reason}\n" in err, err
+    assert "indexed" in out and "3 files" in out
