@@ -9,7 +9,9 @@ the window. ``--json`` output is escaped the same way (``safe_json``).
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
 import sys
 import textwrap
@@ -21,14 +23,27 @@ if TYPE_CHECKING:
 
 # C0 controls (ESC, CR, BEL, ...) but tab and newline, DEL, C1 controls (CSI \x9b, OSC
 # \x9d, ...), and the bidirectional overrides and isolates that reorder what a line shows.
-_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+# Lone surrogates too: a file name's bytes that are not UTF-8 (``os.fsdecode`` carries
+# byte 0xff as U+DCFF) cannot be written as UTF-8 at all.
+_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _CONTROLS = re.compile(f"[{_CONTROL}]")
 _CONTROLS_AND_LINES = re.compile(f"[{_CONTROL}\n]")
 _NOT_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # json.dumps keeps them
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
-    return ascii(match.group())[1:-1]  # '\x1b', '\r', '\n', '\u202e'
+    r"""'\x1b', '\r', '\n', '\u202e'; a byte that was not UTF-8 (U+DC80-U+DCFF, as
+    ``os.fsdecode`` carries it) as that byte: '\xff'."""
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return ascii(match.group())[1:-1]
+
+
+def has_undecodable(text: str) -> bool:
+    """Whether ``text`` carries bytes that were not UTF-8 (lone surrogates)."""
+    return _SURROGATES.search(text) is not None
 
 
 def safe(text: object, *, one_line: bool = False) -> str:
@@ -43,8 +58,11 @@ def safe(text: object, *, one_line: bool = False) -> str:
 def safe_json(value: Any) -> str:
     """``value`` as indented JSON, non-ASCII text kept readable, every control character
     escaped (``json.dumps`` escapes C0 controls; DEL, C1 and the bidirectional controls
-    are escaped here as ``\\u009b``, still valid JSON)."""
+    are escaped here as ``\\u009b``, still valid JSON), and valid UTF-8 whatever it
+    holds: a byte that was not UTF-8 in a name becomes the text ``\\xff``, as ``safe``
+    shows it (``hits_json`` adds the exact bytes)."""
     text = json.dumps(value, ensure_ascii=False, indent=1)
+    text = _SURROGATES.sub(lambda m: _escape(m).replace("\\", "\\\\"), text)
     return _NOT_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -186,10 +204,22 @@ def hits_json(query: str, docs: list[Document], *, method: str, options: dict[st
     """The search as JSON for scripts: the query; ``method``, the method's name, with its
     ``options`` and the ``method_label`` the terminal shows; ``k`` and ``fetch_k`` as
     asked, ``kept`` and ``fetched`` as done, ``index_chunks`` (the chunks the index holds);
-    and each result's text and metadata (``metadata["vrsd"]`` included), ``safe_json``."""
+    and each result's text and metadata (``metadata["vrsd"]`` included), ``safe_json``.
+    A ``source`` whose name is not UTF-8 is shown escaped (``\\xff``) and its exact
+    bytes are added, base64, as ``source_b64``."""
     return safe_json({
         "query": query, "method": method, "options": options, "method_label": label,
         "k": k, "fetch_k": fetch_k, "kept": len(docs), "fetched": fetched,
         "index_chunks": in_index,
-        "results": [{"text": doc.page_content, "metadata": doc.metadata} for doc in docs],
+        "results": [{"text": doc.page_content, "metadata": _with_raw_source(doc.metadata)}
+                    for doc in docs],
     })
+
+
+def _with_raw_source(metadata: dict[str, Any]) -> dict[str, Any]:
+    """``metadata`` with ``source_b64`` (the name's bytes, base64) when ``source`` is a
+    file name that is not UTF-8 (else as it is)."""
+    source = metadata.get("source")
+    if not isinstance(source, str) or not has_undecodable(source):
+        return metadata
+    return {**metadata, "source_b64": base64.b64encode(os.fsencode(source)).decode("ascii")}

@@ -213,3 +213,71 @@ def test_a_huge_file_with_a_text_head_does_not_take_the_run(tmp_path, extra):
                                      "(--large-files cap reads its first --large-file-mb)")
     assert f"vrsd index: warning: skipped {docs / 'huge.log'}: {reason}\n" in err, err
     assert "indexed" in out and "3 files" in out
+
+
+# ------------------------------------------------------------ file names as bytes
+
+
+def _locales() -> list:
+    have = subprocess.run(["locale", "-a"], capture_output=True, text=True).stdout.split() \
+        if _has_locale_command() else []
+    normal = {name.lower().replace("-", ""): name for name in have}
+    cases = []
+    for wanted, io_encoding in [("C.UTF-8", None), ("C.UTF-8", "utf-8:strict"),
+                                ("en_US.UTF-8", None)]:
+        found = normal.get(wanted.lower().replace("-", ""))
+        marks = [] if found else [pytest.mark.skip(reason=f"no {wanted} locale here")]
+        cases.append(pytest.param(found or wanted, io_encoding, marks=marks,
+                                  id=f"{wanted}{'-strict' if io_encoding else ''}"))
+    return cases
+
+
+def _has_locale_command() -> bool:
+    from shutil import which
+
+    return which("locale") is not None
+
+
+RAW_NAME = b"\xff\xfe notes.txt"
+
+
+@pytest.mark.parametrize(("locale", "io_encoding"), _locales())
+def test_a_file_name_that_is_not_utf8_is_carried_and_printed_escaped(tmp_path, locale,
+                                                                     io_encoding):
+    """Defect 3: a name holding the bytes ff fe broke ``vrsd search`` (strict UTF-8
+    output: "surrogates not allowed"; C.UTF-8: the raw bytes in ``--json``, invalid
+    JSON). Now the terminal shows ``\\xff\\xfe``, and ``--json`` is valid UTF-8 with the
+    exact bytes in ``source_b64``."""
+    import base64
+
+    docs = write(tmp_path / "docs", {"plain.txt": "Tea is steamed before drying."})
+    with open(os.path.join(os.fsencode(docs), RAW_NAME), "wb") as file:
+        file.write(b"A kettle boils water in three minutes.")
+    index_dir = tmp_path / "index"
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("LC_", "PYTHONIOENCODING", "PYTHONUTF8", "LANG"))}
+    env.update({"LC_ALL": locale, "PYTHONPATH": str(ROOT)})
+    if io_encoding:
+        env["PYTHONIOENCODING"] = io_encoding
+
+    def run(*args: object) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "vrsd_cli.cli", *map(str, args)],
+                              capture_output=True, env=env, timeout=300)
+
+    indexed = run("index", docs, "--index-dir", index_dir, "--model", "test:hashing",
+                  "--no-progress")
+    assert indexed.returncode == 0, indexed.stderr
+    shown = run("search", "kettle", "--index-dir", index_dir)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout.decode("utf-8")  # strict: nothing but UTF-8
+    assert "\\xff\\xfe notes.txt" in text
+    as_json = run("search", "kettle", "--index-dir", index_dir, "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    found = json.loads(as_json.stdout.decode("utf-8"))
+    named = [hit["metadata"] for hit in found["results"]
+             if "source_b64" in hit["metadata"]]
+    assert [base64.b64decode(meta["source_b64"]) for meta in named] == [RAW_NAME]
+    assert named[0]["source"] == "\\xff\\xfe notes.txt"
+    plain = [hit["metadata"] for hit in found["results"] if hit["metadata"]["source"] ==
+             "plain.txt"]
+    assert plain and "source_b64" not in plain[0]
