@@ -1,4 +1,4 @@
-"""Embeddings loaded on the first text to encode (``cached_embeddings(lazy=True)``)."""
+"""Embeddings loaded on the first text to encode (``vrsd_cli.indexing.index_embeddings``)."""
 
 from __future__ import annotations
 
