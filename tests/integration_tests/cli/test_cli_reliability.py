@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,33 @@ def test_a_file_name_that_is_not_utf8_is_carried_and_printed_escaped(tmp_path, l
     plain = [hit["metadata"] for hit in found["results"] if hit["metadata"]["source"] ==
              "plain.txt"]
     assert plain and "source_b64" not in plain[0]
+
+
+def test_a_real_index_killed_while_it_fills_the_cache_is_finished_by_the_next_run(
+        vrsd, tmp_path, cache_dir):
+    """Defect 1, as the probe found it: ``vrsd index`` with the real model, SIGKILLed
+    once the embedding cache holds its first batch. The next run finishes, encoding
+    only what the cache does not hold."""
+    from vrsd_cli.indexing import index_embeddings
+    from vrsd_eval.disk_embeddings import cache_folder, count_uncached
+    from vrsd_kit.vector_cache import VectorCache
+
+    docs = write(tmp_path / "docs", {f"n{i}.md": f"Note {i}: the kettle number {i} boils "
+                                     f"water; entry {i * 7919} of the log." for i in range(700)})
+    cache, index_dir = tmp_path / "cache", tmp_path / "index"
+    proc = vrsd_script("", "index", docs, "--index-dir", index_dir, "--cache-dir", cache,
+                       "--no-progress")
+    stored_keys = VectorCache(cache_folder(None, "documents", cache))
+    while proc.poll() is None and len(list(stored_keys.yield_keys())) < 256:
+        time.sleep(0.05)  # polling, not a timing: the kill lands after the first batch
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    stored_keys.close()
+    assert proc.returncode == -signal.SIGKILL, "it finished before the kill"
+    texts = [(docs / f"n{i}.md").read_text(encoding="utf-8") for i in range(700)]
+    left = count_uncached(index_embeddings(None, cache), texts)  # type: ignore[arg-type]
+    assert 0 < left <= 700 - 256
+    again = vrsd("index", docs, "--index-dir", index_dir, "--cache-dir", cache)
+    assert again.code == 0, again.err
+    assert "error" not in again.err and "damaged" not in again.err
+    assert len(stored(index_dir)) == 700

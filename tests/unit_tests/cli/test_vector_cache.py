@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import warnings
 
 import numpy as np
@@ -166,7 +167,7 @@ def test_a_writer_killed_mid_batch_leaves_whole_batches(tmp_path, lines):
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     cache = VectorCache(folder)
     while len(list(cache.yield_keys())) < lines * 64:  # let it write some batches first
-        pass
+        time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     cache.close()
