@@ -145,10 +145,13 @@ class VectorCache:
         starts a new one); anything else (a full disk) ends the caching for this run."""
         if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
                 exc, sqlite3.OperationalError):
-            with self._lock:
-                self._move_aside(exc)
-        else:
-            self._give_up(done, exc)
+            try:
+                with self._lock:
+                    self._move_aside(exc)
+                return
+            except OSError as cannot:  # (the folder cannot be renamed either)
+                exc = cannot
+        self._give_up(done, exc)
 
     def _give_up(self, done: str, exc: BaseException) -> None:
         self._failed = True
