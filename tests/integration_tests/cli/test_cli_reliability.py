@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -25,8 +26,12 @@ NOTES = {"tea.md": "Green tea is steamed; black tea is oxidised before drying.",
 
 def damage_cache(cache: Path, how: str) -> int:
     """Every file of the embedding cache left as a kill or a full disk leaves one written
-    in place: ``empty`` (0 bytes) or ``half`` (cut in the middle). Returns how many."""
-    files = [p for p in cache.rglob("*") if p.is_file()]
+    in place: ``empty`` (0 bytes) or ``half`` (cut in the middle). Returns how many.
+
+    The caches the earlier runs opened are closed first; SQLite's shared-memory index
+    (``-shm``, mapped in memory by every open connection, never data) is left alone."""
+    gc.collect()
+    files = [p for p in cache.rglob("*") if p.is_file() and not p.name.endswith("-shm")]
     for path in files:
         data = path.read_bytes()
         path.write_bytes(b"" if how == "empty" else data[:len(data) // 2])
