@@ -81,6 +81,8 @@ class FolderFiles:
             raise NotText(f"outside the folder: links to {target}") from None
         if not parts or ".." in parts:
             raise NotText(f"outside the folder: {target}")
+        if os.open not in os.supports_dir_fd:  # (Windows) the checked path, opened by name
+            return self._open_plain(target)
         fd = self._fd
         try:
             for part in parts[:-1]:
