@@ -8,8 +8,9 @@
   the store's own rank, wins), and the geometry the profiles give
   (``with_word_profiles``). All methods see the same thing: a stack of B queries, each
   with n candidate rows (some masked out), plus the relevance of every candidate. The
-  caller's arrays are never written: normalisation is applied as a per-row scale on the
-  n-vectors the methods compute, so no normalised copy of the candidates exists.
+  caller's arrays are never written: normalisation is a per-row scale on the products
+  the methods compute (``Geometry``), not a normalised copy of the candidates (the
+  profiles' geometry is a joined copy, ``with_word_profiles``).
 * **Relevance in the pool's units** (``pool_units``, ``standardised``): several
   relevance signals fused without a weight.
 * **Links between candidates** (``Links``, the default's ``links`` option, checked by
@@ -178,12 +179,10 @@ def check_length_range(
 # matrix-vector products of float32 input are computed in float32 (BLAS), then
 # widened. The tolerance follows the *input* dtype (``Prepared.tie_rtol``):
 # - float64: 1e-10, far above the products' rounding (~1e-16 * sqrt(d)).
-# - float32: 1e-6. It cannot drop to 1e-10: two identical float32 rows get
-#   products that differ in the last bits (BLAS sums rows in different
-#   blockings), measured up to 6e-8 at d = 384..768 and 3.6e-7 at d = 4096 for
-#   unit vectors, and the store's rank must still decide between such twins.
-#   1e-6 keeps a 3x margin over that at d = 4096, and float32 picks equal a
-#   float64 run on the same values unless two gains are within 1e-6 relative.
+# - float32: 1e-6: two identical float32 rows get products that differ in the
+#   last bits (BLAS sums rows in different blockings), and the store's rank must
+#   still decide between such twins; float32 picks equal a float64 run on the
+#   same values unless two gains are within 1e-6 relative.
 TIE_RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-10}
 
 
@@ -255,9 +254,9 @@ def _squared_lengths(
     high = big / (16.0 * n * n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
         if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
-            return fast.astype(np.float64), True
+            return fast.astype(np.float64, copy=False), True
     elif ((fast >= low) & (fast <= high) | ~valid).all():
-        return fast.astype(np.float64), True
+        return fast.astype(np.float64, copy=False), True
     check_finite(X, "candidates", valid)
     return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
@@ -268,7 +267,7 @@ _VECDOT = getattr(np, "vecdot", None)
 
 def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
     """(B, n): X[b, i] . v[b]. One query: BLAS's matrix-vector product; a batch: a
-    broadcast vecdot (faster than a stacked matmul). The two round differently in the
+    broadcast vecdot. The two round differently in the
     last bits, so every product of a query of B = 1 takes the same one."""
     if X.shape[0] == 1:
         return (X[0] @ v[0])[None, :]  # type: ignore[no-any-return]
@@ -468,7 +467,7 @@ def _query_squares(q: np.ndarray) -> list[float]:
     """Each query's squared length, in float64, as Python floats (NaN/inf when the query
     holds one or its length is past float64). One query: BLAS's dot, as its products
     (``_row_dots_with``) take BLAS's matrix-vector product."""
-    q64 = q.astype(np.float64)
+    q64 = q.astype(np.float64, copy=False)
     if q.shape[0] == 1:
         return [float(q64[0].dot(q64[0]))]
     return (q64 * q64).sum(axis=1).tolist()  # type: ignore[no-any-return]
@@ -781,3 +780,14 @@ def checked_links(links: Any, batch: int, n: int, valid: np.ndarray, *, batched:
     if (spread < 0).any():
         raise ValueError("links.spread: expected a standard deviation (>= 0)")
     return LinkArrays(cosine, gate.reshape(batch, n, n), spread)
+
+
+def checked_closes(closes: Any, batch: int, n: int, *, batched: bool) -> np.ndarray:
+    """``closes`` (the default's copies: [c, p] True closes c once p is picked) as (B, n, n)
+    booleans, or a ValueError naming ``closes``. Nothing given is written."""
+    shape = (batch, n, n) if batched else (n, n)
+    given = np.asarray(closes)
+    if given.dtype != np.bool_ or given.shape != shape:
+        raise ValueError(f"closes: expected booleans of shape {shape} (one per pair of "
+                         f"candidates), got {given.dtype} of shape {given.shape}")
+    return given.reshape(batch, n, n)

@@ -15,6 +15,7 @@ from ._prepare import (
     Prepared,
     check_int,
     check_k,
+    checked_closes,
     checked_links,
     did_you_mean,
     prepare,
@@ -211,6 +212,8 @@ def _setup(
     if own.get("links") is not None:  # checked once; a batch run in chunks cuts them per query
         own["links"] = checked_links(own["links"], prep.batch, prep.n, prep.valid,
                                      batched=batched)
+    if own.get("closes") is not None:
+        own["closes"] = checked_closes(own["closes"], prep.batch, prep.n, batched=batched)
     return info, run_prep, own, shown, prior
 
 
@@ -358,9 +361,10 @@ def select(
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
             ``complement`` also takes ``profiles`` ((n, f): a second description of
             each candidate, e.g. its words' profile; its similarity becomes the mean
-            of the vectors' cosine and the profiles' cosine) and ``links``
+            of the vectors' cosine and the profiles' cosine), ``links``
             (``vrsd_core.Links``: links between candidates, read as
-            ``vrsd_core/methods/determinantal.py`` says).
+            ``vrsd_core/methods/complement.py`` says) and ``closes`` ((n, n) booleans:
+            [c, p] True closes candidate c once p is picked).
 
     Returns:
         A ``Selection`` (indices in selection order, per-pick gains, relevance,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._constraints import Constraints
-from .._prepare import Prepared, tie_threshold
+from .._prepare import LOWEST, Prepared
 
 
 @dataclass(slots=True)
@@ -94,14 +94,17 @@ def per_query(prep: Prepared, run: Callable[[Prepared, int], Picked]) -> list[Pi
     return [run(prep.rows(b, b + 1), b) for b in range(prep.batch)]
 
 
-def first_best(scores: np.ndarray, rtol: float) -> int:
-    """The lowest index whose score ties the best of ``scores`` (one row) within
-    ``rtol``: the tie rule (``_prepare.tie_margin``), the store's rank deciding."""
-    pick = int(scores.argmax())
+def first_best(scores: np.ndarray, rtol: float, pick: int | None = None) -> int:
+    """The lowest index whose score ties the best of ``scores`` (one row, finite best)
+    within ``rtol``: the tie rule (``_prepare.tie_margin``), the store's rank deciding.
+    ``pick``: ``scores.argmax()``, when the caller has it."""
+    if pick is None:
+        pick = int(scores.argmax())
     if pick:
-        ties = np.flatnonzero(scores[:pick] >= tie_threshold(float(scores[pick]), rtol))
-        if len(ties):
-            return int(ties[0])
+        best = float(scores[pick])
+        ties = scores[:pick] >= max(best - rtol * max(1.0, abs(best)), LOWEST)
+        if ties.any():
+            return int(ties.argmax())
     return pick
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, tie_threshold
+from .._prepare import Prepared
 from ._common import Picked, Room, first_best, per_query, pick_counts
 
 
@@ -20,11 +20,23 @@ def similarity(prep: Prepared, k: int) -> list[Picked]:
         scores = one.rel[0] if one.all_real else np.where(one.valid[0], one.rel[0], -np.inf)
         order = np.argsort(-scores, kind="stable")[: count + 1]
         top = scores[order]
-        if one.constrained or (top[1:] >= tie_threshold(top[:-1], one.tie_rtol)).any():
+        if one.constrained or _neighbours_tie(top, one.tie_rtol):
             return _one_by_one(one, scores, count)
         return Picked(order[:count], top[:count])
 
     return per_query(prep, run)
+
+
+def _neighbours_tie(top: np.ndarray, rtol: float) -> bool:
+    """Whether a score of ``top`` (sorted, best first, finite but maybe the last) is within
+    the tie margin (``_prepare.tie_margin``) of the one after it; scores past 1e300 in
+    size (whose margin would overflow) count as tied."""
+    above = top[:-1]
+    if not len(above):
+        return False
+    if not (above[0] < 1e300 and above[-1] > -1e300):
+        return True
+    return bool((top[1:] >= above - rtol * np.maximum(1.0, np.abs(above))).any())
 
 
 def _one_by_one(one: Prepared, scores: np.ndarray, count: int) -> Picked:

@@ -1,5 +1,5 @@
 """The default's links between candidates (``vrsd_core.Links``, ``complement(links=...)``,
-``vrsd_core/methods/determinantal.py``):
+``vrsd_core/methods/complement.py``):
 without links the loop gives exactly the picks of the loop before links (a copy of it
 here); with links, the picks of a direct one-query reference of the chain form."""
 
@@ -11,7 +11,7 @@ import pytest
 from vrsd_core import Links, select, select_batch
 from vrsd_core._prepare import argmax_first, prepare, standardised
 from vrsd_core.methods import _common
-from vrsd_core.methods.determinantal import LIFT_SD
+from vrsd_core.methods.complement import LIFT_SD
 
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 
