@@ -422,20 +422,27 @@ class Prepared:
         )
 
 
-def prepare(
-    queries: Any,
-    candidates: Any,
-    *,
-    mask: Any = None,
-    relevance: Any = None,
-    normalize: bool = True,
-    batched: bool,
-    groups: Any = None,
-    max_per_group: Any = None,
-    token_counts: Any = None,
-    max_tokens: Any = None,
-) -> Prepared:
+@dataclass(frozen=True, slots=True)
+class Given:
+    """What the caller gives beside the vectors, as ``select`` takes it (checked by
+    ``prepare``): an outside relevance, group labels with the cap, token counts with the
+    budget."""
+
+    relevance: Any = None
+    groups: Any = None
+    max_per_group: Any = None
+    token_counts: Any = None
+    max_tokens: Any = None
+
+
+NOTHING_GIVEN = Given()
+
+
+def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
+            normalize: bool = True, given: Given = NOTHING_GIVEN) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B = 1 for a single query)."""
+    relevance, groups, max_per_group = given.relevance, given.groups, given.max_per_group
+    token_counts, max_tokens = given.token_counts, given.max_tokens
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
     q, X, qname = _as_stacks(queries, candidates, batched)
     B, n, _ = X.shape

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._prepare import (
+    Given,
     Prepared,
     check_int,
     check_k,
@@ -374,11 +375,8 @@ def select(
         ValueError: naming the argument, for NaN/inf, zero vectors, wrong shapes,
             an unknown method or option, or an option out of range.
     """
-    prep = prepare(
-        query, candidates, relevance=relevance, normalize=normalize, batched=False,
-        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
-        max_tokens=max_tokens,
-    )
+    prep = prepare(query, candidates, batched=False, normalize=normalize, given=Given(
+        relevance, groups, max_per_group, token_counts, max_tokens))
     info, run_prep, options, params, prior = _setup(method, prep, relevance, options, False)
     k_int = check_k(k)
     return _finish(prep, k_int, info.fn(run_prep, k_int, **options), info, params, prior)[0]
@@ -413,11 +411,8 @@ def select_batch(
         token_counts: optional (B, n) token counts (with ``max_tokens``, as in
             ``select``); padding positions are ignored.
     """
-    prep = prepare(
-        queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True,
-        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
-        max_tokens=max_tokens,
-    )
+    prep = prepare(queries, candidates, batched=True, mask=mask, normalize=normalize,
+                   given=Given(relevance, groups, max_per_group, token_counts, max_tokens))
     info, run_prep, options, params, prior = _setup(method, prep, relevance, options, True)
     k_int = check_k(k)
     picked = run_in_chunks(run_prep, info.fn, k_int, options)
