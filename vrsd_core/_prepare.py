@@ -377,7 +377,7 @@ class Prepared:
     scale: np.ndarray  # (B, n)
     sq_norm: np.ndarray  # (B, n): squared length of each working vector
     q_norm: np.ndarray  # (B,): length of the working query
-    qsim: np.ndarray  # (B, n): working-vector inner product with the query
+    qsim: np.ndarray | None  # (B, n) working-vector inner product with the query (query_dots)
     rel: np.ndarray  # (B, n): one relevance score per candidate (0 at padding)
     normalize: bool
     all_real: bool = False  # True when no row is padding (valid.all(), known for free)
@@ -400,6 +400,15 @@ class Prepared:
         self.tie_rtol = TIE_RTOL[self.X.dtype]
         self.constrained = self.cap is not None or self.budget is not None
 
+    def query_dots(self) -> np.ndarray:
+        """(B, n): each working vector's inner product with its query, 0 at padding; read
+        by the methods that score the vectors against the query (an outside relevance
+        replaces it for the others), computed when first read."""
+        if self.qsim is None:
+            qsim = _query_products(self.X, self.q, self.scale, self.normalize)
+            self.qsim = qsim if self.all_real else np.where(self.valid, qsim, 0.0)
+        return self.qsim
+
     @property
     def batch(self) -> int:
         return int(self.X.shape[0])
@@ -413,7 +422,8 @@ class Prepared:
         cut = slice(start, stop)
         return Prepared(
             X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
-            sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
+            sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut],
+            qsim=None if self.qsim is None else self.qsim[cut],
             rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
             group=None if self.group is None else self.group[cut], cap=self.cap,
             feasible=None if self.feasible is None else self.feasible[cut],
@@ -453,10 +463,12 @@ def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
         q, q_norm, scale, sq_norm = _unit_scale(q, q_norm, sq, valid, all_real)
     else:
         scale, sq_norm = np.ones((B, n)), sq
-    qsim = _query_products(X, q, scale, normalize)
-    if not all_real:
-        qsim = np.where(valid, qsim, 0.0)
-    rel = qsim if relevance is None else _relevance(relevance, (B, n), valid, batched)
+    qsim = None  # an outside relevance replaces the products with the query: none computed
+    if relevance is None:
+        qsim = _query_products(X, q, scale, normalize)
+        qsim = rel = qsim if all_real else np.where(valid, qsim, 0.0)
+    else:
+        rel = _relevance(relevance, (B, n), valid, batched)
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
     tokens, budget = None, None
     if token_counts is not None or max_tokens is not None:

@@ -61,7 +61,7 @@ def vrsd(
     rows = np.arange(B)
     cons = start_constraints(prep)
     # c_j.q, -inf once j is picked or closed
-    query_dot = np.where(prep.valid if cons is None else cons.open, prep.qsim, -np.inf)
+    query_dot = np.where(prep.valid if cons is None else cons.open, prep.query_dots(), -np.inf)
     growth = prep.sq_norm.copy()  # |c_j|^2 + 2 s.c_j
     sum_dot_query = np.zeros(B)  # s.q
     sum_squared_length = np.zeros(B)  # |s|^2
@@ -88,7 +88,7 @@ def vrsd(
             picks[:, t] = pick
             gains[:, t] = score[rows, pick]
             sum_squared_length += np.where(active, growth[rows, pick], 0.0)
-            sum_dot_query += np.where(active, prep.qsim[rows, pick], 0.0)
+            sum_dot_query += np.where(active, prep.query_dots()[rows, pick], 0.0)
             query_dot[rows, pick] = -np.inf
             if cons is not None and (blocked := cons.add(pick, active)) is not None:
                 query_dot[blocked] = -np.inf  # a full group's, or too long for the tokens left
@@ -142,7 +142,7 @@ def _swap_refine(prep: Prepared, b: int, greedy: Picked, state: _GreedyState, ma
     chosen = greedy.indices.copy()
     prods, s_dot_c, avail = state.prods.copy(), state.s_dot_c.copy(), state.avail.copy()
     s_dot_q, s_sq = state.s_dot_q, state.s_sq
-    qsim, sqn, q_norm = prep.qsim[b], prep.sq_norm[b], float(prep.q_norm[b])
+    qsim, sqn, q_norm = prep.query_dots()[b], prep.sq_norm[b], float(prep.q_norm[b])
     start = current = float(cosine_from_parts(np.float64(s_dot_q), np.float64(s_sq), q_norm))
     swaps = 0
     limit_hit = False
