@@ -15,7 +15,7 @@
   relevance signals fused without a weight.
 * **Links between candidates** (``Links``, the default's ``links`` option, checked by
   ``checked_links`` into ``LinkArrays``; the greedy loop reads them through
-  ``vrsd_core.methods.determinantal.LinkChain``).
+  ``vrsd_core.methods.complement.Lift``).
 """
 
 from __future__ import annotations

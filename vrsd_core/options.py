@@ -1,6 +1,6 @@
 """Method options as data: each option's name, kind, range or choices and default,
-declared once beside its method (``OPTIONS`` in each ``vrsd_core.methods`` module,
-``DPP_OPTIONS`` in ``determinantal``; the prior's and the profiles' here, read by
+declared once beside its method (``OPTIONS`` in each ``vrsd_core.methods`` module;
+the prior's and the profiles' here, read by
 ``_prior`` and ``_prepare.with_word_profiles``) and checked by one checker,
 ``OptionSpec.check``.
 
