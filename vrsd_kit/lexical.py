@@ -903,8 +903,10 @@ class Judge:
     def copies(self) -> NDArray[np.bool_]:
         """(n, n): [c, p] True when candidate c restates or contains candidate p, the
         selection's ``closes`` (``vrsd_core``'s ``complement``): the same verdict as
-        ``copy_of``, without naming the pick."""
-        return self._copies()
+        ``copy_of``, without naming the pick. Read only: the judge keeps it."""
+        verdicts = self._copies().view()
+        verdicts.flags.writeable = False
+        return verdicts
 
 
 def shared_pairs(text: str, other: str) -> float:
