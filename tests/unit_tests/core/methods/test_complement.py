@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, metrics, pool_units, select, select_batch
+from vrsd_core import DEFAULT_METHOD, metrics, pool_units, select, select_batch
 
 FLOOR = 1e-9  # the method's numerical zero for float64, relative to the largest quality
 
@@ -99,9 +99,21 @@ def cases(seed, count, copies=False):
 
 
 def test_is_the_default_and_takes_relevance_and_a_prior():
-    assert DEFAULT_METHOD == "complement"
-    info = METHOD_INFO["complement"]
-    assert info.takes_relevance and info.takes_prior and info.deterministic
+    """``select`` without a method runs it; an outside relevance and a prior reach it (the
+    best by them comes first), and a second run repeats the first."""
+    rng = np.random.default_rng(2)
+    q, C = rng.normal(size=6), rng.normal(size=(12, 6))
+    plain = select(q, C, 4)
+    assert plain.method == "complement"
+    assert plain.indices.tolist() == select(q, C, 4, method="complement").indices.tolist()
+    assert plain.indices.tolist() == select(q, C, 4).indices.tolist()
+    relevance = np.zeros(12)
+    relevance[7] = 5.0
+    assert select(q, C, 4, relevance=relevance).indices[0] == 7
+    prior = np.zeros(12)
+    prior[9] = 1.0
+    assert select(q, C, 4, relevance=np.zeros(12), prior=prior,
+                  prior_weight=1.0).indices[0] == 9
 
 
 @pytest.mark.parametrize("outside", [0, 1, 2])  # the cosine, one outside score, two signals
