@@ -43,7 +43,7 @@ def rule(query, vectors, keywords, judge, k):  # noqa: ANN001, ANN201
     from vrsd_core import DEFAULT_METHOD, select
 
     first = select(query, vectors, k, method=DEFAULT_METHOD, **keywords)
-    run = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
+    run = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.copies(), **keywords)
     return first, run
 
 

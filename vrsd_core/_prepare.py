@@ -8,13 +8,14 @@
   the store's own rank, wins), and the geometry the profiles give
   (``with_word_profiles``). All methods see the same thing: a stack of B queries, each
   with n candidate rows (some masked out), plus the relevance of every candidate. The
-  caller's arrays are never written: normalisation is applied as a per-row scale on the
-  n-vectors the methods compute, so no normalised copy of the candidates exists.
+  caller's arrays are never written: normalisation is a per-row scale on the products
+  the methods compute (``Geometry``), not a normalised copy of the candidates (the
+  profiles' geometry is a joined copy, ``with_word_profiles``).
 * **Relevance in the pool's units** (``pool_units``, ``standardised``): several
   relevance signals fused without a weight.
 * **Links between candidates** (``Links``, the default's ``links`` option, checked by
   ``checked_links`` into ``LinkArrays``; the greedy loop reads them through
-  ``vrsd_core.methods.determinantal.LinkChain``).
+  ``vrsd_core.methods.complement.Lift``).
 """
 
 from __future__ import annotations
@@ -178,12 +179,10 @@ def check_length_range(
 # matrix-vector products of float32 input are computed in float32 (BLAS), then
 # widened. The tolerance follows the *input* dtype (``Prepared.tie_rtol``):
 # - float64: 1e-10, far above the products' rounding (~1e-16 * sqrt(d)).
-# - float32: 1e-6. It cannot drop to 1e-10: two identical float32 rows get
-#   products that differ in the last bits (BLAS sums rows in different
-#   blockings), measured up to 6e-8 at d = 384..768 and 3.6e-7 at d = 4096 for
-#   unit vectors, and the store's rank must still decide between such twins.
-#   1e-6 keeps a 3x margin over that at d = 4096, and float32 picks equal a
-#   float64 run on the same values unless two gains are within 1e-6 relative.
+# - float32: 1e-6: two identical float32 rows get products that differ in the
+#   last bits (BLAS sums rows in different blockings), and the store's rank must
+#   still decide between such twins; float32 picks equal a float64 run on the
+#   same values unless two gains are within 1e-6 relative.
 TIE_RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-10}
 
 
@@ -255,9 +254,9 @@ def _squared_lengths(
     high = big / (16.0 * n * n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
         if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
-            return fast.astype(np.float64), True
+            return fast.astype(np.float64, copy=False), True
     elif ((fast >= low) & (fast <= high) | ~valid).all():
-        return fast.astype(np.float64), True
+        return fast.astype(np.float64, copy=False), True
     check_finite(X, "candidates", valid)
     return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
@@ -268,7 +267,7 @@ _VECDOT = getattr(np, "vecdot", None)
 
 def _row_dots_with(X: np.ndarray, v: np.ndarray) -> np.ndarray:
     """(B, n): X[b, i] . v[b]. One query: BLAS's matrix-vector product; a batch: a
-    broadcast vecdot (faster than a stacked matmul). The two round differently in the
+    broadcast vecdot. The two round differently in the
     last bits, so every product of a query of B = 1 takes the same one."""
     if X.shape[0] == 1:
         return (X[0] @ v[0])[None, :]  # type: ignore[no-any-return]
@@ -378,7 +377,7 @@ class Prepared:
     scale: np.ndarray  # (B, n)
     sq_norm: np.ndarray  # (B, n): squared length of each working vector
     q_norm: np.ndarray  # (B,): length of the working query
-    qsim: np.ndarray  # (B, n): working-vector inner product with the query
+    qsim: np.ndarray | None  # (B, n) working-vector inner product with the query (query_dots)
     rel: np.ndarray  # (B, n): one relevance score per candidate (0 at padding)
     normalize: bool
     all_real: bool = False  # True when no row is padding (valid.all(), known for free)
@@ -401,6 +400,15 @@ class Prepared:
         self.tie_rtol = TIE_RTOL[self.X.dtype]
         self.constrained = self.cap is not None or self.budget is not None
 
+    def query_dots(self) -> np.ndarray:
+        """(B, n): each working vector's inner product with its query, 0 at padding; read
+        by the methods that score the vectors against the query (an outside relevance
+        replaces it for the others), computed when first read."""
+        if self.qsim is None:
+            qsim = _query_products(self.X, self.q, self.scale, self.normalize)
+            self.qsim = qsim if self.all_real else np.where(self.valid, qsim, 0.0)
+        return self.qsim
+
     @property
     def batch(self) -> int:
         return int(self.X.shape[0])
@@ -414,7 +422,8 @@ class Prepared:
         cut = slice(start, stop)
         return Prepared(
             X=self.X[cut], q=self.q[cut], valid=self.valid[cut], scale=self.scale[cut],
-            sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut], qsim=self.qsim[cut],
+            sq_norm=self.sq_norm[cut], q_norm=self.q_norm[cut],
+            qsim=None if self.qsim is None else self.qsim[cut],
             rel=self.rel[cut], normalize=self.normalize, all_real=self.all_real,
             group=None if self.group is None else self.group[cut], cap=self.cap,
             feasible=None if self.feasible is None else self.feasible[cut],
@@ -423,20 +432,27 @@ class Prepared:
         )
 
 
-def prepare(
-    queries: Any,
-    candidates: Any,
-    *,
-    mask: Any = None,
-    relevance: Any = None,
-    normalize: bool = True,
-    batched: bool,
-    groups: Any = None,
-    max_per_group: Any = None,
-    token_counts: Any = None,
-    max_tokens: Any = None,
-) -> Prepared:
+@dataclass(frozen=True, slots=True)
+class Given:
+    """What the caller gives beside the vectors, as ``select`` takes it (checked by
+    ``prepare``): an outside relevance, group labels with the cap, token counts with the
+    budget."""
+
+    relevance: Any = None
+    groups: Any = None
+    max_per_group: Any = None
+    token_counts: Any = None
+    max_tokens: Any = None
+
+
+NOTHING_GIVEN = Given()
+
+
+def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
+            normalize: bool = True, given: Given = NOTHING_GIVEN) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B = 1 for a single query)."""
+    relevance, groups, max_per_group = given.relevance, given.groups, given.max_per_group
+    token_counts, max_tokens = given.token_counts, given.max_tokens
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
     q, X, qname = _as_stacks(queries, candidates, batched)
     B, n, _ = X.shape
@@ -447,10 +463,12 @@ def prepare(
         q, q_norm, scale, sq_norm = _unit_scale(q, q_norm, sq, valid, all_real)
     else:
         scale, sq_norm = np.ones((B, n)), sq
-    qsim = _query_products(X, q, scale, normalize)
-    if not all_real:
-        qsim = np.where(valid, qsim, 0.0)
-    rel = qsim if relevance is None else _relevance(relevance, (B, n), valid, batched)
+    qsim = None  # an outside relevance replaces the products with the query: none computed
+    if relevance is None:
+        qsim = _query_products(X, q, scale, normalize)
+        qsim = rel = qsim if all_real else np.where(valid, qsim, 0.0)
+    else:
+        rel = _relevance(relevance, (B, n), valid, batched)
     codes, cap, feasible = _group_cap(groups, cap, (B, n), valid, batched)
     tokens, budget = None, None
     if token_counts is not None or max_tokens is not None:
@@ -468,7 +486,7 @@ def _query_squares(q: np.ndarray) -> list[float]:
     """Each query's squared length, in float64, as Python floats (NaN/inf when the query
     holds one or its length is past float64). One query: BLAS's dot, as its products
     (``_row_dots_with``) take BLAS's matrix-vector product."""
-    q64 = q.astype(np.float64)
+    q64 = q.astype(np.float64, copy=False)
     if q.shape[0] == 1:
         return [float(q64[0].dot(q64[0]))]
     return (q64 * q64).sum(axis=1).tolist()  # type: ignore[no-any-return]
@@ -781,3 +799,14 @@ def checked_links(links: Any, batch: int, n: int, valid: np.ndarray, *, batched:
     if (spread < 0).any():
         raise ValueError("links.spread: expected a standard deviation (>= 0)")
     return LinkArrays(cosine, gate.reshape(batch, n, n), spread)
+
+
+def checked_closes(closes: Any, batch: int, n: int, *, batched: bool) -> np.ndarray:
+    """``closes`` (the default's copies: [c, p] True closes c once p is picked) as (B, n, n)
+    booleans, or a ValueError naming ``closes``. Nothing given is written."""
+    shape = (batch, n, n) if batched else (n, n)
+    given = np.asarray(closes)
+    if given.dtype != np.bool_ or given.shape != shape:
+        raise ValueError(f"closes: expected booleans of shape {shape} (one per pair of "
+                         f"candidates), got {given.dtype} of shape {given.shape}")
+    return given.reshape(batch, n, n)

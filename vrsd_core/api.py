@@ -12,9 +12,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._prepare import (
+    Given,
     Prepared,
     check_int,
     check_k,
+    checked_closes,
     checked_links,
     did_you_mean,
     prepare,
@@ -211,6 +213,8 @@ def _setup(
     if own.get("links") is not None:  # checked once; a batch run in chunks cuts them per query
         own["links"] = checked_links(own["links"], prep.batch, prep.n, prep.valid,
                                      batched=batched)
+    if own.get("closes") is not None:
+        own["closes"] = checked_closes(own["closes"], prep.batch, prep.n, batched=batched)
     return info, run_prep, own, shown, prior
 
 
@@ -358,9 +362,10 @@ def select(
             relevance becomes (1 - w) rel + w prior (RAGSys; see ``_prior``).
             ``complement`` also takes ``profiles`` ((n, f): a second description of
             each candidate, e.g. its words' profile; its similarity becomes the mean
-            of the vectors' cosine and the profiles' cosine) and ``links``
+            of the vectors' cosine and the profiles' cosine), ``links``
             (``vrsd_core.Links``: links between candidates, read as
-            ``vrsd_core/methods/determinantal.py`` says).
+            ``vrsd_core/methods/complement.py`` says) and ``closes`` ((n, n) booleans:
+            [c, p] True closes candidate c once p is picked).
 
     Returns:
         A ``Selection`` (indices in selection order, per-pick gains, relevance,
@@ -370,11 +375,8 @@ def select(
         ValueError: naming the argument, for NaN/inf, zero vectors, wrong shapes,
             an unknown method or option, or an option out of range.
     """
-    prep = prepare(
-        query, candidates, relevance=relevance, normalize=normalize, batched=False,
-        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
-        max_tokens=max_tokens,
-    )
+    prep = prepare(query, candidates, batched=False, normalize=normalize, given=Given(
+        relevance, groups, max_per_group, token_counts, max_tokens))
     info, run_prep, options, params, prior = _setup(method, prep, relevance, options, False)
     k_int = check_k(k)
     return _finish(prep, k_int, info.fn(run_prep, k_int, **options), info, params, prior)[0]
@@ -409,11 +411,8 @@ def select_batch(
         token_counts: optional (B, n) token counts (with ``max_tokens``, as in
             ``select``); padding positions are ignored.
     """
-    prep = prepare(
-        queries, candidates, mask=mask, relevance=relevance, normalize=normalize, batched=True,
-        groups=groups, max_per_group=max_per_group, token_counts=token_counts,
-        max_tokens=max_tokens,
-    )
+    prep = prepare(queries, candidates, batched=True, mask=mask, normalize=normalize,
+                   given=Given(relevance, groups, max_per_group, token_counts, max_tokens))
     info, run_prep, options, params, prior = _setup(method, prep, relevance, options, True)
     k_int = check_k(k)
     picked = run_in_chunks(run_prep, info.fn, k_int, options)

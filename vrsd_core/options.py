@@ -1,6 +1,6 @@
 """Method options as data: each option's name, kind, range or choices and default,
-declared once beside its method (``OPTIONS`` in each ``vrsd_core.methods`` module,
-``DPP_OPTIONS`` in ``determinantal``; the prior's and the profiles' here, read by
+declared once beside its method (``OPTIONS`` in each ``vrsd_core.methods`` module;
+the prior's and the profiles' here, read by
 ``_prior`` and ``_prepare.with_word_profiles``) and checked by one checker,
 ``OptionSpec.check``.
 
@@ -27,8 +27,7 @@ import numpy as np
 
 from ._prepare import check_int, check_real, check_unit
 
-OptionKind = Literal["unit", "real", "integer", "choice", "flag", "seed", "per_candidate",
-                     "callable"]
+OptionKind = Literal["unit", "real", "integer", "choice", "flag", "seed", "per_candidate"]
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,7 @@ class OptionSpec:
             ``allow_none``), ``"choice"`` (one of ``choices``), ``"flag"`` (True or
             False), ``"seed"`` (None, an integer >= 0 or a numpy Generator) or
             ``"per_candidate"`` (an array, one row per candidate, or None: its shape
-            is checked against the candidates at query time) or ``"callable"`` (a
-            function, or None).
+            is checked against the candidates at query time).
         default: the value when the option is not given.
         summary: one line for help texts.
     """
@@ -92,10 +90,6 @@ class OptionSpec:
                 return value
             check_seed_integer(value, name)
             return int(value)
-        if self.kind == "callable":
-            if value is not None and not callable(value):
-                raise ValueError(f"{name}: expected a function or None, got {value!r}")
-            return value
         return value  # per_candidate: checked against the candidates at query time
 
 

@@ -22,9 +22,8 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from .callers import user_stacklevel
-from .methods import cluster, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
+from .methods import cluster, complement, dpp, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
 from .methods._common import Picked
-from .methods.determinantal import COMPLEMENT_OPTIONS, DPP_OPTIONS, complement, dpp
 from .methods.similarity import similarity
 from .options import PRIOR_OPTIONS, PROFILES_OPTION, OptionSpec
 
@@ -86,7 +85,7 @@ class MethodInfo:
 
 _TABLE = (
     MethodInfo(
-        name="complement", fn=complement, own_options=COMPLEMENT_OPTIONS,
+        name="complement", fn=complement.complement, own_options=complement.OPTIONS,
         takes_relevance=True, takes_prior=True, takes_profiles=True, reads_words=True,
         deterministic=True,
         summary="recommended for RAG: a determinantal selection on relevance in pool units "
@@ -109,7 +108,7 @@ _TABLE = (
         summary="Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity "
         "to the picks"),
     MethodInfo(
-        name="dpp", fn=dpp, own_options=DPP_OPTIONS, takes_relevance=True,
+        name="dpp", fn=dpp.dpp, own_options=dpp.OPTIONS, takes_relevance=True,
         takes_prior=True, deterministic=True,
         summary="greedy MAP of a k-DPP, weights exp(theta/(2(1-theta)) * relevance) on the "
         "relevance's own scale (complement: the same loop, weights in pool units)"),

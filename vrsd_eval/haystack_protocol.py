@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vrsd_core import DEFAULT_METHOD, MethodName, method_options, select
+from vrsd_core import DEFAULT_METHOD, MethodName, select
 from vrsd_kit.lexical import pool_relevance
+from vrsd_kit.rerank import pool_keywords
 
 from .evidence import EVIDENCE_REPORT, EvidenceCorpus, EvidenceResult, empty_scores
 from .geometries import Geometry
@@ -28,16 +29,14 @@ from .report import progress, write_outputs
 
 
 def _core(method: MethodName, words: bool = False) -> TextPicker:
-    """``select`` on the candidates; ``words``: with the words' relevance, as the
-    adapters give the default (``vrsd_kit.lexical``)."""
+    """``select`` on the candidates with the keywords the rerank body builds
+    (``vrsd_kit.rerank.pool_keywords``: the judge of copies for the default and, with
+    ``words``, what the pool's words say): what ``DiverseRanker`` picks."""
     def pick(q: np.ndarray, cands: np.ndarray, k: int, texts: Sequence[str], query: str
              ) -> list[int]:
-        if not words:
-            return [int(i) for i in select(q, cands, k, method=method).indices]
-        found = pool_relevance(query, texts, q, cands)
-        return [int(i) for i in select(q, cands, k, method=method,
-                                       **found.select_keywords(method_options(method))
-                                       ).indices]
+        signals = pool_relevance(query, texts, q, cands) if words else None
+        keywords, _ = pool_keywords(method, signals, texts)
+        return [int(i) for i in select(q, cands, k, method=method, **keywords).indices]
 
     return pick
 

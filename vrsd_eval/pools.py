@@ -3,31 +3,23 @@
 For each question, the adapters' own fetch (``vrsd_langchain.fetch_candidates``)
 asks the corpus' LangChain FAISS store for its top ``fetch_k`` with their stored
 vectors: exactly what a ``DiverseRetriever`` over that store hands its method. The
-project's rows then run as one ``vrsd_core.select_batch`` call per row and k over all
-the pools, the default with the rerank body's judge of copies (``vrsd_kit.lexical.Judge``,
-one per question, passed as ``closes``: a pick that copies one before it is closed in the
-greedy loop; the evidence tests hold that equal to ``DiverseRetriever`` per question);
-the peers run per question on the same arrays.
+project's rows run ``select`` per question with the keywords the rerank body builds
+(``vrsd_kit.rerank.pool_keywords``: the words' relevance, profiles and links, and the
+judge of copies), so a default row picks what the adapters pick; the peers run per
+question on the same arrays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from vrsd_core import (
-    DEFAULT_METHOD,
-    Links,
-    method_info,
-    method_options,
-    metrics,
-    pool_units,
-    select_batch,
-)
-from vrsd_kit.lexical import Judge, pool_relevance
+from vrsd_core import DEFAULT_METHOD, metrics, select
+from vrsd_kit.lexical import PoolRelevance, pool_relevance
+from vrsd_kit.rerank import pool_keywords
 
 from .geometries import embed_questions
 from .methods import MethodSpec
@@ -46,17 +38,10 @@ class Pools:
         vectors: (Q, n, d) the candidates' vectors, as the store returned them.
         store: the LangChain FAISS store (``store.build_store``) they come from.
         embeddings: the ``Embeddings`` the store and the questions use.
-        words: (Q, 2, n) each candidate's relevance signals, its cosine and its BM25
-            in the pool (``vrsd_kit.lexical.pool_relevance``), fused by
-            ``vrsd_core.pool_units`` into the relevance the adapters give the default.
-        profiles: (Q, n, f) each candidate's word profile (``pool_relevance``'s
-            ``profiles``, zero columns padding the narrower ones), the default's
-            ``profiles``.
-        links: the links between each question's candidates (``pool_relevance``'s
-            ``links``, stacked: ``vrsd_core.Links`` of (Q, n, n) arrays), the default's
-            ``links``.
+        signals: each question's pool read by the words (``vrsd_kit.lexical.pool_relevance``:
+            the cosine, the BM25, the profiles and the links), as the rerank body reads it.
         texts: each question's candidates' texts (the default's judge of copies reads
-            them); None: no rule on copies.
+            them).
     """
 
     queries: np.ndarray
@@ -64,10 +49,13 @@ class Pools:
     vectors: np.ndarray
     store: Any
     embeddings: Any
-    words: np.ndarray
-    profiles: np.ndarray
-    links: Links | None = None
-    texts: list[list[str]] | None = None
+    signals: list[PoolRelevance]
+    texts: list[list[str]]
+
+    @property
+    def words(self) -> np.ndarray:
+        """(Q, 2, n): each candidate's cosine and BM25 (``PoolRelevance.signals``)."""
+        return np.stack([found.signals for found in self.signals])
 
 
 def embed_corpus(texts: Sequence[str], embeddings: Any, desc: str,
@@ -99,57 +87,33 @@ def build_pools(texts: Sequence[str], questions: Sequence[str], embeddings: Any,
         rows.append([int(d.metadata["row"]) for d in found.documents])
         vectors.append(np.asarray(found.vectors))
     stacked = np.stack(vectors)
-    found_words = [
-        pool_relevance(question, [texts[r] for r in found], qvec, cands)
-        for question, found, qvec, cands in zip(questions, rows, queries, stacked, strict=True)
-    ]
-    words = np.stack([w.signals for w in found_words])
-    width = max((w.profiles.shape[1] for w in found_words), default=1)
-    profiles = np.zeros(stacked.shape[:2] + (width,))
-    for b, w in enumerate(found_words):
-        profiles[b, :, : w.profiles.shape[1]] = w.profiles
-    links = Links(np.stack([w.links.cosine for w in found_words if w.links is not None]),
-                  np.stack([w.links.beyond_chance for w in found_words if w.links is not None]),
-                  np.array([w.spread for w in found_words])) if found_words else None
-    return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, words,
-                 profiles, links, [[texts[r] for r in found] for found in rows])
+    pool_texts = [[texts[r] for r in found] for found in rows]
+    signals = [pool_relevance(question, found, qvec, cands) for question, found, qvec, cands
+               in zip(questions, pool_texts, queries, stacked, strict=True)]
+    return Pools(queries, np.asarray(rows, dtype=np.int64), stacked, store, embeddings, signals,
+                 pool_texts)
 
 
 def select_rows(pools: Pools, spec: MethodSpec, k: int, **budget: Any) -> list[np.ndarray]:
-    """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``: one
-    ``select_batch`` call. ``spec.method`` empty (the ``default`` rows): the adapters'
-    default, ``DEFAULT_METHOD`` with its own options; ``spec.words``: relevance from the
-    words too (``pools.words`` fused by ``pool_units``, and ``pools.profiles`` and, unless
-    ``spec.links`` is off, ``pools.links`` for a method that takes them). ``budget``:
-    ``max_tokens`` and ``token_counts`` (Q, n), as ``select_batch`` takes them."""
+    """Each question's picks (corpus rows, in selection order) by ``spec`` at ``k``, with
+    the keywords the rerank body builds (``pool_keywords``). ``spec.method`` empty (the
+    ``default`` rows): the adapters' default, ``DEFAULT_METHOD``; ``spec.words``: what the
+    pool's words say (without the links where ``spec.links`` is off). ``budget``:
+    ``max_tokens`` and ``token_counts`` (Q, n)."""
     method = spec.method or DEFAULT_METHOD
-    words: dict[str, Any] = {}
-    if spec.words:
-        words["relevance"] = pool_units(pools.words)
-        if method_info(method).takes_profiles:
-            words["profiles"] = pools.profiles
-        if spec.links and pools.links is not None and any(
-                o.name == "links" for o in method_options(method)):
-            words["links"] = pools.links
-    if pools.texts is not None and any(o.name == "closes" for o in method_options(method)):
-        words["closes"] = _judges(pools.texts)  # the body's rule on copies
-    picked = select_batch(pools.queries, pools.vectors, k, method=method,
-                          **words, **spec.options, **budget)
-    return [pools.rows[b, sel.indices] for b, sel in enumerate(picked)]
-
-
-def _judges(texts: list[list[str]]) -> Any:
-    """``closes`` for a batch: question b's pick asked of its own judge of copies (made
-    when first asked)."""
-    judges: dict[int, Judge] = {}
-
-    def closes(row: int, candidate: int, picks: list[int]) -> bool:
-        judge = judges.get(row)
-        if judge is None:
-            judge = judges[row] = Judge(texts[row])
-        return judge.closes(row, candidate, picks)
-
-    return closes
+    counts = budget.pop("token_counts", None)
+    out = []
+    for b, texts in enumerate(pools.texts):
+        signals = pools.signals[b] if spec.words else None
+        if signals is not None and not spec.links:
+            signals = replace(signals, links=None)
+        keywords, _ = pool_keywords(method, signals, texts)
+        if counts is not None:
+            keywords["token_counts"] = counts[b]
+        picked = select(pools.queries[b], pools.vectors[b], k, method=method, **keywords,
+                        **spec.options, **budget)
+        out.append(pools.rows[b, picked.indices])
+    return out
 
 
 def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[int]

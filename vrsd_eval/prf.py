@@ -106,15 +106,13 @@ def expanded_bm25(question: str, texts: Sequence[str]) -> NDArray[np.float64]:
 
 
 def with_feedback(pools: Pools, questions: Sequence[str]) -> Pools:
-    """``pools`` with each question's lexical signal (``pools.words[:, 1]``) its pool's
+    """``pools`` with each question's lexical signal (``PoolRelevance.lexical``) its pool's
     ``expanded_bm25``; the cosine, the profiles (the likeness the default reads) and the
     rest as they are. ``pools`` is not changed."""
-    if pools.texts is None:
-        raise ValueError("pools: built without the candidates' texts (build_pools keeps them)")
     if len(questions) != len(pools.texts):
         raise ValueError(f"questions: expected one per pool ({len(pools.texts)}), "
                          f"got {len(questions)}")
-    words = pools.words.copy()
-    for b, (question, texts) in enumerate(zip(questions, pools.texts, strict=True)):
-        words[b, 1] = expanded_bm25(question, texts)
-    return replace(pools, words=words)
+    signals = [replace(found, lexical=expanded_bm25(question, texts))
+               for found, question, texts in zip(pools.signals, questions, pools.texts,
+                                                 strict=True)]
+    return replace(pools, signals=signals)

@@ -5,13 +5,11 @@ Imports the core, the kit and Haystack only. See ``vrsd_haystack.ranker`` for th
 """
 
 from vrsd_kit.adapters import register
-from vrsd_kit.renamed import renamed
 from vrsd_kit.rerank import METADATA_KEY
 
 from .inspection import inspect_store
 from .ranker import DiverseRanker
 
 register(__name__)
-__getattr__ = renamed(__name__, {"VRSDRanker": "DiverseRanker"})
 
 __all__ = ["METADATA_KEY", "DiverseRanker", "inspect_store"]

@@ -289,12 +289,7 @@ class DiverseRanker(SettingsFields):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DiverseRanker:
-        """The ranker ``to_dict`` described (also under its former name, with a warning)."""
-        if data.get("type") == _FORMER_TYPE:
-            warnings.warn(f"{_FORMER_TYPE} is now vrsd_haystack.ranker.DiverseRanker (the same "
-                          "component); the former name goes in the next release",
-                          DeprecationWarning, stacklevel=2)
-            data = {**data, "type": f"{cls.__module__}.{cls.__qualname__}"}
+        """The ranker ``to_dict`` described."""
         params = data.get("init_parameters", {})
         for name in (*_CALLABLE_INITS, "document_embedder"):
             value = params.get(name)
@@ -415,8 +410,3 @@ class DiverseRanker(SettingsFields):
             self._inputs_steps(documents, query_embedding, top_k))
         return self._rerank(docs, vectors, vector, settings, query)
 
-
-# A pipeline saved before the rename names the ranker by its former path: load it as this
-# class (vrsd_kit.renamed; saved again, it is written under the new path).
-_FORMER_TYPE = "vrsd_haystack.ranker.VRSDRanker"
-component.registry.setdefault(_FORMER_TYPE, DiverseRanker)

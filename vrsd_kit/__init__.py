@@ -10,7 +10,6 @@ framework imports).
   one judge of copies (word pairs).
 * ``settings``: the settings, declared as data and checked once into a frozen object, at
   construction and at every assignment.
-* ``renamed``: the adapters' former class names, answered with a warning for one release.
 * ``stores``: the shape of a store record, the private members an adapter reads,
   and the re-embedding policy.
 * ``steps``: one body behind a sync entry point and its async twin.

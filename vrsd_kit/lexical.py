@@ -900,11 +900,13 @@ class Judge:
             return None
         return Copy(best // 2, ("restates", "contains")[best % 2], float(shares[best]))
 
-    def closes(self, row: int, candidate: int, picks: list[int]) -> bool:
-        """Whether ``candidate``, the next pick after ``picks``, is a copy of one of them:
-        the selection's ``closes`` (``vrsd_core``'s ``complement``; ``row`` is the query's,
-        one judge per query). The same verdict as ``copy_of``, without naming the pick."""
-        return len(picks) > 0 and bool(self._copies()[candidate, picks].any())
+    def copies(self) -> NDArray[np.bool_]:
+        """(n, n): [c, p] True when candidate c restates or contains candidate p, the
+        selection's ``closes`` (``vrsd_core``'s ``complement``): the same verdict as
+        ``copy_of``, without naming the pick. Read only: the judge keeps it."""
+        verdicts = self._copies().view()
+        verdicts.flags.writeable = False
+        return verdicts
 
 
 def shared_pairs(text: str, other: str) -> float:
@@ -951,7 +953,7 @@ def without_copies(selection: Selection, judge: Judge, k: int, *, fill: bool = F
                    objective: Callable[[NDArray[np.int64]], float] | None = None
                    ) -> Selection:
     """The default's result when its judge closed copies: ``selection`` is the run whose
-    ``closes`` (``judge.closes``) closed the candidates ``info["closed"]`` (in the order
+    ``closes`` (``judge.copies()``) closed the candidates ``info["closed"]`` (in the order
     closed), each a copy of a pick before it; the run is the one in which they were closed
     from the start, so each is a copy of a pick that is kept. Its ``info["top_k"]`` is
     what plain top-k returns (under a budget or a cap, read from the run without the

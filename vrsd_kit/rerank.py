@@ -8,11 +8,11 @@ An adapter fetches the candidates and their vectors its own way, then calls
    relevance of each candidate, its profile, and the links between candidates;
 3. what is read from each candidate: a prior, an outside relevance, group labels, token
    counts (``candidate_keywords``, through ``view.values`` and ``view.scorer``);
-4. the selection (``vrsd_core.select``, the only call of it outside the core); for a
-   method that holds back what repeats a pick (the default), no copy of a kept pick is
-   kept: each pick is offered to the one judge of copies (``lexical.Judge``, that the
-   entries' explanation asks too), which closes a copy of a pick before it inside the
-   greedy loop (``complement``'s ``closes``), and ``lexical.without_copies`` says what
+4. the selection (``vrsd_core.select``, with the keywords ``pool_keywords`` builds, as
+   the evaluation's rows do); for a method that holds back what repeats a pick (the
+   default), no copy of a kept pick is kept: the one judge of copies (``lexical.Judge``,
+   that the entries' explanation asks too) hands the core its verdicts as a boolean
+   matrix (``complement``'s ``closes``), and ``lexical.without_copies`` says what
    became of the copies (fewer than k, or ``fill_with_copies``);
 5. one entry per pick (``entries``; a pick a link brought in says which pick it
    links to and by which words), put on a copy of each picked item
@@ -125,12 +125,8 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     prompts = texts if settings.max_tokens is None else [view.prompt_text(i) for i in items]
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
                                   len(items), view.scorer(items, query), prompts)
-    if signals is not None:
-        keywords.update(signals.select_keywords(METHOD_INFO[settings.method].own_options))
-    judge = None
-    if any(spec.name == "closes" for spec in METHOD_INFO[settings.method].own_options):
-        judge = Judge(texts)  # the default keeps no copy of a pick: the judge closes it
-        keywords["closes"] = judge.closes
+    words, judge = pool_keywords(settings.method, signals, texts)
+    keywords.update(words)
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     cosine = cosines(query_array, matrix) if signals is None else signals.cosine
     if judge is not None and selection.info.get("closed"):
@@ -150,9 +146,28 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     return out
 
 
+def pool_keywords(method: str, signals: PoolRelevance | None, texts: Sequence[str]
+                  ) -> tuple[dict[str, Any], Judge | None]:
+    """``select``'s keywords from the pool's texts, and the judge of copies (None for a
+    method that keeps copies): what the words say (``signals``, read for a method that
+    reads them: the fused relevance, the profiles, the links for a method that takes
+    them) and, for a method that keeps no copy of a pick (the default), the judge's
+    verdicts (``closes``). The rerank body and the evaluation's rows build them here."""
+    info = METHOD_INFO[method]
+    options = info.own_options
+    keywords = {} if signals is None else signals.select_keywords(options)
+    if not info.takes_profiles:
+        keywords.pop("profiles", None)
+    judge = None
+    if any(spec.name == "closes" for spec in options):
+        judge = Judge(texts)
+        keywords["closes"] = judge.copies()
+    return keywords, judge
+
+
 def _as_matrix(vectors: ArrayLike) -> Any:
-    """The candidates' vectors as an array, in the store's own float type (a float32 index
-    is selected in float32, as the core would be called on it directly); other numbers as
+    """The candidates' vectors as an array, in the store's own float type (the core works
+    in float64 with the float64 query vector the adapters hand it); other numbers as
     float64; anything else as given: the core's checks name it."""
     try:
         matrix = np.asarray(vectors)
@@ -368,13 +383,9 @@ def candidate_keywords(settings: Settings, values: Values, count: int,
 #   passage without words (emoji, punctuation, empty) is never a copy: its entry says
 #   ``"note": "no words to compare"``.
 #
-# Why word pairs at 90 %: on the evaluation's labelled pairs (``vrsd_eval``'s HotpotQA
-# corpora), no two distinct evidence passages of one question share more than 47 % of
-# their word pairs, while templated pages that differ only in a year or a name (two
-# seasons of one team) reach 80-90 %; "restates" is right (the two are pieces of one
-# passage) for at least 98 % of the default's held-back passages on every embedding
-# geometry measured (docs/inspect.md has the figures and the command). The cosine alone
-# cannot say it: two siblings' biographies sit at cosine 0.96.
+# Why word pairs at 90 %: distinct evidence passages of one question share far fewer of
+# their word pairs, and templated pages that differ only in a year or a name stay below
+# it (docs/inspect.md has the figures and the command); the cosine alone cannot say it.
 
 
 METADATA_KEY = "vrsd"
@@ -490,7 +501,7 @@ def entries(
 
     ``linked_to`` (the default with the words read: ``selection.info["linked_to"]``) is
     on a pick that a link between candidates brought in (``vrsd_core.Links``,
-    ``vrsd_core/methods/determinantal.py``): ``id``
+    ``vrsd_core/methods/complement.py``): ``id``
     (the earlier pick it links to, named as in ``held_back``), ``rank`` (that pick's
     1-based place in the selection) and ``words`` (the words of both texts, not of the
     question, that make the link more than chance, adjacent ones joined as written:

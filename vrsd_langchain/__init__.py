@@ -19,7 +19,6 @@ Every returned Document is a copy with ``metadata[METADATA_KEY]`` (``"vrsd"``)
 """
 
 from vrsd_kit.adapters import register
-from vrsd_kit.renamed import renamed
 from vrsd_kit.rerank import METADATA_KEY
 
 from .cache import EmbeddingCache
@@ -31,8 +30,6 @@ from .retriever import DiverseRetriever
 from .vectorstore import DiverseVectorStore, DiverseVectorStoreRetriever
 
 register(__name__)
-__getattr__ = renamed(__name__, {"VRSDRetriever": "DiverseRetriever",
-                                 "VRSDCompressor": "DiverseCompressor"})
 
 __all__ = [
     "METADATA_KEY",

@@ -10,7 +10,6 @@ or ``Settings.embed_model``); ``default_embed_model()`` is the bundled one.
 """
 
 from vrsd_kit.adapters import register
-from vrsd_kit.renamed import renamed
 
 from .base import METADATA_KEY, DiversePostprocessor
 from .embeddings import default_embed_model
@@ -19,8 +18,6 @@ from .retriever import DiverseRerankRetriever
 from .stores import STORE_PATHS
 
 register(__name__)
-__getattr__ = renamed(__name__, {"VRSDPostprocessor": "DiversePostprocessor",
-                                 "VRSDRetriever": "DiverseRerankRetriever"})
 
 __all__ = ["METADATA_KEY", "STORE_PATHS", "DiversePostprocessor", "DiverseRerankRetriever",
            "default_embed_model", "inspect_index"]

@@ -56,7 +56,7 @@ def two_run_reference(query: Any, vectors: Any, k: int, judge: Judge, *, fill: b
     back or None) as the rerank body said them with two runs: the default with the judge,
     and under a budget or a cap the same selection again without it, whose ``top_k`` is
     plain top-k and whose ``stopped`` says whether the budget or the cap stopped it."""
-    judged = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
+    judged = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.copies(), **keywords)
     picks = judged.indices.tolist()
     closed = list(judged.info["closed"])
     if not closed:

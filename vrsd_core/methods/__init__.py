@@ -1,5 +1,5 @@
-"""One module per selection method (the determinantal pair, ``complement`` and ``dpp``,
-shares one: ``determinantal``), one function per method, named after it.
+"""One module per selection method, one function per method, named after it (the default,
+``complement``, runs ``dpp``'s greedy loop with its own weights and hooks).
 
 The contract a method author writes against (``tests/unit_tests/core/
 test_method_contract.py`` checks every registered method against it):
@@ -23,16 +23,18 @@ test_method_contract.py`` checks every registered method against it):
 - **Count.** At most ``pick_counts(prep, k)`` picks (min(k, real candidates),
   also bounded by the per-group cap); a deterministic greedy method returns
   exactly that many unless a token budget runs out first.
-- **Ties** go to the lower candidate index (the store's rank): score with
-  ``_prepare.argmax_first`` at ``prep.tie_rtol``, never a plain sort.
-- **Cap and budget.** Start the run's tracker with ``_common.start_constraints``
-  (None without a cap or budget); mask out what it says is closed at the start
-  (``cons.open``) and after each pick (``cons.add(picks, step_active(...))`` or
-  ``cons.add_one(b, pick)``), and count picks with ``taken_counts``. A method
+- **Ties** go to the lower candidate index (the store's rank): scores within
+  ``prep.tie_rtol`` of the best tie (``_common.first_best`` on one row,
+  ``_prepare.argmax_first`` on a batch); a sort is checked for such ties first.
+- **Cap and budget.** One query's loop asks ``_common.Room`` (``open``; ``take(pick)``
+  returns what the pick closed); a batched loop starts its tracker with
+  ``_common.start_constraints``, masks out what it says is closed at the start
+  (``cons.open``) and after each pick (``cons.add(picks, step_active(...))``), and
+  counts picks with ``taken_counts``. A method
   that stops early under a budget skips what does not fit and takes the next
   best candidate that does.
 - **One query equals the batch.** ``select_batch`` must give what B ``select``
-  calls give: one loop per method over the (B, n) batch, which ``select`` runs
-  as a batch of one.
+  calls give: a plain loop on one query, run per query (``_common.per_query``), or
+  a loop over the (B, n) batch, which ``select`` runs as a batch of one.
 - **Read only.** ``prep`` holds the caller's arrays: compute into new arrays.
 """

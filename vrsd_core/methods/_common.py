@@ -1,6 +1,7 @@
 """Small pieces the method modules share: the result of a run (``Picked``), pick counts,
-the cap and budget tracker's steps, and guarded cosines (the tie rule is the prepared
-problem's: ``vrsd_core._prepare.argmax_first``)."""
+one query's open candidates under the cap and the budget (``Room``), the run over a
+batch's queries (``per_query``), the tie rule on one row (``first_best``) and guarded
+cosines."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._constraints import Constraints
-from .._prepare import LinkArrays, Prepared
+from .._prepare import LOWEST, Prepared
 
 
 @dataclass(slots=True)
@@ -71,16 +72,66 @@ def run_in_chunks(
         return method(prep, k, **options)
     out: list[Picked] = []
     for start in range(0, prep.batch, size):
-        cut = {name: value.rows(slice(start, start + size)) if isinstance(value, LinkArrays)
-               else _offset(value, start) if name == "closes" and value is not None
-               else value for name, value in options.items()}  # per query: this chunk's
+        cut = {name: _query_rows(value, slice(start, start + size))
+               for name, value in options.items()}  # per query: this chunk's
         out.extend(method(prep.rows(start, start + size), k, **cut))
     return out
 
 
-def _offset(closes: Callable[..., bool], start: int) -> Callable[..., bool]:
-    """``closes`` for a chunk whose first query is the batch's ``start``."""
-    return lambda row, candidate, picks: closes(row + start, candidate, picks)
+def _query_rows(value: Any, cut: slice) -> Any:
+    """A per-query option (``LinkArrays``, a (B, ...) array) for queries ``cut``; any
+    other option as it is."""
+    if hasattr(value, "rows"):
+        return value.rows(cut)
+    return value[cut] if isinstance(value, np.ndarray) else value
+
+
+def per_query(prep: Prepared, run: Callable[[Prepared, int], Picked]) -> list[Picked]:
+    """``run(one, b)`` for each query b of the batch, ``one`` its problem alone (B = 1):
+    the methods with one plain loop per query run a batch this way."""
+    if prep.batch == 1:
+        return [run(prep, 0)]
+    return [run(prep.rows(b, b + 1), b) for b in range(prep.batch)]
+
+
+def first_best(scores: np.ndarray, rtol: float, pick: int | None = None) -> int:
+    """The lowest index whose score ties the best of ``scores`` (one row, finite best)
+    within ``rtol``: the tie rule (``_prepare.tie_margin``), the store's rank deciding.
+    ``pick``: ``scores.argmax()``, when the caller has it."""
+    if pick is None:
+        pick = int(scores.argmax())
+    if pick:
+        best = float(scores[pick])
+        ties = scores[:pick] >= max(best - rtol * max(1.0, abs(best)), LOWEST)
+        if ties.any():
+            return int(ties.argmax())
+    return pick
+
+
+class Room:
+    """One query's candidates still open to a pick: real, not picked, and allowed by the
+    cap and the budget (``_constraints.Constraints``). ``prep`` holds that one query."""
+
+    def __init__(self, prep: Prepared) -> None:
+        self.tracker = start_constraints(prep)
+        self.open = (prep.valid if self.tracker is None else self.tracker.open)[0].copy()
+
+    def take(self, pick: int) -> np.ndarray | None:
+        """Record ``pick``; the (n,) mask of the others it closed (a full group's, or too
+        long for the tokens left), or None."""
+        self.open[pick] = False
+        if self.tracker is None:
+            return None
+        closed = self.tracker.add_one(0, pick)
+        if closed is not None:
+            self.open &= ~closed
+        return closed
+
+    def close(self, candidate: int) -> None:
+        """Shut ``candidate`` out without picking it."""
+        self.open[candidate] = False
+        if self.tracker is not None:
+            self.tracker.open[0, candidate] = False
 
 
 def stopped_short(prep: Prepared, k: int, b: int, indices: np.ndarray) -> str | None:

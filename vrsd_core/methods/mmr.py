@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first
+from .._prepare import Prepared
 from ..options import OptionSpec
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from ._common import Picked, Room, first_best, per_query, pick_counts
 
 LAMBDA_MULT = OptionSpec("lambda_mult", "unit", 0.5,
                          "1 = relevance only, 0 = diversity only (LangChain's meaning)")
@@ -25,28 +25,31 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
     """MMR; ``gains`` are the MMR scores at pick time (lambda_mult * rel for the first)."""
     lam = LAMBDA_MULT.check(lambda_mult)
     counts = pick_counts(prep, k)
-    K = int(counts.max(initial=0))
-    B, n = prep.batch, prep.n
-    rows = np.arange(B)
-    cons = start_constraints(prep)
-    open_ = prep.valid.copy() if cons is None else cons.open.copy()
-    max_similarity = np.zeros((B, n))  # to the picks so far
-    picks = np.zeros((B, K), dtype=np.int64)
-    gains = np.zeros((B, K))
-    for t in range(K):
-        if t == 0:
-            score = prep.rel.copy()
-        else:
-            score = lam * prep.rel - (1.0 - lam) * max_similarity
-        score[~open_] = -np.inf
-        pick = argmax_first(score, prep.tie_rtol)
-        picks[:, t] = pick
-        gains[:, t] = lam * prep.rel[rows, pick] if t == 0 else score[rows, pick]
-        open_[rows, pick] = False
-        active = step_active(t, counts, cons)
-        if cons is not None and (blocked := cons.add(pick, active)) is not None:
-            open_[blocked] = False  # a full group's, or too long for the tokens left
-        if t < K - 1:
-            similarity = prep.similarity.to(pick)
-            max_similarity = similarity if t == 0 else np.maximum(max_similarity, similarity)
-    return split_rows(picks, gains, taken_counts(counts, cons))
+
+    def run(one: Prepared, b: int) -> Picked:
+        rel, room = one.rel[0], Room(one)
+        relevance = np.where(room.open, lam * rel, -np.inf)  # -inf: picked or shut out
+        score = np.where(room.open, rel, -np.inf)  # the first pick: the most relevant
+        max_similarity = None  # to the picks so far
+        picks: list[int] = []
+        gains: list[float] = []
+        count = int(counts[b])
+        for t in range(count):
+            if room.tracker is not None and not room.open.any():  # the cap or budget ran out
+                break
+            if max_similarity is not None:
+                score = relevance - (1.0 - lam) * max_similarity
+            pick = first_best(score, one.tie_rtol)
+            picks.append(pick)
+            gains.append(lam * rel[pick] if t == 0 else float(score[pick]))
+            relevance[pick] = -np.inf
+            if (closed := room.take(pick)) is not None:
+                relevance[closed] = -np.inf
+            if t == count - 1:
+                break
+            similarity = one.similarity.to_one(0, pick)
+            max_similarity = similarity if max_similarity is None else np.maximum(
+                max_similarity, similarity)
+        return Picked(np.array(picks, dtype=np.int64), np.array(gains))
+
+    return per_query(prep, run)

@@ -4,29 +4,52 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._prepare import Prepared, argmax_first
-from ._common import Picked, pick_counts, split_rows, start_constraints, step_active, taken_counts
+from .._prepare import Prepared
+from ._common import Picked, Room, first_best, per_query, pick_counts
 
 
 def similarity(prep: Prepared, k: int) -> list[Picked]:
-    """Top-k by relevance; ties (within the core's tie tolerance) keep the store's order.
-
-    One ``argmax_first`` per pick, under the cap and the budget if any: a plain sort
-    would treat scores equal up to rounding (the same cosine summed in another order)
-    as distinct and break such ties toward whichever came out larger.
-    """
+    """Top-k by relevance: a stable sort. Where two of the top k + 1 scores are within
+    the tie margin (the same cosine summed in another order differs in its last bits),
+    or under a cap or a budget, the picks are taken one by one by the tie rule
+    (``first_best``), so that ties keep the store's order."""
     counts = pick_counts(prep, k)
-    K = int(counts.max(initial=0))
-    rows = np.arange(prep.batch)
-    cons = start_constraints(prep)
-    scores = np.where(prep.valid if cons is None else cons.open, prep.rel, -np.inf)
-    picks = np.zeros((prep.batch, K), dtype=np.int64)
-    for t in range(K):
-        pick = argmax_first(scores, prep.tie_rtol)
-        picks[:, t] = pick
-        scores[rows, pick] = -np.inf
-        if cons is not None and (blocked := cons.add(pick, step_active(t, counts, cons))) \
-                is not None:
-            scores[blocked] = -np.inf  # a full group's, or too long for the tokens left
-    gains = np.take_along_axis(prep.rel, picks, axis=1)
-    return split_rows(picks, gains, taken_counts(counts, cons))
+
+    def run(one: Prepared, b: int) -> Picked:
+        count = int(counts[b])
+        scores = one.rel[0] if one.all_real else np.where(one.valid[0], one.rel[0], -np.inf)
+        order = np.argsort(-scores, kind="stable")[: count + 1]
+        top = scores[order]
+        if one.constrained or _neighbours_tie(top, one.tie_rtol):
+            return _one_by_one(one, scores, count)
+        return Picked(order[:count], top[:count])
+
+    return per_query(prep, run)
+
+
+def _neighbours_tie(top: np.ndarray, rtol: float) -> bool:
+    """Whether a score of ``top`` (sorted, best first, finite but maybe the last) is within
+    the tie margin (``_prepare.tie_margin``) of the one after it; scores past 1e300 in
+    size (whose margin would overflow) count as tied."""
+    above = top[:-1]
+    if not len(above):
+        return False
+    if not (above[0] < 1e300 and above[-1] > -1e300):
+        return True
+    return bool((top[1:] >= above - rtol * np.maximum(1.0, np.abs(above))).any())
+
+
+def _one_by_one(one: Prepared, scores: np.ndarray, count: int) -> Picked:
+    """Top ``count`` by ``scores``, picked one at a time by the tie rule, among the
+    candidates the cap and the budget leave open."""
+    room = Room(one)
+    left = np.where(room.open, scores, -np.inf)
+    picks: list[int] = []
+    while len(picks) < count and room.open.any():
+        pick = first_best(left, one.tie_rtol)
+        picks.append(pick)
+        left[pick] = -np.inf
+        if (closed := room.take(pick)) is not None:
+            left[closed] = -np.inf
+    indices = np.array(picks, dtype=np.int64)
+    return Picked(indices, scores[indices])

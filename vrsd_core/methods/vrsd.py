@@ -9,6 +9,8 @@ matrix-vector product C @ c_p for the pick p.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._constraints import Constraints
@@ -59,7 +61,7 @@ def vrsd(
     rows = np.arange(B)
     cons = start_constraints(prep)
     # c_j.q, -inf once j is picked or closed
-    query_dot = np.where(prep.valid if cons is None else cons.open, prep.qsim, -np.inf)
+    query_dot = np.where(prep.valid if cons is None else cons.open, prep.query_dots(), -np.inf)
     growth = prep.sq_norm.copy()  # |c_j|^2 + 2 s.c_j
     sum_dot_query = np.zeros(B)  # s.q
     sum_squared_length = np.zeros(B)  # |s|^2
@@ -86,7 +88,7 @@ def vrsd(
             picks[:, t] = pick
             gains[:, t] = score[rows, pick]
             sum_squared_length += np.where(active, growth[rows, pick], 0.0)
-            sum_dot_query += np.where(active, prep.qsim[rows, pick], 0.0)
+            sum_dot_query += np.where(active, prep.query_dots()[rows, pick], 0.0)
             query_dot[rows, pick] = -np.inf
             if cons is not None and (blocked := cons.add(pick, active)) is not None:
                 query_dot[blocked] = -np.inf  # a full group's, or too long for the tokens left
@@ -107,26 +109,27 @@ def vrsd(
             continue
         open_ = prep.valid[b].copy()
         open_[picked.indices] = False
-        result[b] = _swap_refine(
-            prep, b, picked, products[:m, b], sum_dot_query[b], sum_squared_length[b],
-            products[:m, b].sum(axis=0), open_, max_swaps, cons,
-        )
+        state = _GreedyState(products[:m, b], sum_dot_query[b], sum_squared_length[b],
+                             products[:m, b].sum(axis=0), open_)
+        result[b] = _swap_refine(prep, b, picked, state, max_swaps, cons)
     return result
 
 
-def _swap_refine(
-    prep: Prepared,
-    b: int,
-    greedy: Picked,
-    prods: np.ndarray,
-    s_dot_q: float,
-    s_sq: float,
-    s_dot_c: np.ndarray,
-    avail: np.ndarray,
-    max_swaps: int,
-    cons: Constraints | None = None,
-) -> Picked:
-    """Best-improvement 1-swap search on one query, from the greedy's state.
+@dataclass(frozen=True, slots=True)
+class _GreedyState:
+    """One query's state after the greedy's picks: ``prods[a]`` c_{chosen[a]} . c_j for
+    every j, s . q, |s|^2 and s . c_j (s the picks' sum), and the candidates still open."""
+
+    prods: np.ndarray
+    s_dot_q: float
+    s_sq: float
+    s_dot_c: np.ndarray
+    avail: np.ndarray
+
+
+def _swap_refine(prep: Prepared, b: int, greedy: Picked, state: _GreedyState, max_swaps: int,
+                 cons: Constraints | None = None) -> Picked:
+    """Best-improvement 1-swap search on one query, from the greedy's ``state``.
 
     ``prods[a]`` holds c_{chosen[a]} . c_j for every j (the greedy's products),
     so every exchange (a out, j in) is scored for all a, j with O(k n)
@@ -137,10 +140,9 @@ def _swap_refine(
     set's tokens minus a's plus j's stay within it.
     """
     chosen = greedy.indices.copy()
-    prods = prods.copy()
-    s_dot_c = s_dot_c.copy()
-    avail = avail.copy()
-    qsim, sqn, q_norm = prep.qsim[b], prep.sq_norm[b], float(prep.q_norm[b])
+    prods, s_dot_c, avail = state.prods.copy(), state.s_dot_c.copy(), state.avail.copy()
+    s_dot_q, s_sq = state.s_dot_q, state.s_sq
+    qsim, sqn, q_norm = prep.query_dots()[b], prep.sq_norm[b], float(prep.q_norm[b])
     start = current = float(cosine_from_parts(np.float64(s_dot_q), np.float64(s_sq), q_norm))
     swaps = 0
     limit_hit = False

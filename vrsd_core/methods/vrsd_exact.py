@@ -57,7 +57,7 @@ def vrsd_exact(prep: Prepared, k: int, *, max_subsets: int = MAX_SUBSETS) -> lis
             out.append(Picked(np.zeros(0, np.int64), np.zeros(0), {"subsets": 0}))
             continue
         gram = prep.candidates.gram(b, items)
-        qsim = prep.qsim[b, items]
+        qsim = prep.query_dots()[b, items]
         q_norm = float(prep.q_norm[b])
         rules = _Feasible(codes, prep.cap, tokens, prep.budget)
         best, total = _best_subset(gram, qsim, kk, q_norm, rules)

@@ -93,19 +93,19 @@ def test_bad_constants_are_refused_by_name(argument, value):
 
 def test_with_feedback_replaces_the_lexical_signal_only():
     from vrsd_eval.pools import Pools
+    from vrsd_kit.lexical import PoolRelevance
 
     texts = [["Ed Wood is a film directed by Tim Burton", "Tim Burton married Helena",
               *FILLER[:8]]]
     n = len(texts[0])
-    words = np.stack([np.linspace(0, 1, n), bm25(QUESTION, texts[0])])[None]
+    found = PoolRelevance(np.linspace(0, 1, n), bm25(QUESTION, texts[0]), np.ones((n, 2)))
     pools = Pools(queries=np.ones((1, 3)), rows=np.arange(n)[None], vectors=np.ones((1, n, 3)),
-                  store=None, embeddings=None, words=words, profiles=np.ones((1, n, 2)),
-                  texts=texts)
-    before = words.copy()
+                  store=None, embeddings=None, signals=[found], texts=texts)
+    before = pools.words.copy()
     fed = with_feedback(pools, [QUESTION])
     assert np.array_equal(pools.words, before)  # nothing the caller passed is changed
-    assert np.array_equal(fed.words[0, 0], words[0, 0])
+    assert np.array_equal(fed.words[0, 0], before[0, 0])
     assert np.allclose(fed.words[0, 1], expanded_bm25(QUESTION, texts[0]))
-    assert fed.profiles is pools.profiles
+    assert fed.signals[0].profiles is found.profiles
     with pytest.raises(ValueError, match="questions"):
         with_feedback(pools, [QUESTION, QUESTION])

@@ -68,7 +68,7 @@ def test_what_the_default_holds_back_as_restating_is_a_piece_of_the_kept_passage
                 run, _ = closing_copies(queries[b], pools[b], k, judge, **keywords)
                 # the greedy loop's judge keeps the same picks in one run
                 assert select(queries[b], pools[b], k, method=DEFAULT_METHOD, **keywords,
-                              closes=judge.closes).indices.tolist() == run.indices.tolist()
+                              closes=judge.copies()).indices.tolist() == run.indices.tolist()
                 kept = run.indices.tolist()
                 assert len(kept) == k and first_copy(kept, judge) is None
                 for h in (c for c in first.info["top_k"] if c not in kept):

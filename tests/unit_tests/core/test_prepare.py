@@ -12,14 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vrsd_core import select, select_batch
-from vrsd_core._prepare import Geometry, Prepared, prepare
+from vrsd_core._prepare import Geometry, Given, Prepared, prepare
 
 
 def batched(q, C, relevance=None, normalize=True) -> Prepared:
     """The batched form on the same single query."""
-    return prepare(np.asarray(q)[None], np.asarray(C)[None], batched=True,
-                   relevance=None if relevance is None else np.asarray(relevance)[None],
-                   normalize=normalize)
+    return prepare(np.asarray(q)[None], np.asarray(C)[None], batched=True, normalize=normalize,
+                   given=Given(None if relevance is None else np.asarray(relevance)[None]))
 
 
 def assert_same(one: Prepared, batch: Prepared) -> None:
@@ -51,7 +50,7 @@ def test_one_query_is_a_batch_of_one(n, d, seed, dtype, normalize, given_relevan
     if not np.abs(q).sum():
         q[0] = 1
     rel = rng.normal(size=n) if given_relevance else None
-    assert_same(prepare(q, C, batched=False, relevance=rel, normalize=normalize),
+    assert_same(prepare(q, C, batched=False, normalize=normalize, given=Given(rel)),
                 batched(q, C, rel, normalize))
 
 

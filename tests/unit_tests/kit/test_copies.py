@@ -347,7 +347,7 @@ def test_the_loops_judge_keeps_what_selecting_again_keeps(passages, k, query, bu
         keywords.update(max_tokens=budget, token_counts=[len(t.split()) for t in texts])
     judge = Judge(texts)
     reference, closed = closing_copies(q, vectors, k, judge, **keywords)
-    got = select(q, vectors, k, method=DEFAULT_METHOD, closes=judge.closes, **keywords)
+    got = select(q, vectors, k, method=DEFAULT_METHOD, closes=judge.copies(), **keywords)
     assert got.indices.tolist() == reference.indices.tolist()
     np.testing.assert_allclose(got.gains, reference.gains, rtol=1e-12, atol=1e-12)
     assert got.info["linked_to"] == reference.info["linked_to"]

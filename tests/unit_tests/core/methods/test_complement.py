@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vrsd_core import DEFAULT_METHOD, METHOD_INFO, metrics, pool_units, select, select_batch
+from vrsd_core import DEFAULT_METHOD, metrics, pool_units, select, select_batch
 
 FLOOR = 1e-9  # the method's numerical zero for float64, relative to the largest quality
 
@@ -99,9 +99,21 @@ def cases(seed, count, copies=False):
 
 
 def test_is_the_default_and_takes_relevance_and_a_prior():
-    assert DEFAULT_METHOD == "complement"
-    info = METHOD_INFO["complement"]
-    assert info.takes_relevance and info.takes_prior and info.deterministic
+    """``select`` without a method runs it; an outside relevance and a prior reach it (the
+    best by them comes first), and a second run repeats the first."""
+    rng = np.random.default_rng(2)
+    q, C = rng.normal(size=6), rng.normal(size=(12, 6))
+    plain = select(q, C, 4)
+    assert plain.method == "complement"
+    assert plain.indices.tolist() == select(q, C, 4, method="complement").indices.tolist()
+    assert plain.indices.tolist() == select(q, C, 4).indices.tolist()
+    relevance = np.zeros(12)
+    relevance[7] = 5.0
+    assert select(q, C, 4, relevance=relevance).indices[0] == 7
+    prior = np.zeros(12)
+    prior[9] = 1.0
+    assert select(q, C, 4, relevance=np.zeros(12), prior=prior,
+                  prior_weight=1.0).indices[0] == 9
 
 
 @pytest.mark.parametrize("outside", [0, 1, 2])  # the cosine, one outside score, two signals
@@ -354,20 +366,23 @@ def _closed_from_the_start(q, C, k, closed, **options):
     return select(q, C, k, method=DEFAULT_METHOD, max_tokens=0, token_counts=tokens, **options)
 
 
+def _shut_out(n, shut):
+    """``closes`` that shuts the candidates ``shut`` out whatever was picked."""
+    copies = np.zeros((n, n), dtype=bool)
+    copies[sorted(shut)] = True
+    return copies
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 9), st.sets(st.integers(0, 9), max_size=5))
 def test_closes_keeps_what_closing_from_the_start_keeps(seed, k, shut):
     """A candidate ``closes`` refuses is never picked, and the run is the one in which it
-    was closed from the start (asked only of picks: those it never reaches stay open)."""
+    was closed from the start (asked only of picks: those it never reaches stay open).
+    The first pick follows no pick: it is never closed."""
     rng = np.random.default_rng(seed)
     q, C = rng.normal(size=6), rng.normal(size=(10, 6))
-    asked = []
-
-    def closes(row, candidate, picks):
-        asked.append((row, candidate, list(picks)))
-        return candidate in shut
-
-    got = select(q, C, k, method=DEFAULT_METHOD, closes=closes)
+    shut = shut - {int(select(q, C, 1, method=DEFAULT_METHOD).indices[0])}
+    got = select(q, C, k, method=DEFAULT_METHOD, closes=_shut_out(10, shut))
     closed = got.info["closed"]
     assert set(closed) <= shut and not set(got.indices.tolist()) & shut
     expected = _closed_from_the_start(q, C, k, closed)
@@ -375,29 +390,39 @@ def test_closes_keeps_what_closing_from_the_start_keeps(seed, k, shut):
     np.testing.assert_allclose(got.gains, expected.gains, rtol=1e-12, atol=1e-12)
     assert len(got.indices) == min(k, 10 - len(closed))
     picked = got.indices.tolist()
-    assert all(picks == picked[: len(picks)] for _, _, picks in asked)
     plain = select(q, C, k, method=DEFAULT_METHOD)
     assert got.info["top_k"] == plain.info["top_k"]  # what plain top-k returns
     assert got.info["held_back"] == [c for c in plain.info["top_k"] if c not in picked]
 
 
-def test_closes_in_a_batch_asks_each_querys_own_rows():
+def test_closes_reads_the_copies_of_the_picks_only():
+    """[c, p]: c is closed once p is picked, and only then."""
+    q, C = np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.9, 0.44], [0.0, 1.0]])
+    copies = np.zeros((3, 3), dtype=bool)
+    copies[1, 2] = True  # 1 copies 2, which is picked after it: 1 stays
+    assert select(q, C, 3, closes=copies).indices.tolist() == \
+        select(q, C, 3).indices.tolist()
+    copies[1, 0] = True  # 1 copies 0, the first pick: 1 is closed
+    got = select(q, C, 3, closes=copies)
+    assert 1 not in got.indices.tolist() and got.info["closed"] == [1]
+
+
+def test_closes_in_a_batch_reads_each_querys_own_rows():
     # 40 pools of 50 x 384 float64: more than one chunk of queries (CHUNK_BYTES)
     rng = np.random.default_rng(3)
     Q, C = rng.normal(size=(40, 384)), rng.normal(size=(40, 50, 384))
-    shut = {b: set(rng.integers(50, size=3).tolist()) for b in range(40)}
-    batch = select_batch(Q, C, 3, method=DEFAULT_METHOD,
-                         closes=lambda row, candidate, picks: candidate in shut[row])
+    shut = np.stack([_shut_out(50, set(rng.integers(50, size=3).tolist())) for _ in range(40)])
+    batch = select_batch(Q, C, 3, method=DEFAULT_METHOD, closes=shut)
     assert any(batch[b].info["closed"] for b in range(40))
     for b in range(40):
-        one = select(Q[b], C[b], 3, method=DEFAULT_METHOD,
-                     closes=lambda row, candidate, picks, b=b: candidate in shut[b])
+        one = select(Q[b], C[b], 3, method=DEFAULT_METHOD, closes=shut[b])
         assert batch[b].indices.tolist() == one.indices.tolist()
         assert batch[b].info["closed"] == one.info["closed"]
 
 
-def test_closes_must_be_a_function():
+@pytest.mark.parametrize("bad", ["yes", np.zeros((4, 4)), np.zeros((3, 3), dtype=bool)])
+def test_closes_must_be_booleans_per_pair(bad):
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="^closes: expected a function or None"):
+    with pytest.raises(ValueError, match=r"^closes: expected booleans of shape \(4, 4\)"):
         select(rng.normal(size=3), rng.normal(size=(4, 3)), 2, method=DEFAULT_METHOD,
-               closes="yes")
+               closes=bad)

@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from tests.helpers.approx import approx_scores, assert_scores_close
+from tests.helpers.reference import check_against
 from vrsd_core import select
 from vrsd_core.methods.vrsd_exact import MAX_SUBSETS
+
+CASES = 240
 
 
 def test_exact_is_the_brute_force_optimum(ref, cases_for):
@@ -112,3 +115,13 @@ def test_swap_rejects_bad_options(opts):
     name = next(iter(opts))
     with pytest.raises(ValueError, match=name):
         select(np.ones(3), np.eye(3), 2, method="vrsd", **opts)
+
+
+def test_vrsd_exact_matches_brute_force(ref, cases_for):
+    for i, case in enumerate(cases_for(608, CASES, max_n=11)):
+        sel = select(case.query, case.candidates, case.k, method="vrsd_exact",
+                     normalize=case.normalize)
+        exp = ref.vrsd_exact(case.query, case.candidates, case.k, normalize=case.normalize)
+        check_against(sel, exp, case, i)
+        if len(sel):
+            assert sel.info["subsets"] == exp.info["subsets"]

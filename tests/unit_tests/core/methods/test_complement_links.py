@@ -1,5 +1,5 @@
 """The default's links between candidates (``vrsd_core.Links``, ``complement(links=...)``,
-``vrsd_core/methods/determinantal.py``):
+``vrsd_core/methods/complement.py``):
 without links the loop gives exactly the picks of the loop before links (a copy of it
 here); with links, the picks of a direct one-query reference of the chain form."""
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from vrsd_core import Links, select, select_batch
-from vrsd_core._prepare import argmax_first, prepare, standardised
+from vrsd_core._prepare import Given, argmax_first, prepare, standardised
 from vrsd_core.methods import _common
-from vrsd_core.methods.determinantal import LIFT_SD
+from vrsd_core.methods.complement import LIFT_SD
 
 RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 
@@ -19,7 +19,7 @@ RANK_EPS = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
 def loop_before_links(query, candidates, k, relevance, dtype):
     """The default's greedy loop as it was before links (Cholesky of L = diag(w) S diag(w),
     scores d^2), one query, no cap or budget: (picks, gains)."""
-    prep = prepare(query, candidates, relevance=relevance, batched=False)
+    prep = prepare(query, candidates, batched=False, given=Given(relevance))
     z = standardised(prep.rel, None)[0]
     w = np.exp(z / 2.0)
     X = candidates.astype(np.float64) / np.linalg.norm(candidates.astype(np.float64), axis=1,
