@@ -37,7 +37,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -249,7 +249,25 @@ def chunk_id(file: str, chunk: int, text_digest: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-class FlatIndex:
+_Open = TypeVar("_Open", bound="_Connection")
+
+
+class _Connection:
+    """A connection to the index's database, closed by ``close`` or a ``with`` block."""
+
+    _db: apsw.Connection
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self: _Open) -> _Open:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FlatIndex(_Connection):
     """The index as one committed state, open for reading (``open_flat``). Rows are the
     database's chunk ids: ``top`` returns them, ``records``, ``texts`` and ``vectors``
     read them."""
@@ -273,15 +291,6 @@ class FlatIndex:
     @property
     def dimension(self) -> int:
         return int(self.manifest["dimension"])
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> FlatIndex:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def rows(self) -> NDArray[np.int64]:
         """Every row, in the order stored."""
@@ -457,7 +466,7 @@ class NewChunk:
         return chunk_id(self.file, self.chunk, self.digest)
 
 
-class IndexWriter:
+class IndexWriter(_Connection):
     """The index open for one writer (the caller holds the lock: ``writing``): what it
     holds under a folder, the vectors it holds for texts, and one commit."""
 
@@ -498,15 +507,6 @@ class IndexWriter:
         except (IndexDamaged, _database_error()):
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> IndexWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def records_under(self, folder: str) -> list[tuple[int, str, int, str]]:
         """(row, file, chunk, digest) of every chunk of a file under ``folder`` (none on

@@ -58,6 +58,13 @@ def fill(disk: Path, leave: int) -> Path:
     return filler
 
 
+def index_and_check(vrsd, docs: Path, index_dir: Path) -> None:
+    """``vrsd index`` exits 0 and the index is exact (on a sample of its chunks)."""
+    run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert run.code == 0, run.err
+    check_exact(index_dir, expected(docs), set(), sample=500)
+
+
 def test_a_full_disk_during_a_commit_changes_nothing_frees_its_files_and_says_what_it_needs(
         vrsd, tmp_path):
     rng = random.Random(11)
@@ -77,9 +84,7 @@ def test_a_full_disk_during_a_commit_changes_nothing_frees_its_files_and_says_wh
         assert shutil.disk_usage(disk).free >= free - 64 * 1024  # its files are gone
         assert set(stored(index_dir)) == before  # the index as it was, readable
         filler.unlink()
-        again = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
-        assert again.code == 0, again.err
-        check_exact(index_dir, expected(docs), set(), sample=500)
+        index_and_check(vrsd, docs, index_dir)
 
 
 def test_a_commit_needs_room_for_what_changed_not_for_a_copy_of_the_index(vrsd, tmp_path):
@@ -93,9 +98,7 @@ def test_a_commit_needs_room_for_what_changed_not_for_a_copy_of_the_index(vrsd, 
         fill(disk, 1024 * 1024)
         for round_ in range(1, 4):
             edit_round(docs, rng, round_, 1)  # one file deleted, one changed, one added
-            run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
-            assert run.code == 0, run.err
-            check_exact(index_dir, expected(docs), set(), sample=500)
+            index_and_check(vrsd, docs, index_dir)
 
 
 def test_a_reader_racing_two_commits_reads_one_committed_state(tmp_path, monkeypatch):
