@@ -224,10 +224,20 @@ def read_settings(db: apsw.Connection, path: Path) -> dict[str, Any] | None:
     dimension = found["dimension"]
     if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
         raise _damaged(path, f"the setting 'dimension' is {dimension!r}", manifest)
-    missing = {"chunks", "vectors"} - tables
+    missing = {"chunks", "vectors", "files"} - tables
     if missing:
         raise _damaged(path, f"no {sorted(missing)[0]} table", manifest)
     return found
+
+
+_UNDER = "file = ? OR (file >= ? AND file < ?)"  # a file under a folder, by its path
+
+
+def _under(folder: str) -> tuple[bytes, bytes, bytes]:
+    """``_UNDER``'s bounds: the folder itself, then every path starting with it and a
+    separator (the separator's successor bounds them)."""
+    start = os.fsencode(folder.rstrip(os.sep) + os.sep)
+    return os.fsencode(folder), start, start[:-1] + bytes([start[-1] + 1])
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -400,6 +410,13 @@ class FlatIndex(_Connection):
                            self.manifest)
         return found
 
+    def files_read(self, folder: str) -> dict[str, tuple[int, int, int]]:
+        """file -> (size, modification time, when it was read; ns) of the files under
+        ``folder`` whose chunks the index holds, as they were when read."""
+        return {os.fsdecode(file): (size, mtime_ns, seen_ns) for file, size, mtime_ns, seen_ns
+                in self._read("SELECT file, size, mtime_ns, seen_ns FROM files WHERE "
+                              + _UNDER, _under(folder))}
+
     def source(self, file: str) -> str:
         """``file`` as a result shows it (``display_root``)."""
         return source_of(file, self.root)
@@ -466,6 +483,16 @@ class NewChunk:
         return chunk_id(self.file, self.chunk, self.digest)
 
 
+@dataclass(frozen=True)
+class FilesRead:
+    """What a run read under ``folder``: file -> (size, modification time, when read;
+    ns) of each file whose chunks it commits, and the files it kept unread."""
+
+    folder: str
+    read: dict[str, tuple[int, int, int]]
+    kept: set[str]
+
+
 class IndexWriter(_Connection):
     """The index open for one writer (the caller holds the lock: ``writing``): what it
     holds under a folder, the vectors it holds for texts, and one commit."""
@@ -513,11 +540,8 @@ class IndexWriter(_Connection):
         a rebuild)."""
         if self.manifest is None or self.rebuild:
             return []
-        start = os.fsencode(folder.rstrip(os.sep) + os.sep)
-        end = start[:-1] + bytes([start[-1] + 1])
-        found = self._db.execute(
-            "SELECT id, file, chunk, digest FROM chunks WHERE file = ? OR "
-            "(file >= ? AND file < ?)", (os.fsencode(folder), start, end))
+        found = self._db.execute("SELECT id, file, chunk, digest FROM chunks WHERE " + _UNDER,
+                                 _under(folder))
         return [(row, os.fsdecode(file), chunk, text_digest)
                 for row, file, chunk, text_digest in found]
 
@@ -541,11 +565,13 @@ class IndexWriter(_Connection):
         return found
 
     def commit(self, manifest: dict[str, Any], removed: Sequence[int],
-               added: Sequence[NewChunk], vectors: NDArray[np.float32]) -> dict[str, Any]:
+               added: Sequence[NewChunk], vectors: NDArray[np.float32],
+               files: FilesRead | None = None) -> dict[str, Any]:
         """One transaction: the rows ``removed`` go, ``added`` come with their unit
         ``vectors`` (a removed row's id is reused, so the vectors' storage stays
-        compact), and the settings become ``manifest`` (on a rebuild, everything else
-        goes). Returns the settings written.
+        compact), ``files`` (when given) record what was read under a folder, and the
+        settings become ``manifest`` (on a rebuild, everything else goes). Returns the
+        settings written.
 
         Raises:
             ValueError: a vector not finite or of another dimension than the index's.
@@ -565,7 +591,7 @@ class IndexWriter(_Connection):
         import apsw
 
         try:
-            self._transaction(written, removed, added, vectors)
+            self._transaction(written, removed, added, vectors, files)
         except apsw.Error as exc:
             # (sqlite-vec reports a vector it could not write as a plain error)
             full = self._full(added, vectors, isinstance(exc, apsw.FullError))
@@ -577,12 +603,15 @@ class IndexWriter(_Connection):
         return written
 
     def _transaction(self, manifest: dict[str, Any], removed: Sequence[int],
-                     added: Sequence[NewChunk], vectors: NDArray[np.float32]) -> None:
+                     added: Sequence[NewChunk], vectors: NDArray[np.float32],
+                     files: FilesRead | None) -> None:
         """``_apply`` in one transaction: all of it or none of it (SQLite may have rolled
         it back itself, on a full disk)."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
             self._apply(manifest, removed, added, vectors)
+            if files is not None:
+                self._record_files(files)
             self._db.execute("COMMIT")
         except BaseException:
             if self._db.in_transaction:
@@ -593,13 +622,15 @@ class IndexWriter(_Connection):
                added: Sequence[NewChunk], vectors: NDArray[np.float32]) -> None:
         db = self._db
         if self.manifest is None or self.rebuild:
-            for table in ("settings", "chunks", "vectors"):
+            for table in ("settings", "chunks", "vectors", "files"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file BLOB NOT NULL, "
                        "chunk INTEGER NOT NULL, digest TEXT NOT NULL, text TEXT NOT NULL)")
             db.execute("CREATE INDEX chunks_by_file ON chunks (file)")
             db.execute("CREATE INDEX chunks_by_digest ON chunks (digest)")
+            db.execute("CREATE TABLE files (file BLOB PRIMARY KEY, size INTEGER NOT NULL, "
+                       "mtime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL)")
             db.execute("CREATE VIRTUAL TABLE vectors USING "
                        f"vec0(embedding float[{int(manifest['dimension'])}])")
             removed = []
@@ -621,6 +652,17 @@ class IndexWriter(_Connection):
                        embeddings[reused:])
         db.executemany("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                        [(key, json.dumps(manifest[key])) for key in _SETTINGS])
+
+    def _record_files(self, files: FilesRead) -> None:
+        """The files under ``files.folder``: those read now with their signatures, the
+        unchanged ones as they were, the others out."""
+        listed = {os.fsdecode(file) for (file,) in self._db.execute(
+            "SELECT file FROM files WHERE " + _UNDER, _under(files.folder))}
+        self._db.executemany("DELETE FROM files WHERE file = ?", [
+            (os.fsencode(name),) for name in listed - files.kept - set(files.read)])
+        self._db.executemany(
+            "INSERT OR REPLACE INTO files (file, size, mtime_ns, seen_ns) VALUES (?, ?, ?, ?)",
+            [(os.fsencode(name), *signature) for name, signature in files.read.items()])
 
     def _checkpoint(self) -> None:
         """The write-ahead log copied into the database and emptied, where no reader

@@ -32,10 +32,11 @@ last committed state meanwhile.
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -340,10 +341,16 @@ def index_folder(
         files, walked_out = walk_folder(folder, exclude=where, follow_symlinks=follow_symlinks)
         if not files and not walked_out:
             raise ValueError(f"path: no files under {path}")
-        found, unread = read_chunks(files, chunk_size, chunk_overlap,
+        settings = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
+                    "follow_symlinks": follow_symlinks, "large_files": large_files,
+                    "large_file_mb": large_file_mb}
+        seen = _signatures(files)
+        kept = set() if rebuild or not locked else _unchanged(where, folder, seen, settings)
+        found, unread = read_chunks([path for path in files if str(path) not in kept],
+                                    chunk_size, chunk_overlap,
                                     large_file_mb=large_file_mb, large_files=large_files)
         skipped = walked_out + unread
-        if not any(one.texts for one in found):
+        if not kept and not any(one.texts for one in found):
             raise ValueError(f"path: no text in the {len(files)} files under {path}")
         if not locked:
             left = held.enter_context(flat.writing(where, folder))
@@ -351,21 +358,56 @@ def index_folder(
             say(f"finishing the interrupted 'vrsd index {left.get('folder', '?')}' (started "
                 f"{left.get('started', '?')})")
         report = IndexReport(folder=folder, index_dir=where, skipped=skipped,
-                             files=len(found), follow_symlinks=follow_symlinks)
-        _update(where, folder, found, report, model=model, cache_dir=cache_dir,
+                             files=len(found) + len(kept), follow_symlinks=follow_symlinks)
+        read = flat.FilesRead(str(folder), {str(one.path): seen[str(one.path)]
+                                            for one in found if one.texts}, kept)
+        _update(where, folder, found, read, report, model=model, cache_dir=cache_dir,
                 progress=progress, rebuild=rebuild, large_file_mb=large_file_mb, say=say,
-                settings={"chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
-                          "follow_symlinks": follow_symlinks})
+                settings=settings)
     return report
 
 
-def _update(where: Path, folder: Path, found: list[FileChunks], report: IndexReport, *,
+_CLOCK_NS = 2_000_000_000
+"""A file modified this close to when it was read is read again: a file system's clock
+can be this coarse (FAT: 2 s), so a change within it could leave the time unchanged."""
+
+
+def _signatures(files: list[Path]) -> dict[str, tuple[int, int, int]]:
+    """file -> (size, modification time, now; ns), the time taken before the files'."""
+    now = time.time_ns()
+    found = {}
+    for path in files:
+        with suppress(OSError):  # (read_chunks says why it cannot read it)
+            stat = path.stat()
+            found[str(path)] = (stat.st_size, stat.st_mtime_ns, now)
+    return found
+
+
+def _unchanged(where: Path, folder: Path, seen: dict[str, tuple[int, int, int]],
+               settings: dict[str, Any]) -> set[str]:
+    """The files under ``folder`` the index read with these settings and that have the
+    size and modification time they had then (not within ``_CLOCK_NS`` of that read):
+    their chunks stay as they are, unread."""
+    index = flat.open_flat(where)
+    if index is None:
+        return set()
+    with index:
+        entry = index.manifest["folders"].get(str(folder), {})
+        if any(entry.get(key) != value for key, value in settings.items()):
+            return set()
+        return {file for file, (size, mtime_ns, seen_ns) in index.files_read(str(folder)).items()
+                if file in seen and seen[file][:2] == (size, mtime_ns)
+                and mtime_ns < seen_ns - _CLOCK_NS}
+
+
+def _update(where: Path, folder: Path, found: list[FileChunks], read: flat.FilesRead,
+            report: IndexReport, *,
             model: str | None, cache_dir: str | os.PathLike[str] | None, progress: bool,
             rebuild: bool, large_file_mb: float, say: Callable[[str], None],
             settings: dict[str, Any]) -> None:
     """The diff of ``folder``'s chunks against the index (``rebuild``: against nothing,
-    whatever the index holds), the encoding of what is new, and one commit of what
-    changed (under the lock)."""
+    whatever the index holds; the chunks of ``read.kept`` files stay), the encoding of
+    what is new, and one commit of what changed (under the lock)."""
     with flat.IndexWriter(where, rebuild=rebuild) as store:
         manifest = store.manifest if store.manifest is not None and not rebuild else {
             "format": flat.FORMAT, "model": model, "dimension": None, "folders": {}}
@@ -380,14 +422,16 @@ def _update(where: Path, folder: Path, found: list[FileChunks], report: IndexRep
                for row, file, chunk, text_digest in store.records_under(scope)}
         new = [flat.NewChunk(str(one.path), i, text, flat.digest(text))
                for one in found for i, text in enumerate(one.texts)]
-        new_keys = {(c.file, c.chunk, c.digest) for c in new}
+        kept = {key for key in old if key[0] in read.kept}
+        new_keys = {(c.file, c.chunk, c.digest) for c in new} | kept
         added = [c for c in new if (c.file, c.chunk, c.digest) not in old]
         removed = [row for key, row in old.items() if key not in new_keys]
-        report.chunks = len(new)
-        report.unchanged = len(new) - len(added)
+        report.chunks = len(new) + len(kept)
+        report.unchanged = report.chunks - len(added)
         report.added = len(added)
         report.deleted = len(removed)
-        entry = {**settings, "files": len(found), "chunks": len(new), "indexed": flat.now()}
+        entry = {**settings, "files": report.files, "chunks": report.chunks,
+                 "indexed": flat.now()}
         manifest = {**manifest, "folders": {**manifest["folders"], scope: entry}}
         held = store.vectors_for(c.digest for c in added)
         missing = list(dict.fromkeys(c.text for c in added if c.digest not in held))
@@ -405,7 +449,7 @@ def _update(where: Path, folder: Path, found: list[FileChunks], report: IndexRep
         vectors = np.empty((len(added), dimension or 0), dtype=np.float32)
         for i, chunk in enumerate(added):
             vectors[i] = held[chunk.digest] if chunk.digest in held else encoded[chunk.text]
-        store.commit({**manifest, "dimension": dimension}, removed, added, vectors)
+        store.commit({**manifest, "dimension": dimension}, removed, added, vectors, read)
     if rebuild:
         flat.remove_old_store(where)
 

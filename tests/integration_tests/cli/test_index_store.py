@@ -451,3 +451,39 @@ def test_index_folder_refuses_bad_large_file_settings(tmp_path, kwargs, message)
     with pytest.raises(ValueError, match="^" + message.replace("?", r"\?")):
         index_folder(docs, index_dir=tmp_path / "index", model=HASHING_TEST_MODEL, **kwargs)
     assert not (tmp_path / "index").exists()
+
+
+def test_a_reindex_reads_only_the_files_that_changed(vrsd, tmp_path, monkeypatch):
+    rng = random.Random(8)
+    docs = write(tmp_path / "docs", {f"f{i}.md": note(rng, f"f{i}", 4) for i in range(30)})
+    hour_ago = time.time() - 3600
+    for path in docs.iterdir():
+        os.utime(path, (hour_ago, hour_ago))
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    from vrsd_cli import indexing
+
+    read: list[set[str]] = []
+    real = indexing.read_chunks
+
+    def spy(files, *args, **kwargs):
+        read.append({path.name for path in files})
+        return real(files, *args, **kwargs)
+
+    monkeypatch.setattr(indexing, "read_chunks", spy)
+    again = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert again.code == 0 and read[-1] == set(), again.err
+    assert "30 files, 120 chunks (0 added, 120 unchanged, 0 deleted)" in again.out
+    (docs / "f1.md").write_text(note(rng, "f1 edited", 4), encoding="utf-8")
+    os.utime(docs / "f1.md", (hour_ago + 60, hour_ago + 60))  # changed: read again
+    (docs / "f2.md").unlink()
+    write(docs, {"new.md": note(rng, "new", 2)})  # written just now: read
+    os.utime(docs / "f3.md", (hour_ago, hour_ago + 1))  # touched, same text: read, unchanged
+    changed = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert changed.code == 0, changed.err
+    assert read[-1] == {"f1.md", "new.md", "f3.md"}
+    assert "30 files, 118 chunks (6 added, 112 unchanged, 8 deleted)" in changed.out
+    check_exact(index_dir, expected(docs), set())
+    assert vrsd("index", docs, "--index-dir", index_dir, "--chunk-size", "150",
+                "--chunk-overlap", "0", *HASHING).code == 0
+    assert len(read[-1]) == 30  # other chunk settings: every file read again
