@@ -7,8 +7,10 @@ vectors, changed per file in one transaction a run; a search is an exact scan of
 vector (``sqlite-vec``), so it returns what an exact search returns after any sequence
 of added, changed and deleted files.
 
-Re-indexing a folder compares its chunks (file, position, text digest) with the ones
-the index holds for files under that folder: unchanged chunks keep their vectors, a
+Re-indexing a folder reads only the files whose size or modification time changed
+since the index read them (or whose settings did), and compares their chunks (file,
+position, text digest) with the ones the index holds: unchanged chunks keep their
+vectors, a
 text the index (or the embedding cache) already has is not encoded again, and the
 chunks of edited or removed files are dropped. Chunks are keyed by their file's path,
 so several folders share one index, and indexing a folder and then a sub-folder of it
