@@ -66,13 +66,17 @@ def build(where: Path, n: int) -> None:
                                     unit_vectors(len(part), start))
 
 
-def one_change(where: Path, round_: int) -> float:
-    """Re-index one file: its rows out, 10 new chunks in, one commit (seconds)."""
+def one_change(where: Path, n: int, round_: int) -> float:
+    """Re-index one file as ``vrsd index`` does when one file changed: the other files
+    kept unread, the changed one's rows out and 10 new chunks in, one commit
+    (seconds)."""
+    first = round_ * 7919 % n
+    file = chunk(first).file
+    kept = {chunk(i).file for i in range(0, n, PER_FILE)} - {file}
     start = time.perf_counter()
     with flat_index.IndexWriter(where) as store:
-        first = round_ * 7919 % len(store.records_under("/notes"))  # (read as vrsd index does)
-        file = chunk(first).file
-        removed = [row for row, name, _, _ in store.records_under(file)]
+        records, _ = store.records_under("/notes", kept=kept)
+        removed = [row for row, _, _, _ in records]
         base = first - first % PER_FILE
         added = [chunk(base + c, f" r{round_}") for c in range(PER_FILE)]
         assert store.manifest is not None
@@ -117,7 +121,8 @@ def measure(n: int, rounds: int, repeats: int, fetch_k: int) -> dict[str, object
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         child(["--build", str(where), str(n)])
-        changes = [child(["--change", str(where), str(r)]) for r in range(1, rounds + 1)]
+        changes = [child(["--change", str(where), str(n), str(r)])
+                   for r in range(1, rounds + 1)]
         size = sum(p.stat().st_size for p in where.iterdir() if p.is_file())
         wall, peak, out = child(["--search", str(where), str(repeats), str(fetch_k)],
                                 one_core=True)
@@ -137,7 +142,7 @@ def main() -> None:
         build(Path(sys.argv[2]), int(sys.argv[3]))
         return
     if sys.argv[1:2] == ["--change"]:
-        print(json.dumps(one_change(Path(sys.argv[2]), int(sys.argv[3]))))
+        print(json.dumps(one_change(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))))
         return
     if sys.argv[1:2] == ["--search"]:
         first, times = searches(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))

@@ -535,15 +535,24 @@ class IndexWriter(_Connection):
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
-    def records_under(self, folder: str) -> list[tuple[int, str, int, str]]:
-        """(row, file, chunk, digest) of every chunk of a file under ``folder`` (none on
-        a rebuild)."""
+    def records_under(self, folder: str, kept: Iterable[str] = ()
+                      ) -> tuple[list[tuple[int, str, int, str]], int]:
+        """(row, file, chunk, digest) of every chunk of a file under ``folder`` but the
+        files ``kept``, and how many chunks those hold (none on a rebuild)."""
         if self.manifest is None or self.rebuild:
-            return []
-        found = self._db.execute("SELECT id, file, chunk, digest FROM chunks WHERE " + _UNDER,
-                                 _under(folder))
-        return [(row, os.fsdecode(file), chunk, text_digest)
-                for row, file, chunk, text_digest in found]
+            return [], 0
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS kept (file BLOB PRIMARY KEY)")
+        self._db.execute("DELETE FROM temp.kept")
+        self._db.executemany("INSERT OR IGNORE INTO temp.kept VALUES (?)",
+                             [(os.fsencode(file),) for file in kept])
+        found = self._db.execute(
+            f"SELECT id, file, chunk, digest FROM chunks WHERE ({_UNDER}) AND file NOT IN "
+            "(SELECT file FROM temp.kept)", _under(folder))
+        records = [(row, os.fsdecode(file), chunk, text_digest)
+                   for row, file, chunk, text_digest in found]
+        (count,) = self._db.execute("SELECT count(*) FROM chunks WHERE file IN "  # type: ignore[misc]
+                                    "(SELECT file FROM temp.kept)").fetchone()
+        return records, int(count)
 
     def vectors_for(self, digests: Iterable[str]) -> dict[str, NDArray[np.float32]]:
         """The vectors the index holds for texts of these digests (one each; those it

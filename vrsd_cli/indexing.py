@@ -348,9 +348,10 @@ def index_folder(
                     "large_file_mb": large_file_mb}
         seen = _signatures(files)
         kept = set() if rebuild or not locked else _unchanged(where, folder, seen, settings)
-        found, unread = read_chunks([path for path in files if str(path) not in kept],
-                                    chunk_size, chunk_overlap,
-                                    large_file_mb=large_file_mb, large_files=large_files)
+        to_read = [path for path in files if str(path) not in kept]
+        found, unread = read_chunks(to_read, chunk_size, chunk_overlap,
+                                    large_file_mb=large_file_mb,
+                                    large_files=large_files) if to_read else ([], [])
         skipped = walked_out + unread
         if not kept and not any(one.texts for one in found):
             raise ValueError(f"path: no text in the {len(files)} files under {path}")
@@ -420,15 +421,14 @@ def _update(where: Path, folder: Path, found: list[FileChunks], read: flat.Files
                 "another --index-dir"
             )
         scope = str(folder)
-        old = {(file, chunk, text_digest): row
-               for row, file, chunk, text_digest in store.records_under(scope)}
+        records, kept = store.records_under(scope, kept=read.kept)
+        old = {(file, chunk, text_digest): row for row, file, chunk, text_digest in records}
         new = [flat.NewChunk(str(one.path), i, text, flat.digest(text))
                for one in found for i, text in enumerate(one.texts)]
-        kept = {key for key in old if key[0] in read.kept}
-        new_keys = {(c.file, c.chunk, c.digest) for c in new} | kept
+        new_keys = {(c.file, c.chunk, c.digest) for c in new}
         added = [c for c in new if (c.file, c.chunk, c.digest) not in old]
         removed = [row for key, row in old.items() if key not in new_keys]
-        report.chunks = len(new) + len(kept)
+        report.chunks = len(new) + kept
         report.unchanged = report.chunks - len(added)
         report.added = len(added)
         report.deleted = len(removed)

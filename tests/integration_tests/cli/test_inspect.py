@@ -616,7 +616,7 @@ def empty_index(tmp_path):
     (tmp_path / "one" / "a.md").write_text("One short note.\n", encoding="utf-8")
     index_folder(tmp_path / "one", index_dir=where)
     with flat_index.IndexWriter(where) as store:
-        rows = [row for row, *_ in store.records_under(str(tmp_path / "one"))]
+        rows = [row for row, *_ in store.records_under(str(tmp_path / "one"))[0]]
         store.commit(store.manifest, rows, [], np.zeros((0, store.manifest["dimension"]), "f4"))
     return where
 
