@@ -363,7 +363,8 @@ def index_folder(
         report = IndexReport(folder=folder, index_dir=where, skipped=skipped,
                              files=len(found) + len(kept), follow_symlinks=follow_symlinks)
         read = flat.FilesRead(str(folder), {str(one.path): seen[str(one.path)]
-                                            for one in found if one.texts}, kept)
+                                            for one in found
+                                            if one.texts and str(one.path) in seen}, kept)
         _update(where, folder, found, read, report, model=model, cache_dir=cache_dir,
                 progress=progress, rebuild=rebuild, large_file_mb=large_file_mb, say=say,
                 settings=settings)
