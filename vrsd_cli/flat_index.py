@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import hashlib
 import json
 import math
@@ -795,7 +796,15 @@ def writing(where: Path, folder: Path) -> Iterator[dict[str, Any] | None]:
         left = writer_record(where)
         record = {"pid": os.getpid(), "host": socket.gethostname(), "started": now(),
                   "folder": str(folder), "argv": sys.argv[1:]}
-        _write_atomically(where / WRITER, json.dumps(record).encode("utf-8"))
+        try:
+            _write_atomically(where / WRITER, json.dumps(record).encode("utf-8"))
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            raise IndexFull(f"index_dir: the disk holding {where} is full: no room for "
+                            f"{WRITER} ({_megabytes(shutil.disk_usage(where).free)} free); "
+                            "nothing was changed: free some space and run 'vrsd index' "
+                            "again") from None
         try:
             yield left
         except KeyboardInterrupt:  # the record stays, marked: readers say how to finish

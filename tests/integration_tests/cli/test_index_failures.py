@@ -10,6 +10,7 @@ cannot be mounted: mounting needs root)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import shutil
 import subprocess
@@ -51,9 +52,9 @@ def small_disk(path: Path, megabytes: int) -> Iterator[Path]:
 def fill(disk: Path, leave: int) -> Path:
     """A file taking all the room on ``disk`` but ``leave`` bytes."""
     filler = disk / "filler"
+    filler.unlink(missing_ok=True)
     free = shutil.disk_usage(disk).free
     with open(filler, "wb") as file:
-        file.truncate(0)
         file.write(b"\0" * max(0, free - leave))
     return filler
 
@@ -74,6 +75,11 @@ def test_a_full_disk_during_a_commit_changes_nothing_frees_its_files_and_says_wh
         assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
         before = expected(docs)
         write(docs, {f"new/n{i}.md": note(rng, f"n{i}", 10) for i in range(300)})
+        filler = fill(disk, 0)  # not even the writer's record fits
+        run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+        assert run.code == 2 and run.err.count("\n") == 1, run.err
+        assert f"the disk holding {index_dir} is full: no room for " in run.err, run.err
+        assert not [name for name in os.listdir(index_dir) if name.endswith(".tmp")]
         filler = fill(disk, 256 * 1024)
         free = shutil.disk_usage(disk).free
         run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
