@@ -313,7 +313,7 @@ class FlatIndex(_Connection):
         the lower row first); ``query`` (d,) or a batch (B, d) -> (n,) or (B, n).
 
         Raises:
-            ValueError: ``n`` above ``MAX_FETCH``.
+            ValueError: ``n`` above ``MAX_FETCH`` in an index holding more chunks.
             IndexDamaged: a stored vector that is not finite.
         """
         q = np.asarray(query, dtype=np.float32)
@@ -321,9 +321,10 @@ class FlatIndex(_Connection):
         q = np.atleast_2d(q)
         norms = np.linalg.norm(q, axis=1, keepdims=True)
         q = (q / np.where(norms > 0, norms, 1)).astype(np.float32, copy=False)
+        n = min(n, len(self))
         if n > MAX_FETCH:
             raise ValueError(f"fetch_k: at most {MAX_FETCH} chunks a search, got {n}")
-        best = np.stack([self._nearest(one, min(n, len(self))) for one in q])
+        best = np.stack([self._nearest(one, n) for one in q])
         return best[0] if single else best
 
     def _nearest(self, query: NDArray[np.float32], n: int) -> NDArray[np.int64]:
