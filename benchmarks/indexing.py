@@ -5,8 +5,8 @@ copied to a temporary folder), with a fresh index and a fresh embedding cache:
 
 1. ``index_folder`` (what ``vrsd index`` runs), the model already loaded, timed as a
    whole and by stage: reading and chunking, encoding (the model's
-   ``embed_documents``), writing the index (``vrsd_cli.flat_index.commit``: the
-   vectors and the chunk records of the new generation), the rest;
+   ``embed_documents``), writing the index (``vrsd_cli.flat_index.IndexWriter.commit``:
+   the chunks and their vectors, in one transaction), the rest;
 2. the raw rate: the same chunks' texts through the model's ``embed_documents`` in one
    call (sentence-transformers' own batching, sorted by length);
 3. re-indexing the unchanged folder (every chunk skipped).
@@ -87,7 +87,7 @@ def main() -> None:
     spent: dict[str, float] = defaultdict(float)
     timed(indexing, "read_chunks", spent, "reading and chunking")
     timed(HuggingFaceEmbeddings, "embed_documents", spent, "encoding")
-    timed(flat_index, "commit", spent, "writing the index")
+    timed(flat_index.IndexWriter, "commit", spent, "writing the index")
 
     model = base_embeddings()
     model.embed_documents(["warm-up"])

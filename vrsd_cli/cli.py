@@ -69,7 +69,7 @@ _EMBEDDINGS = {"langchain_core": "langchain-core",  # the embeddings' disk cache
 _EVAL = {"langchain_community": "langchain-community", "matplotlib": "matplotlib",
          "tqdm": "tqdm"}
 _INDEX = {"langchain_text_splitters": "langchain-text-splitters", "filelock": "filelock",
-          "tqdm": "tqdm"}
+          "tqdm": "tqdm", "apsw": "apsw", "sqlite_vec": "sqlite-vec"}
 _EVIDENCE = {**_EMBEDDINGS, **_EVAL, "langchain_text_splitters": "langchain-text-splitters"}
 NEEDS: dict[str, dict[str, str]] = {
     "demo": _EMBEDDINGS,

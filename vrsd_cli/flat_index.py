@@ -1,55 +1,67 @@
-"""The store behind ``vrsd index`` and ``vrsd search``: exact search over float32 vectors.
+"""The store behind ``vrsd index`` and ``vrsd search``: one SQLite database holding the
+chunks and their vectors, searched exactly by ``sqlite-vec``.
 
 An index folder holds::
 
-    vrsd_index.json          the manifest: format, model, dimension, the folders indexed,
-                             and the current generation (replaced atomically: the commit)
-    generation-000007/       one generation: vectors.npy (float32, one unit row per chunk)
-                             and chunks.sqlite (row -> id, file, chunk, text digest, text)
+    vrsd_index.sqlite        the database (write-ahead log: ``-wal`` and ``-shm`` beside it
+                             while it is open): the settings (format, model, dimension, the
+                             folders indexed), one row per chunk (file, position, text
+                             digest, text) and its unit float32 vector (a ``vec0`` table)
     vrsd_index.lock          the writers' lock (``filelock``): one writer at a time
     vrsd_writer.json         who is writing (pid, host, start, folder); left behind by a
                              run that was interrupted, which readers then report
 
-A writer builds the next generation beside the current one, then replaces the manifest
-(``os.replace`` of a small file): a reader sees one whole generation, the one before or
-the one after, never a mix. The generation before the current one is kept, so a reader
-that read the manifest just before a commit still finds its files.
+A writer changes the rows of the files that changed (deleted, added, updated in place) and
+the settings in one SQLite transaction: a commit costs what changed, and a run stopped
+before it, or a full disk during it, leaves the index as it was. A reader reads in one
+read transaction (a snapshot of the write-ahead log): one committed state, whole,
+however many commits land meanwhile.
 
-Search is exact: one matrix product of the unit question vector with every stored
-vector, the top ``n`` by cosine (ties: the lower row first). No approximate index can
-lose a live chunk after deletes and updates (as chroma-core/chroma#7758 reports of
-Chroma 1.5.9's HNSW index).
+Search is exact: ``sqlite-vec``'s ``vec0`` scan computes the distance of the unit question
+vector to every stored vector (L2 on unit vectors ranks as cosine does), the top ``n``
+(ties: the lower row first). No approximate index can lose a live chunk after deletes and
+updates (as chroma-core/chroma#7758 reports of Chroma 1.5.9's HNSW index).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import hashlib
 import json
+import math
 import os
 import shutil
 import socket
-import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-FORMAT = 2
-"""The manifest's ``format``; an index without it is the Chroma store of vrsd 0.1's CLI."""
-MANIFEST = "vrsd_index.json"
+if TYPE_CHECKING:
+    import apsw
+
+FORMAT = 3
+"""The database's ``format`` setting; 2 was numpy generations beside a manifest, and an
+index without one is the Chroma store of vrsd 0.1's CLI."""
+DATABASE = "vrsd_index.sqlite"
 LOCK = "vrsd_index.lock"
 WRITER = "vrsd_writer.json"
-GENERATION = "generation-"
-VECTORS = "vectors.npy"
-CHUNKS = "chunks.sqlite"
+OLD_FLAT = ("vrsd_index.json", "generation-")  # what an index of format 2 holds
 OLD_STORE = ("chroma", "records.sqlite")  # what an index of the Chroma era holds
-_OPEN_ATTEMPTS = 3  # a reader whose generation was removed under it reads the manifest again
+MAX_FETCH = 4096
+"""The most chunks one search returns (``sqlite-vec``'s limit on ``k``)."""
+_PAGE_SIZE = 4096
+_VECTOR_BLOCK = 1024  # vectors a vec0 block holds (sqlite-vec's chunk_size): allocated whole
+_BUSY_MS = 30_000  # how long a connection waits on another's lock (a checkpoint, a recovery)
+_OPEN_ATTEMPTS = 3  # a reader that raced with a writer creating the database reads again
+_SETTINGS = ("format", "model", "dimension", "folders")
 
 
 class IndexBusy(ValueError):
@@ -58,6 +70,10 @@ class IndexBusy(ValueError):
 
 class IndexDamaged(ValueError):
     """A file of the index cannot be read; the message names it and the fix."""
+
+
+class IndexFull(ValueError):
+    """The disk filled during a commit; the message names the path and the room needed."""
 
 
 def now() -> str:
@@ -71,7 +87,7 @@ def digest(text: str) -> str:
 
 
 def rebuild_hint(manifest: dict[str, Any] | None) -> str:
-    """How to rebuild, naming the folders the manifest lists (when it can be read)."""
+    """How to rebuild, naming the folders the settings list (when they can be read)."""
     folders = list((manifest or {}).get("folders") or {})
     first = folders[0] if folders else "PATH"
     more = f" (then 'vrsd index' each other folder it held: {', '.join(folders[1:])})" \
@@ -79,62 +95,20 @@ def rebuild_hint(manifest: dict[str, Any] | None) -> str:
     return f"rebuild it: vrsd index --rebuild {first}{more}"
 
 
-# --- the manifest ------------------------------------------------------------------------
-
-def read_manifest(where: Path) -> dict[str, Any] | None:
-    """The manifest of the index at ``where`` (None: there is none).
-
-    Raises:
-        IndexDamaged: unreadable, not JSON, or without the fields a manifest has; or
-            the Chroma store of an older vrsd (which this one no longer reads).
-    """
-    path = where / MANIFEST
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if any((where / name).exists() for name in OLD_STORE):
-            raise IndexDamaged(
-                f"index_dir: the index at {where} was built by an older vrsd (a Chroma "
-                f"store) and {MANIFEST} is missing; {rebuild_hint(None)}") from None
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise IndexDamaged(f"index_dir: cannot read {path}: {exc}; {rebuild_hint(None)}") \
-            from None
-    try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise IndexDamaged(f"index_dir: {path} is damaged (not JSON: {exc}); "
-                           f"{rebuild_hint(None)}") from None
-    if not isinstance(manifest, dict):
-        raise IndexDamaged(f"index_dir: {path} is damaged (not a JSON object); "
-                           f"{rebuild_hint(None)}")
-    if "format" not in manifest and "folders" in manifest:
-        raise IndexDamaged(
-            f"index_dir: the index at {where} was built by an older vrsd (a Chroma store, "
-            f"which could lose chunks after updates); {rebuild_hint(manifest)}")
-    missing = [key for key in ("format", "model", "generation", "folders", "dimension")
-               if key not in manifest]
-    if missing:
-        raise IndexDamaged(f"index_dir: {path} is damaged (no {missing[0]!r}); "
-                           f"{rebuild_hint(manifest)}")
-    if manifest["format"] != FORMAT:
-        raise IndexDamaged(f"index_dir: {path} has format {manifest['format']!r}, this vrsd "
-                           f"reads {FORMAT}; {rebuild_hint(manifest)}")
-    if not isinstance(manifest["folders"], dict):
-        raise IndexDamaged(f"index_dir: {path} is damaged ('folders' is not an object); "
-                           f"{rebuild_hint(manifest)}")
-    return manifest
-
-
 def _write_atomically(path: Path, data: bytes) -> None:
     """``data`` into ``path``: a temporary file beside it, flushed to disk, then renamed
-    over it (``os.replace``): a reader sees the old file or the new one, whole."""
+    over it (``os.replace``): a reader sees the old file or the new one, whole. A failed
+    write (a full disk) removes the temporary file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     _sync_folder(path.parent)
 
 
@@ -146,10 +120,6 @@ def _sync_folder(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def write_manifest(where: Path, manifest: dict[str, Any]) -> None:
-    _write_atomically(where / MANIFEST, json.dumps(manifest, indent=1).encode("utf-8"))
 
 
 def display_root(folders: Sequence[str]) -> str | None:
@@ -174,7 +144,105 @@ def source_of(file: str, root: str | None) -> str:
     return Path(file).as_posix()
 
 
-# --- reading a generation ----------------------------------------------------------------
+# --- the database ------------------------------------------------------------------------
+
+def connect(path: Path, *, create: bool = False) -> apsw.Connection:
+    """A connection to the database at ``path`` with ``sqlite-vec`` loaded. ``apsw``:
+    the interpreter's ``sqlite3`` may be built without loadable extensions."""
+    import apsw
+    import sqlite_vec
+
+    flags = apsw.SQLITE_OPEN_READWRITE | (apsw.SQLITE_OPEN_CREATE if create else 0)
+    db = apsw.Connection(str(path), flags=flags)
+    db.set_busy_timeout(_BUSY_MS)
+    db.enable_load_extension(True)
+    db.load_extension(sqlite_vec.loadable_path())
+    db.enable_load_extension(False)
+    return db
+
+
+def _damaged(path: Path, what: str, manifest: dict[str, Any] | None) -> IndexDamaged:
+    return IndexDamaged(f"index_dir: {path} is damaged ({what}); {rebuild_hint(manifest)}")
+
+
+def _database_error() -> type[Exception]:
+    """What a connection raises (``apsw.Error``), imported when the index is used."""
+    import apsw
+
+    return apsw.Error
+
+
+def _old_format(where: Path) -> IndexDamaged | None:
+    """The message for an index an older vrsd wrote (None: there is none at ``where``)."""
+    manifest_path = where / OLD_FLAT[0]
+    if manifest_path.is_file():
+        try:
+            old = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        old = old if isinstance(old, dict) and isinstance(old.get("folders"), dict) else None
+        what = "numpy generations" if old is None or "format" in old else \
+            "a Chroma store, which could lose chunks after updates"
+        return IndexDamaged(f"index_dir: the index at {where} was built by an older vrsd "
+                            f"({what}); {rebuild_hint(old)} (the embedding cache keeps "
+                            "what it encoded)")
+    if any((where / name).exists() for name in OLD_STORE):
+        return IndexDamaged(f"index_dir: the index at {where} was built by an older vrsd "
+                            f"(a Chroma store); {rebuild_hint(None)}")
+    return None
+
+
+def read_settings(db: apsw.Connection, path: Path) -> dict[str, Any] | None:
+    """The index's settings (None: the database holds no index yet: a first run was
+    stopped before its commit).
+
+    Raises:
+        IndexDamaged: a table or a setting missing, or a setting of the wrong type,
+            naming the database and the fix.
+    """
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    if not tables:
+        return None
+    if "settings" not in tables:
+        raise _damaged(path, "no settings table", None)
+    found: dict[str, Any] = {}
+    for key, value in db.execute("SELECT key, value FROM settings"):
+        try:
+            found[key] = json.loads(value)
+        except (TypeError, ValueError):
+            raise _damaged(path, f"the setting {key!r} is not JSON", None) from None
+    folders = found.get("folders")
+    manifest = found if isinstance(folders, dict) else None
+    for key in _SETTINGS:
+        if key not in found:
+            raise _damaged(path, f"no {key!r} setting", manifest)
+    if found["format"] != FORMAT:
+        raise IndexDamaged(f"index_dir: {path} has format {found['format']!r}, this vrsd "
+                           f"reads {FORMAT}; {rebuild_hint(manifest)}")
+    if not isinstance(folders, dict):
+        raise _damaged(path, "the setting 'folders' is not an object", None)
+    if found["model"] is not None and not isinstance(found["model"], str):
+        raise _damaged(path, f"the setting 'model' is {found['model']!r}, not a name", manifest)
+    dimension = found["dimension"]
+    if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
+        raise _damaged(path, f"the setting 'dimension' is {dimension!r}", manifest)
+    missing = {"chunks", "vectors", "files"} - tables
+    if missing:
+        raise _damaged(path, f"no {sorted(missing)[0]} table", manifest)
+    return found
+
+
+_UNDER = "file = ? OR (file >= ? AND file < ?)"  # a file under a folder, by its path
+
+
+def _under(folder: str) -> tuple[bytes, bytes, bytes]:
+    """``_UNDER``'s bounds: the folder itself, then every path starting with it and a
+    separator (the separator's successor bounds them)."""
+    start = os.fsencode(folder.rstrip(os.sep) + os.sep)
+    return os.fsencode(folder), start, start[:-1] + bytes([start[-1] + 1])
+
+
+# --- reading -----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Record:
@@ -187,143 +255,219 @@ class Record:
     digest: str
 
 
-class FlatIndex:
-    """One generation of an index, open for reading (``open_flat``)."""
+def chunk_id(file: str, chunk: int, text_digest: str) -> str:
+    """A chunk's id: the same for the same file, position and text, in every run."""
+    key = f"{file}\0{chunk}\0{text_digest}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
-    def __init__(self, where: Path, manifest: dict[str, Any], vectors: NDArray[np.float32],
-                 db: sqlite3.Connection) -> None:
-        self.where = where
-        self.manifest = manifest
-        self.vectors = vectors
-        self._db = db
-        self.root = display_root(list(manifest["folders"]))
 
-    def __len__(self) -> int:
-        return int(self.vectors.shape[0])
+_Open = TypeVar("_Open", bound="_Connection")
 
-    @property
-    def model(self) -> str | None:
-        return self.manifest["model"]
+
+class _Connection:
+    """A connection to the index's database, closed by ``close`` or a ``with`` block."""
+
+    _db: apsw.Connection
 
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> FlatIndex:
+    def __enter__(self: _Open) -> _Open:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+class FlatIndex(_Connection):
+    """The index as one committed state, open for reading (``open_flat``). Rows are the
+    database's chunk ids: ``top`` returns them, ``records``, ``texts`` and ``vectors``
+    read them."""
+
+    def __init__(self, where: Path, manifest: dict[str, Any], db: apsw.Connection,
+                 count: int) -> None:
+        self.where = where
+        self.path = where / DATABASE
+        self.manifest = manifest
+        self._db = db
+        self._count = count
+        self.root = display_root(list(manifest["folders"]))
+
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def model(self) -> str | None:
+        return self.manifest["model"]
+
+    @property
+    def dimension(self) -> int:
+        return int(self.manifest["dimension"])
+
+    def rows(self) -> NDArray[np.int64]:
+        """Every row, in the order stored."""
+        return np.fromiter((r for (r,) in self._read("SELECT id FROM chunks ORDER BY id")),
+                           dtype=np.int64)
+
     def top(self, query: NDArray[np.floating[Any]], n: int) -> NDArray[np.int64]:
         """The rows of the ``n`` chunks nearest ``query`` by cosine, nearest first (ties:
-        the lower row first); ``query`` (d,) or a batch (B, d) -> (n,) or (B, n)."""
+        the lower row first); ``query`` (d,) or a batch (B, d) -> (n,) or (B, n).
+
+        Raises:
+            ValueError: ``n`` above ``MAX_FETCH`` in an index holding more chunks.
+            IndexDamaged: a stored vector that is not finite.
+        """
         q = np.asarray(query, dtype=np.float32)
         single = q.ndim == 1
         q = np.atleast_2d(q)
         norms = np.linalg.norm(q, axis=1, keepdims=True)
         q = (q / np.where(norms > 0, norms, 1)).astype(np.float32, copy=False)
-        scores = q @ self.vectors.T  # (B, N): the one exact pass over every vector
         n = min(n, len(self))
-        if n < len(self):
-            part = np.argpartition(-scores, n - 1, axis=1)[:, :n]
-            # rows scoring as the n-th best that argpartition left out: keep the lower rows
-            kth = np.take_along_axis(scores, part, axis=1).min(axis=1, keepdims=True)
-            rows = [np.union1d(p, np.flatnonzero(s >= k)) for p, s, k in
-                    zip(part, scores, kth, strict=True)]
-        else:
-            rows = [np.arange(len(self)) for _ in range(len(q))]
-        best = np.stack([r[np.lexsort((r, -s[r]))][:n] for r, s in
-                         zip(rows, scores, strict=True)])
+        if n > MAX_FETCH:
+            raise ValueError(f"fetch_k: at most {MAX_FETCH} chunks a search, got {n}")
+        best = np.stack([self._nearest(one, n) for one in q])
         return best[0] if single else best
+
+    def _nearest(self, query: NDArray[np.float32], n: int) -> NDArray[np.int64]:
+        if n <= 0:
+            return np.zeros(0, dtype=np.int64)
+        k = min(n + 1, len(self), MAX_FETCH)
+        while True:  # ask for more while rows past the n-th tie with it: the lower rows win
+            hits = self._read("SELECT rowid, distance FROM vectors WHERE embedding MATCH ? "
+                              "AND k = ?", (query.tobytes(), k))
+            if any(distance is None or not math.isfinite(distance) for _, distance in hits):
+                raise _damaged(self.path, "a stored vector is not finite", self.manifest)
+            if len(hits) < k or k >= min(len(self), MAX_FETCH) or \
+                    hits[-1][1] > hits[n - 1][1]:
+                break
+            k = min(2 * k, len(self), MAX_FETCH)
+        rows = np.array([row for row, _ in hits], dtype=np.int64)
+        distances = np.array([distance for _, distance in hits], dtype=np.float64)
+        return rows[np.lexsort((rows, distances))][:n]
 
     def records(self, rows: Sequence[int] | NDArray[np.int64] | None = None) -> list[Record]:
         """The records of ``rows`` in that order (None: every row, in row order)."""
         if rows is None:
-            got = self._db.execute("SELECT id, file, chunk, digest FROM chunks ORDER BY row")
-            return [Record(i, os.fsdecode(f), c, d) for i, f, c, d in got]
-        by_row = self._select("id, file, chunk, digest", rows)
-        return [Record(i, os.fsdecode(f), c, d) for i, f, c, d in (by_row[r] for r in rows)]
+            rows = self.rows()
+        by_row = self._select("chunks", "id", "file, chunk, digest", rows)
+        found = []
+        for row in rows:
+            file, chunk, text_digest = by_row[int(row)]
+            if not isinstance(file, bytes) or not isinstance(chunk, int) or \
+                    not isinstance(text_digest, str):
+                raise _damaged(self.path, f"the chunk of row {row} is malformed",
+                               self.manifest)
+            name = os.fsdecode(file)
+            found.append(Record(chunk_id(name, chunk, text_digest), name, chunk, text_digest))
+        return found
 
     def texts(self, rows: Sequence[int] | NDArray[np.int64]) -> list[str]:
         """The chunk texts of ``rows``, in that order."""
-        by_row = self._select("text", rows)
-        return [by_row[r][0] for r in rows]
+        by_row = self._select("chunks", "id", "text", rows)
+        texts = [by_row[int(r)][0] for r in rows]
+        for row, text in zip(rows, texts, strict=True):
+            if not isinstance(text, str):
+                raise _damaged(self.path, f"the text of row {row} is {type(text).__name__}",
+                               self.manifest)
+        return texts
 
-    def _select(self, columns: str, rows: Sequence[int] | NDArray[np.int64]
-                ) -> dict[int, tuple[Any, ...]]:
+    def vectors(self, rows: Sequence[int] | NDArray[np.int64]) -> NDArray[np.float32]:
+        """The unit vectors of ``rows``, in that order, (len(rows), d) float32.
+
+        Raises:
+            IndexDamaged: a vector missing, of the wrong length, or not finite.
+        """
+        by_row = self._select("vectors", "rowid", "embedding", rows)
+        out = np.empty((len(rows), self.dimension), dtype=np.float32)
+        for i, row in enumerate(rows):
+            blob = by_row[int(row)][0]
+            if not isinstance(blob, bytes) or len(blob) != 4 * self.dimension:
+                raise _damaged(self.path, f"the vector of row {row} is malformed",
+                               self.manifest)
+            out[i] = np.frombuffer(blob, dtype=np.float32)
+        if not np.isfinite(out).all():
+            row = rows[int(np.flatnonzero(~np.isfinite(out).all(axis=1))[0])]
+            raise _damaged(self.path, f"the vector of row {row} is not finite", self.manifest)
+        return out
+
+    def _read(self, sql: str, bindings: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, bindings).fetchall()
+        except _database_error() as exc:
+            raise _damaged(self.path, str(exc), self.manifest) from None
+
+    def _select(self, table: str, key: str, columns: str,
+                rows: Sequence[int] | NDArray[np.int64]) -> dict[int, tuple[Any, ...]]:
         wanted = sorted({int(r) for r in rows})
         found: dict[int, tuple[Any, ...]] = {}
         for i in range(0, len(wanted), 500):  # SQLite's limit on bound parameters
             part = wanted[i:i + 500]
             marks = ",".join("?" * len(part))
-            for row, *values in self._db.execute(
-                    f"SELECT row, {columns} FROM chunks WHERE row IN ({marks})", part):
+            for row, *values in self._read(
+                    f"SELECT {key}, {columns} FROM {table} WHERE {key} IN ({marks})",
+                    tuple(part)):
                 found[row] = tuple(values)
         missing = set(wanted) - set(found)
         if missing:
-            raise IndexDamaged(f"index_dir: {self._generation() / CHUNKS} is damaged (row "
-                               f"{min(missing)} is missing); {rebuild_hint(self.manifest)}")
+            raise _damaged(self.path, f"row {min(missing)} has no {table[:-1]}",
+                           self.manifest)
         return found
 
-    def _generation(self) -> Path:
-        return generation_dir(self.where, self.manifest["generation"])
+    def files_read(self, folder: str) -> dict[str, tuple[int, int, int]]:
+        """file -> (size, modification time, when it was read; ns) of the files under
+        ``folder`` whose chunks the index holds, as they were when read."""
+        return {os.fsdecode(file): (size, mtime_ns, seen_ns) for file, size, mtime_ns, seen_ns
+                in self._read("SELECT file, size, mtime_ns, seen_ns FROM files WHERE "
+                              + _UNDER, _under(folder))}
 
     def source(self, file: str) -> str:
         """``file`` as a result shows it (``display_root``)."""
         return source_of(file, self.root)
 
 
-def generation_dir(where: Path, generation: int) -> Path:
-    return where / f"{GENERATION}{generation:06d}"
-
-
 def open_flat(where: Path) -> FlatIndex | None:
-    """The current generation of the index at ``where`` (None: no index there).
+    """The last committed state of the index at ``where`` (None: no index there), read
+    in one read transaction until it is closed.
 
     Raises:
-        IndexDamaged: a file of the index is missing or unreadable, named with the fix.
+        IndexDamaged: the database or a setting unreadable, or an index an older vrsd
+            wrote, named with the fix.
     """
+    path = where / DATABASE
+    if not path.is_file():
+        old = _old_format(where)
+        if old is not None:
+            raise old
+        return None
     for attempt in range(_OPEN_ATTEMPTS):
-        manifest = read_manifest(where)
-        if manifest is None:
-            return None
         try:
-            return _open_generation(where, manifest)
-        except FileNotFoundError as exc:
-            if attempt + 1 < _OPEN_ATTEMPTS and read_manifest(where) != manifest:
-                continue  # a writer committed and removed it meanwhile: read the new one
-            raise IndexDamaged(f"index_dir: {exc.filename} is missing; "
-                               f"{rebuild_hint(manifest)}") from None
+            return _open_snapshot(where, path)
+        except IndexDamaged:
+            raise
+        except _database_error() as exc:
+            import apsw
+
+            if isinstance(exc, apsw.BusyError | apsw.LockedError) and \
+                    attempt + 1 < _OPEN_ATTEMPTS:
+                continue  # a writer creating or recovering the database: read again
+            raise _damaged(path, str(exc), None) from None
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _open_generation(where: Path, manifest: dict[str, Any]) -> FlatIndex:
-    folder = generation_dir(where, int(manifest["generation"]))
-    vectors_path, chunks_path = folder / VECTORS, folder / CHUNKS
-    if not chunks_path.is_file():
-        raise FileNotFoundError(2, "missing", str(chunks_path))
+def _open_snapshot(where: Path, path: Path) -> FlatIndex | None:
+    db = connect(path)
     try:
-        vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise IndexDamaged(f"index_dir: {vectors_path} is damaged ({exc}); "
-                           f"{rebuild_hint(manifest)}") from None
-    try:
-        db = sqlite3.connect(f"file:{chunks_path}?mode=ro", uri=True)
-        (count,) = db.execute("SELECT count(*) FROM chunks").fetchone()
-    except sqlite3.Error as exc:
-        raise IndexDamaged(f"index_dir: {chunks_path} is damaged ({exc}); "
-                           f"{rebuild_hint(manifest)}") from None
-    dimension = manifest["dimension"]
-    if (vectors.ndim != 2 or vectors.dtype != np.float32 or vectors.shape[0] != count
-            or (count and vectors.shape[1] != dimension)):
+        db.execute("PRAGMA query_only = ON")
+        db.execute("BEGIN")  # the snapshot this reader keeps until it closes
+        manifest = read_settings(db, path)
+        if manifest is None:
+            db.close()
+            return None
+        (count,) = db.execute("SELECT count(*) FROM chunks").fetchone()  # type: ignore[misc]
+    except BaseException:
         db.close()
-        raise IndexDamaged(
-            f"index_dir: {vectors_path} is damaged ({vectors.shape} {vectors.dtype} "
-            f"vectors for {count} chunks of dimension {dimension}); "
-            f"{rebuild_hint(manifest)}")
-    return FlatIndex(where, manifest, vectors, db)
+        raise
+    return FlatIndex(where, manifest, db, int(count))
 
 
 # --- writing -----------------------------------------------------------------------------
@@ -339,65 +483,241 @@ class NewChunk:
 
     @property
     def id(self) -> str:
-        key = f"{self.file}\0{self.chunk}\0{self.digest}"
-        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return chunk_id(self.file, self.chunk, self.digest)
 
 
-def commit(where: Path, manifest: dict[str, Any], chunks: Sequence[NewChunk],
-           vectors: NDArray[np.float32]) -> dict[str, Any]:
-    """Write ``chunks`` and their unit ``vectors`` as the next generation and make it the
-    current one (the manifest, with ``generation`` and ``chunks`` updated, replaced last);
-    generations before the previous one are removed. Returns the manifest written.
-    The caller holds the lock (``writing``)."""
-    generation = int(manifest.get("generation", 0)) + 1
-    final = generation_dir(where, generation)
-    tmp = where / f".{final.name}.{os.getpid()}.tmp"
-    # what a run stopped before its commit left (the caller holds the lock: no other
-    # writer's files are in the making)
-    for stale in (final, *where.glob(f".{GENERATION}*.tmp"), *where.glob(f".{MANIFEST}.*.tmp")):
-        if stale.is_dir():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.unlink(missing_ok=True)
-    tmp.mkdir(parents=True)
-    with open(tmp / VECTORS, "wb") as file:
-        np.save(file, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
-        file.flush()
-        os.fsync(file.fileno())
-    db = sqlite3.connect(tmp / CHUNKS)
-    try:
-        db.execute("CREATE TABLE chunks (row INTEGER PRIMARY KEY, id TEXT, file BLOB, "
-                   "chunk INTEGER, digest TEXT, text TEXT)")
-        db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
-                       ((row, c.id, os.fsencode(c.file), c.chunk, c.digest, c.text)
-                        for row, c in enumerate(chunks)))
-        db.commit()
-    finally:
-        db.close()
-    os.replace(tmp, final)
-    _sync_folder(where)
-    written = {**manifest, "generation": generation, "chunks": len(chunks)}
-    write_manifest(where, written)
-    for old in where.glob(f"{GENERATION}*"):
-        number = old.name.removeprefix(GENERATION)
-        if number.isdigit() and int(number) < generation - 1:
-            shutil.rmtree(old, ignore_errors=True)  # (a reader holding it open keeps reading)
-    return written
+@dataclass(frozen=True)
+class FilesRead:
+    """What a run read under ``folder``: file -> (size, modification time, when read;
+    ns) of each file whose chunks it commits, and the files it kept unread."""
+
+    folder: str
+    read: dict[str, tuple[int, int, int]]
+    kept: set[str]
 
 
-def last_generation(where: Path) -> int:
-    """The highest generation number on disk (0: none): a rebuilt index goes on from it,
-    so a reader of the index before the rebuild never meets a reused number."""
-    numbers = [int(p.name.removeprefix(GENERATION)) for p in where.glob(f"{GENERATION}*")
-               if p.name.removeprefix(GENERATION).isdigit()]
-    return max(numbers, default=0)
+class IndexWriter(_Connection):
+    """The index open for one writer (the caller holds the lock: ``writing``): what it
+    holds under a folder, the vectors it holds for texts, and one commit."""
+
+    def __init__(self, where: Path, *, rebuild: bool = False) -> None:
+        self.where = where
+        self.path = where / DATABASE
+        old = None if rebuild else _old_format(where)
+        if old is not None and not self.path.exists():
+            raise old
+        if rebuild:
+            self._discard_if_damaged()
+        self._db = connect(self.path, create=True)
+        try:
+            self._db.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = FULL")
+            self.manifest = read_settings(self._db, self.path)
+        except _database_error() as exc:
+            self._db.close()
+            raise _damaged(self.path, str(exc), None) from None
+        except BaseException:
+            self._db.close()
+            raise
+        self.rebuild = rebuild
+
+    def _discard_if_damaged(self) -> None:
+        """``--rebuild`` of a database that cannot be read: its files go (under the lock),
+        the rebuild starts an empty one."""
+        if not self.path.exists():
+            return
+        try:
+            db = connect(self.path)
+            try:
+                read_settings(db, self.path)
+                db.execute("PRAGMA quick_check").fetchall()
+            finally:
+                db.close()
+        except (IndexDamaged, _database_error()):
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def records_under(self, folder: str, kept: Iterable[str] = ()
+                      ) -> tuple[list[tuple[int, str, int, str]], int]:
+        """(row, file, chunk, digest) of every chunk of a file under ``folder`` but the
+        files ``kept``, and how many chunks those hold (none on a rebuild)."""
+        if self.manifest is None or self.rebuild:
+            return [], 0
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS kept (file BLOB PRIMARY KEY)")
+        self._db.execute("DELETE FROM temp.kept")
+        self._db.executemany("INSERT OR IGNORE INTO temp.kept VALUES (?)",
+                             [(os.fsencode(file),) for file in kept])
+        found = self._db.execute(
+            f"SELECT id, file, chunk, digest FROM chunks WHERE ({_UNDER}) AND file NOT IN "
+            "(SELECT file FROM temp.kept)", _under(folder))
+        records = [(row, os.fsdecode(file), chunk, text_digest)
+                   for row, file, chunk, text_digest in found]
+        (count,) = self._db.execute("SELECT count(*) FROM chunks WHERE file IN "  # type: ignore[misc]
+                                    "(SELECT file FROM temp.kept)").fetchone()
+        return records, int(count)
+
+    def vectors_for(self, digests: Iterable[str]) -> dict[str, NDArray[np.float32]]:
+        """The vectors the index holds for texts of these digests (one each; those it
+        does not hold are left out). A stored vector that is not finite is left out too:
+        it is encoded again."""
+        if self.manifest is None or self.rebuild:
+            return {}
+        wanted = list(dict.fromkeys(digests))
+        found: dict[str, NDArray[np.float32]] = {}
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for text_digest, blob in self._db.execute(
+                    f"SELECT c.digest, v.embedding FROM chunks c JOIN vectors v ON "
+                    f"v.rowid = c.id WHERE c.digest IN ({marks})", part):
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if len(vector) == self.manifest["dimension"] and np.isfinite(vector).all():
+                    found.setdefault(text_digest, vector)
+        return found
+
+    def commit(self, manifest: dict[str, Any], removed: Sequence[int],
+               added: Sequence[NewChunk], vectors: NDArray[np.float32],
+               files: FilesRead | None = None) -> dict[str, Any]:
+        """One transaction: the rows ``removed`` go, ``added`` come with their unit
+        ``vectors`` (a removed row's id is reused, so the vectors' storage stays
+        compact), ``files`` (when given) record what was read under a folder, and the
+        settings become ``manifest`` (on a rebuild, everything else goes). Returns the
+        settings written.
+
+        Raises:
+            ValueError: a vector not finite or of another dimension than the index's.
+            IndexFull: the disk filled (nothing was changed; the message says how much
+                room the commit needs).
+        """
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if not np.isfinite(vectors).all():
+            row = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
+            raise ValueError(f"model: the vector of {added[row].file} chunk "
+                             f"{added[row].chunk} is not finite; it cannot be indexed")
+        dimension = int(manifest["dimension"])
+        if vectors.shape != (len(added), dimension):
+            raise ValueError(f"vectors: {vectors.shape} for {len(added)} chunks; the index at "
+                             f"{self.where} holds {dimension}-d ones")
+        written = {**manifest, "format": FORMAT}
+        import apsw
+
+        try:
+            self._transaction(written, removed, added, vectors, files)
+        except apsw.Error as exc:
+            # (sqlite-vec reports a vector it could not write as a plain error)
+            full = self._full(added, vectors, isinstance(exc, apsw.FullError))
+            if full is None:
+                raise
+            raise full from None
+        self._checkpoint()
+        self.manifest, self.rebuild = written, False
+        return written
+
+    def _transaction(self, manifest: dict[str, Any], removed: Sequence[int],
+                     added: Sequence[NewChunk], vectors: NDArray[np.float32],
+                     files: FilesRead | None) -> None:
+        """``_apply`` in one transaction: all of it or none of it (SQLite may have rolled
+        it back itself, on a full disk)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._apply(manifest, removed, added, vectors)
+            if files is not None:
+                self._record_files(files)
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+
+    def _apply(self, manifest: dict[str, Any], removed: Sequence[int],
+               added: Sequence[NewChunk], vectors: NDArray[np.float32]) -> None:
+        db = self._db
+        if self.manifest is None or self.rebuild:
+            for table in ("settings", "chunks", "vectors", "files"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file BLOB NOT NULL, "
+                       "chunk INTEGER NOT NULL, digest TEXT NOT NULL, text TEXT NOT NULL)")
+            db.execute("CREATE INDEX chunks_by_file ON chunks (file)")
+            db.execute("CREATE INDEX chunks_by_digest ON chunks (digest)")
+            db.execute("CREATE TABLE files (file BLOB PRIMARY KEY, size INTEGER NOT NULL, "
+                       "mtime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL)")
+            db.execute("CREATE VIRTUAL TABLE vectors USING "
+                       f"vec0(embedding float[{int(manifest['dimension'])}])")
+            removed = []
+        (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()  # type: ignore[misc]
+        reused = min(len(removed), len(added))  # a removed row's slot takes a new chunk
+        rows = [*removed[:reused], *range(last + 1, last + 1 + len(added) - reused)]
+        gone = [(row,) for row in removed[reused:]]
+        db.executemany("DELETE FROM vectors WHERE rowid = ?", gone)
+        db.executemany("DELETE FROM chunks WHERE id = ?", gone)
+        chunks = [(os.fsencode(c.file), c.chunk, c.digest, c.text, row)
+                  for c, row in zip(added, rows, strict=True)]
+        db.executemany("UPDATE chunks SET file = ?, chunk = ?, digest = ?, text = ? "
+                       "WHERE id = ?", chunks[:reused])
+        db.executemany("INSERT INTO chunks (file, chunk, digest, text, id) VALUES "
+                       "(?, ?, ?, ?, ?)", chunks[reused:])
+        embeddings = [(v.tobytes(), row) for v, row in zip(vectors, rows, strict=True)]
+        db.executemany("UPDATE vectors SET embedding = ? WHERE rowid = ?", embeddings[:reused])
+        db.executemany("INSERT INTO vectors (embedding, rowid) VALUES (?, ?)",
+                       embeddings[reused:])
+        db.executemany("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                       [(key, json.dumps(manifest[key])) for key in _SETTINGS])
+        # a new token per commit: a writer's record tells whether its run committed
+        db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('commit', ?)",
+                   (json.dumps(uuid.uuid4().hex),))
+
+    def _record_files(self, files: FilesRead) -> None:
+        """The files under ``files.folder``: those read now with their signatures, the
+        unchanged ones as they were, the others out."""
+        listed = {os.fsdecode(file) for (file,) in self._db.execute(
+            "SELECT file FROM files WHERE " + _UNDER, _under(files.folder))}
+        self._db.executemany("DELETE FROM files WHERE file = ?", [
+            (os.fsencode(name),) for name in listed - files.kept - set(files.read)])
+        self._db.executemany(
+            "INSERT OR REPLACE INTO files (file, size, mtime_ns, seen_ns) VALUES (?, ?, ?, ?)",
+            [(os.fsencode(name), *signature) for name, signature in files.read.items()])
+
+    def _checkpoint(self) -> None:
+        """The write-ahead log copied into the database and emptied, where no reader
+        holds an older state (else at a later commit)."""
+        import apsw
+
+        with contextlib.suppress(apsw.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _full(self, added: Sequence[NewChunk], vectors: NDArray[np.float32], said: bool
+              ) -> IndexFull | None:
+        """The message for a commit the disk had no room for, once SQLite rolled it back
+        and the write-ahead log is emptied (None: the disk has the room, the failure was
+        another; ``said``: SQLite said the disk is full)."""
+        self._checkpoint()
+        new = sum(len(c.text.encode("utf-8", "surrogatepass")) + len(c.file) + 200
+                  for c in added) + vectors.nbytes
+        # the log's copy and the database's, and the vector table's next block
+        need = 2 * new + 2 * _VECTOR_BLOCK * vectors.shape[1] * 4
+        free = shutil.disk_usage(self.where).free
+        if free >= need and not said:
+            return None
+        return IndexFull(
+            f"index_dir: the disk holding {self.path} is full: this commit needs about "
+            f"{_megabytes(need)} free, {_megabytes(free)} is; nothing was changed (the "
+            "index is as it was): free some space and run 'vrsd index' again")
+
+
+def _megabytes(count: int) -> str:
+    return f"{math.ceil(count / 1e5) / 10:.1f} MB"
 
 
 def remove_old_store(where: Path) -> None:
-    """Delete the Chroma store an index of an older vrsd kept in ``where`` (``chroma/``,
-    ``records.sqlite``), and nothing else: a ``--index-dir`` may hold other files."""
-    for name in OLD_STORE:
-        path = where / name
+    """Delete what an older vrsd's index kept in ``where`` (numpy generations and their
+    manifest; the Chroma store), and nothing else: a ``--index-dir`` may hold other
+    files."""
+    manifest, prefix = OLD_FLAT
+    candidates = [where / manifest, *where.glob(f"{prefix}*"), *where.glob(f".{prefix}*.tmp"),
+                  *where.glob(f".{manifest}.*.tmp"), *(where / name for name in OLD_STORE)]
+    for path in candidates:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
         elif path.exists() or path.is_symlink():
@@ -451,23 +771,32 @@ def possible_pid(value: object) -> int | None:
     return pid if 0 < pid < 2**31 else None
 
 
-def manifest_identity(where: Path) -> list[int] | None:
-    """The manifest file's (device, inode), None when there is none: every commit
-    replaces the file (``os.replace``), so a new identity means a commit since."""
-    try:
-        found = os.stat(where / MANIFEST)
-    except OSError:
+def last_commit(where: Path) -> str | None:
+    """The token the index's last commit wrote (None: no index, or none readable): every
+    commit writes a new one in its transaction, so a new token means a commit since."""
+    path = where / DATABASE
+    if not path.is_file():
         return None
-    return [found.st_dev, found.st_ino]
+    try:
+        db = connect(path)
+    except _database_error():
+        return None
+    try:
+        found = db.execute("SELECT value FROM settings WHERE key = 'commit'").fetchone()
+    except _database_error():
+        return None
+    finally:
+        db.close()
+    return None if found is None else str(found[0])
 
 
 def committed_by(where: Path, found: dict[str, Any]) -> bool:
-    """Whether the run of the writer's record ``found`` committed (the manifest was
-    replaced since it took the lock, and only the lock's holder commits): a kill after
-    the commit left the record behind, but nothing is left to finish."""
-    if "manifest" not in found:
-        return False  # a record written before the manifest's identity was kept
-    return manifest_identity(where) != found["manifest"]
+    """Whether the run of the writer's record ``found`` committed (the index's commit
+    token changed since it took the lock, and only the lock's holder commits): a kill
+    after the commit left the record behind, but nothing is left to finish."""
+    if "commit" not in found:
+        return False  # a record written before the commit token was kept
+    return last_commit(where) != found["commit"]
 
 
 def interruption(where: Path, *, indexed: bool = True) -> str | None:
@@ -516,8 +845,16 @@ def writing(where: Path, folder: Path) -> Iterator[dict[str, Any] | None]:
             left = None  # killed after its commit: nothing to finish
         record = {"pid": os.getpid(), "host": socket.gethostname(), "started": now(),
                   "folder": str(folder), "argv": sys.argv[1:],
-                  "manifest": manifest_identity(where)}
-        _write_atomically(where / WRITER, json.dumps(record).encode("utf-8"))
+                  "commit": last_commit(where)}
+        try:
+            _write_atomically(where / WRITER, json.dumps(record).encode("utf-8"))
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            raise IndexFull(f"index_dir: the disk holding {where} is full: no room for "
+                            f"{WRITER} ({_megabytes(shutil.disk_usage(where).free)} free); "
+                            "nothing was changed: free some space and run 'vrsd index' "
+                            "again") from None
         try:
             yield left
         except KeyboardInterrupt:  # the record stays, marked: readers say how to finish

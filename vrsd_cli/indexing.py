@@ -2,13 +2,15 @@
 exactly.
 
 The index (``--index-dir``; default ``$VRSD_INDEX_DIR``, else ``./.vrsd/index``) is
-``vrsd_cli.flat_index``'s: the chunks' records and unit float32 vectors, one
-generation at a time, committed atomically; a search is one matrix product over every
-vector, so it returns what an exact search returns after any sequence of added,
-changed and deleted files.
+``vrsd_cli.flat_index``'s: one SQLite database holding the chunks and their unit float32
+vectors, changed per file in one transaction a run; a search is an exact scan of every
+vector (``sqlite-vec``), so it returns what an exact search returns after any sequence
+of added, changed and deleted files.
 
-Re-indexing a folder compares its chunks (file, position, text digest) with the ones
-the index holds for files under that folder: unchanged chunks keep their vectors, a
+Re-indexing a folder reads only the files whose size or modification time changed
+since the index read them (or whose settings did), and compares their chunks (file,
+position, text digest) with the ones the index holds: unchanged chunks keep their
+vectors, a
 text the index (or the embedding cache) already has is not encoded again, and the
 chunks of edited or removed files are dropped. Chunks are keyed by their file's path,
 so several folders share one index, and indexing a folder and then a sub-folder of it
@@ -26,16 +28,17 @@ text, is an error (``ValueError``; the CLI prints it and exits with 2).
 
 One writer at a time: ``vrsd index`` holds the index's lock (``filelock``); a second
 one is refused at once (``IndexBusy``, naming the first), and ``vrsd search`` reads the
-last committed generation meanwhile.
+last committed state meanwhile.
 """
 
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -56,7 +59,7 @@ if TYPE_CHECKING:
     from vrsd_kit.inspection import Passage, Pool, SourceSpec
 
 INDEX_ENV = "VRSD_INDEX_DIR"
-MANIFEST = flat.MANIFEST
+DATABASE = flat.DATABASE
 
 HASHING_TEST_MODEL = "test:hashing"
 """``--model test:hashing``: for tests only (``vrsd_cli.hashing_embeddings``): each text's
@@ -374,12 +377,18 @@ def index_folder(
         files, walked_out = walk_folder(folder, exclude=where, follow_symlinks=follow_symlinks)
         if not files and not walked_out:
             raise ValueError(f"path: no files under {path}")
-        found, unread = read_chunks(files, chunk_size, chunk_overlap,
+        settings = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
+                    "follow_symlinks": follow_symlinks, "large_files": large_files,
+                    "large_file_mb": large_file_mb}
+        seen = _signatures(files)
+        kept = set() if rebuild or not locked else _unchanged(where, folder, seen, settings)
+        to_read = [path for path in files if str(path) not in kept]
+        found, unread = read_chunks(to_read, chunk_size, chunk_overlap,
                                     large_file_mb=large_file_mb, large_files=large_files,
                                     max_file_mb=max_file_mb, folder=folder,
-                                    follow_symlinks=follow_symlinks)
+                                    follow_symlinks=follow_symlinks) if to_read else ([], [])
         skipped = walked_out + unread
-        if not any(one.texts for one in found):
+        if not kept and not any(one.texts for one in found):
             raise ValueError(f"path: no text in the {len(files)} files under {path}")
         if not locked:
             left = held.enter_context(flat.writing(where, folder))
@@ -387,75 +396,100 @@ def index_folder(
             say(f"finishing the interrupted 'vrsd index {left.get('folder', '?')}' (started "
                 f"{left.get('started', '?')})")
         report = IndexReport(folder=folder, index_dir=where, skipped=skipped,
-                             files=len(found), follow_symlinks=follow_symlinks)
-        _update(where, folder, found, report, model=model, cache_dir=cache_dir,
+                             files=len(found) + len(kept), follow_symlinks=follow_symlinks)
+        read = flat.FilesRead(str(folder), {str(one.path): seen[str(one.path)]
+                                            for one in found
+                                            if one.texts and str(one.path) in seen}, kept)
+        _update(where, folder, found, read, report, model=model, cache_dir=cache_dir,
                 progress=progress, rebuild=rebuild, large_file_mb=large_file_mb, say=say,
-                settings={"chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
-                          "follow_symlinks": follow_symlinks})
+                settings=settings)
     return report
 
 
-def _update(where: Path, folder: Path, found: list[FileChunks], report: IndexReport, *,
+_CLOCK_NS = 2_000_000_000
+"""A file modified this close to when it was read is read again: a file system's clock
+can be this coarse (FAT: 2 s), so a change within it could leave the time unchanged."""
+
+
+def _signatures(files: list[Path]) -> dict[str, tuple[int, int, int]]:
+    """file -> (size, modification time, now; ns), the time taken before the files'."""
+    now = time.time_ns()
+    found = {}
+    for path in files:
+        with suppress(OSError):  # (read_chunks says why it cannot read it)
+            stat = path.stat()
+            found[str(path)] = (stat.st_size, stat.st_mtime_ns, now)
+    return found
+
+
+def _unchanged(where: Path, folder: Path, seen: dict[str, tuple[int, int, int]],
+               settings: dict[str, Any]) -> set[str]:
+    """The files under ``folder`` the index read with these settings and that have the
+    size and modification time they had then (not within ``_CLOCK_NS`` of that read):
+    their chunks stay as they are, unread."""
+    index = flat.open_flat(where)
+    if index is None:
+        return set()
+    with index:
+        entry = index.manifest["folders"].get(str(folder), {})
+        if any(entry.get(key) != value for key, value in settings.items()):
+            return set()
+        return {file for file, (size, mtime_ns, seen_ns) in index.files_read(str(folder)).items()
+                if file in seen and seen[file][:2] == (size, mtime_ns)
+                and mtime_ns < seen_ns - _CLOCK_NS}
+
+
+def _update(where: Path, folder: Path, found: list[FileChunks], read: flat.FilesRead,
+            report: IndexReport, *,
             model: str | None, cache_dir: str | os.PathLike[str] | None, progress: bool,
             rebuild: bool, large_file_mb: float, say: Callable[[str], None],
             settings: dict[str, Any]) -> None:
     """The diff of ``folder``'s chunks against the index (``rebuild``: against nothing,
-    whatever the index holds), the encoding of what is new, and the commit (under the
-    lock)."""
-    previous = None if rebuild else flat.open_flat(where)
-    with ExitStack() as opened:
-        if previous is not None:
-            opened.callback(previous.close)
-        manifest = previous.manifest if previous is not None else {
-            "format": flat.FORMAT, "model": model, "dimension": None,
-            "generation": flat.last_generation(where), "chunks": 0, "folders": {}}
+    whatever the index holds; the chunks of ``read.kept`` files stay), the encoding of
+    what is new, and one commit of what changed (under the lock)."""
+    with flat.IndexWriter(where, rebuild=rebuild) as store:
+        manifest = store.manifest if store.manifest is not None and not rebuild else {
+            "format": flat.FORMAT, "model": model, "dimension": None, "folders": {}}
         if manifest["model"] != model:
             raise ValueError(
                 f"model: the index at {where} was built with "
                 f"{manifest['model'] or 'the bundled model'}; pass that --model or use "
                 "another --index-dir"
             )
-        old = previous.records() if previous is not None else []
-        old_vectors = previous.vectors if previous is not None else np.zeros((0, 0), "f4")
         scope = str(folder)
-        kept = [row for row, rec in enumerate(old) if not _within(rec.file, scope)]
-        old_keys = {(rec.file, rec.chunk, rec.digest) for rec in old
-                    if _within(rec.file, scope)}
+        records, kept = store.records_under(scope, kept=read.kept)
+        old = {(file, chunk, text_digest): row for row, file, chunk, text_digest in records}
         new = [flat.NewChunk(str(one.path), i, text, flat.digest(text))
                for one in found for i, text in enumerate(one.texts)]
         new_keys = {(c.file, c.chunk, c.digest) for c in new}
-        report.chunks = len(new)
-        report.unchanged = len(new_keys & old_keys)
-        report.added = len(new) - report.unchanged
-        report.deleted = len(old_keys - new_keys)
-        entry = {**settings, "files": len(found), "chunks": len(new), "indexed": flat.now()}
+        added = [c for c in new if (c.file, c.chunk, c.digest) not in old]
+        removed = [row for key, row in old.items() if key not in new_keys]
+        report.chunks = len(new) + kept
+        report.unchanged = report.chunks - len(added)
+        report.added = len(added)
+        report.deleted = len(removed)
+        entry = {**settings, "files": report.files, "chunks": report.chunks,
+                 "indexed": flat.now()}
         manifest = {**manifest, "folders": {**manifest["folders"], scope: entry}}
-        if previous is not None and not report.added and not report.deleted:
-            flat.write_manifest(where, manifest)  # nothing to encode, nothing to rewrite
-            return
-        by_digest = {rec.digest: row for row, rec in enumerate(old)}
-        missing = list(dict.fromkeys(c.text for c in new if c.digest not in by_digest))
-        embeddings = index_embeddings(model, cache_dir)
-        _announce_large(found, folder, large_file_mb, embeddings, missing, say)
-        encoded = _encode(embeddings, new, missing, progress)
+        held = store.vectors_for(c.digest for c in added)
+        missing = list(dict.fromkeys(c.text for c in added if c.digest not in held))
+        encoded: dict[str, NDArray[np.float32]] = {}
+        if missing:
+            embeddings = index_embeddings(model, cache_dir)
+            _announce_large(found, folder, large_file_mb, embeddings, missing, say)
+            encoded = _encode(embeddings, added, missing, progress)
         dimension = manifest["dimension"] or (
-            len(next(iter(encoded.values()))) if encoded else old_vectors.shape[1])
+            len(next(iter(encoded.values()))) if encoded else None)
         returned = {len(vector) for vector in encoded.values()} - {dimension}
         if returned:
             raise ValueError(f"model: it returned {returned.pop()}-d vectors; the index at "
                              f"{where} holds {dimension}-d ones")
-        vectors = np.empty((len(kept) + len(new), dimension), dtype=np.float32)
-        if kept:
-            vectors[:len(kept)] = old_vectors[kept]
-        for i, chunk in enumerate(new, start=len(kept)):
-            row = by_digest.get(chunk.digest)
-            vectors[i] = old_vectors[row] if row is not None else encoded[chunk.text]
-        texts = previous.texts(kept) if previous is not None and kept else []
-        others = [flat.NewChunk(old[row].file, old[row].chunk, text, old[row].digest)
-                  for row, text in zip(kept, texts, strict=True)]
-        flat.commit(where, {**manifest, "dimension": int(dimension)}, others + new, vectors)
-        if rebuild:
-            flat.remove_old_store(where)
+        vectors = np.empty((len(added), dimension or 0), dtype=np.float32)
+        for i, chunk in enumerate(added):
+            vectors[i] = held[chunk.digest] if chunk.digest in held else encoded[chunk.text]
+        store.commit({**manifest, "dimension": dimension}, removed, added, vectors, read)
+    if rebuild:
+        flat.remove_old_store(where)
 
 
 def _announce_large(found: list[FileChunks], folder: Path, large_file_mb: float,
@@ -547,7 +581,7 @@ class IndexUnfinished(UserWarning):
 
 
 def open_index(index_dir: str | os.PathLike[str] | None = None) -> flat.FlatIndex:
-    """The current generation of an existing index (close it when done).
+    """The last committed state of an existing index (close it when done).
 
     Raises:
         ValueError: naming ``index_dir``: no index there (an interrupted first run is
@@ -624,7 +658,7 @@ def search_index(
         vector = check_query_vector(embeddings.embed_query(check_query_text(query)))
         rows = index.top(vector, settings.fetch_k or settings.k)
         return rerank(_chunk_view(), documents(index, rows), query=query,
-                      query_vector=vector, vectors=np.asarray(index.vectors[rows]),
+                      query_vector=vector, vectors=index.vectors(rows),
                       settings=settings)
     finally:
         index.close()
@@ -697,10 +731,10 @@ class IndexSource:
         vector = check_query_vector(self.embeddings.embed_query(question))
         rows = self.index.top(vector, n) if len(self.index) else np.zeros(0, dtype=np.int64)
         return Pool(vector, self._passages(rows),
-                    np.asarray(self.index.vectors[rows], dtype=np.float64))
+                    self.index.vectors(rows).astype(np.float64))
 
     def sample(self, count: int, rng: np.random.Generator) -> list[Passage]:
         from vrsd_kit.inspection.run import pick
 
-        return self._passages(pick(range(len(self.index)), count, rng))
+        return self._passages(pick(self.index.rows().tolist(), count, rng))
 

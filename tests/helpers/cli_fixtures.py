@@ -82,7 +82,7 @@ def stored(index_dir: Path) -> list[tuple[str, int, str]]:
 
     index = open_index(index_dir)
     try:
-        docs = documents(index, range(len(index)))
+        docs = documents(index, index.rows())
     finally:
         index.close()
     return sorted((d.metadata["source"], d.metadata["chunk"], d.page_content) for d in docs)

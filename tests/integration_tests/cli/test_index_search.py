@@ -153,7 +153,7 @@ def test_default_index_dir_is_dot_vrsd_in_the_working_directory(vrsd, tmp_path, 
     docs = write(tmp_path / "docs", {"rome.txt": ROME})
     monkeypatch.chdir(tmp_path)
     assert vrsd("index", "docs", *CHUNK).code == 0
-    assert (tmp_path / ".vrsd" / "index" / "vrsd_index.json").is_file()
+    assert (tmp_path / ".vrsd" / "index" / "vrsd_index.sqlite").is_file()
     run = vrsd("search", "Roman emperor", "--k", "1")
     assert run.code == 0 and "rome.txt" in run.out
     assert docs.is_dir()

@@ -52,11 +52,21 @@ def unit(texts: list[str]) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def check_exact(index_dir: Path, live: set[tuple[str, int, str]], gone: set[str]) -> None:
-    """The index holds exactly ``live``; every live chunk is the first hit for its own
-    text's vector, and no text of ``gone`` is ever a hit."""
+def settings(index_dir: Path) -> dict:
+    """The index's settings (model, dimension, the folders indexed)."""
+    with open_index(index_dir) as index:
+        return index.manifest
+
+
+def check_exact(index_dir: Path, live: set[tuple[str, int, str]], gone: set[str],
+                sample: int | None = None) -> None:
+    """The index holds exactly ``live``; every live chunk (or ``sample`` of them, drawn
+    at random) is the first hit for its own text's vector, and no text of ``gone`` is
+    ever a hit."""
     assert set(stored(index_dir)) == live
     texts = sorted(text for _, _, text in live)
+    if sample is not None and sample < len(texts):
+        texts = sorted(random.Random(len(texts)).sample(texts, sample))
     with open_index(index_dir) as index:
         first = index.texts(index.top(unit(texts), 1)[:, 0])
         assert first == texts
@@ -134,15 +144,15 @@ def test_a_second_writer_exits_2_naming_the_first_and_the_index_stays_exact(vrsd
     assert f"vrsd index {docs}" in err
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
-    check_exact(index_dir, expected(docs), set())
+    check_exact(index_dir, expected(docs), set(), sample=500)
     assert vrsd("index", other, "--index-dir", index_dir, *CHUNK).code == 0
-    check_exact(index_dir, expected(docs, "docs/") | expected(other, "other/"), set())
-    manifest = json.loads((index_dir / flat_index.MANIFEST).read_text(encoding="utf-8"))
-    assert set(manifest["folders"]) == {str(docs), str(other)}
+    check_exact(index_dir, expected(docs, "docs/") | expected(other, "other/"), set(),
+                sample=500)
+    assert set(settings(index_dir)["folders"]) == {str(docs), str(other)}
 
 
 @pytest.mark.filterwarnings("ignore:'vrsd index .* is running")
-def test_a_search_during_an_index_reads_one_whole_generation(vrsd, tmp_path):
+def test_a_search_during_an_index_reads_one_committed_state(vrsd, tmp_path):
     rng = random.Random(5)
     docs = write(tmp_path / "docs", {f"f{i}.md": note(rng, f"f{i}", 10) for i in range(600)})
     index_dir = tmp_path / "index"
@@ -155,15 +165,15 @@ def test_a_search_during_an_index_reads_one_whole_generation(vrsd, tmp_path):
         reads = 0
         while writer.poll() is None or not reads:
             with open_index(index_dir) as index:
-                rows = np.arange(len(index))
+                rows = index.rows()
                 docs_now = {(index.source(r.file), r.chunk, t) for r, t in
                             zip(index.records(rows), index.texts(rows), strict=True)}
                 assert docs_now in (states[-2], states[-1])
                 sample = rows[:: max(1, len(rows) // 40)]
-                assert np.allclose(index.vectors[sample], unit(index.texts(sample)), atol=1e-6)
+                assert np.allclose(index.vectors(sample), unit(index.texts(sample)), atol=1e-6)
             reads += 1
         assert writer.wait() == 0, writer.stderr.read() if writer.stderr else ""
-    check_exact(index_dir, states[-1], set())
+    check_exact(index_dir, states[-1], set(), sample=500)
 
 
 def test_the_folder_is_the_boundary(vrsd, tmp_path, monkeypatch):
@@ -244,52 +254,77 @@ def test_an_interrupted_index_says_so_and_how_to_finish(vrsd, tmp_path, monkeypa
     check_exact(index_dir, expected(docs), set())
 
 
-def damage(index_dir: Path, how: str) -> Path:
-    """Break the index one way; returns the file a message should name."""
-    manifest = index_dir / flat_index.MANIFEST
-    generation = json.loads(manifest.read_text(encoding="utf-8"))["generation"]
-    current = flat_index.generation_dir(index_dir, generation)
-    if how == "manifest not JSON":
-        manifest.write_text('{"format": 2, model', encoding="utf-8")
-        return manifest
-    if how == "manifest without model":
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-        del data["model"]
-        manifest.write_text(json.dumps(data), encoding="utf-8")
-        return manifest
-    if how == "vectors missing":
-        (current / flat_index.VECTORS).unlink()
-        return current / flat_index.VECTORS
-    if how == "vectors truncated":
-        path = current / flat_index.VECTORS
-        path.write_bytes(path.read_bytes()[:200])
-        return path
-    if how == "records damaged":
-        (current / flat_index.CHUNKS).write_bytes(b"not a database" * 100)
-        return current / flat_index.CHUNKS
+def edit_database(index_dir: Path, sql: str, *args: object) -> None:
+    """Change the index's database behind the store's back (with ``sqlite-vec`` loaded,
+    for its vector table)."""
+    db = flat_index.connect(index_dir / flat_index.DATABASE)
+    try:
+        db.execute(sql, args)
+    finally:
+        db.close()
+
+
+DAMAGE = ["not a database", "a table dropped", "a setting not JSON", "model 5",
+          "dimension x", "folders a list", "a text not text", "a vector not finite",
+          "numpy generations", "Chroma era"]
+
+
+def damage(index_dir: Path, how: str) -> tuple[Path, str]:
+    """Break the index one way; returns the file a message should name and the folder
+    its fix should name."""
+    path = index_dir / flat_index.DATABASE
+    folder = next(iter(settings(index_dir)["folders"]))
+    if how == "not a database":
+        path.write_bytes(b"not a database" * 100)
+        return path, "PATH"
+    if how in ("a table dropped", "a setting not JSON", "model 5", "dimension x",
+               "folders a list", "a text not text", "a vector not finite"):
+        edit_database(index_dir, {
+            "a table dropped": "DROP TABLE chunks",
+            "a setting not JSON": "UPDATE settings SET value = '{' WHERE key = 'model'",
+            "model 5": "UPDATE settings SET value = '5' WHERE key = 'model'",
+            "dimension x": "UPDATE settings SET value = '\"x\"' WHERE key = 'dimension'",
+            "folders a list": "UPDATE settings SET value = '[]' WHERE key = 'folders'",
+            "a text not text": "UPDATE chunks SET text = X'00ff'",
+            "a vector not finite": "UPDATE vectors SET embedding = ?",
+        }[how], *([np.full(settings(index_dir)["dimension"], np.nan, "f4").tobytes()]
+                  if how == "a vector not finite" else []))
+        return path, "PATH" if how in ("a setting not JSON", "folders a list") else folder
+    for name in os.listdir(index_dir):  # an index an older vrsd wrote, and no database
+        if name.startswith(flat_index.DATABASE):
+            (index_dir / name).unlink()
+    if how == "numpy generations":
+        (index_dir / "generation-000003").mkdir()
+        (index_dir / "generation-000003" / "vectors.npy").write_bytes(b"old")
+        (index_dir / "vrsd_index.json").write_text(json.dumps(
+            {"format": 2, "model": None, "generation": 3, "dimension": 2,
+             "folders": {"/some/notes": {}}}), encoding="utf-8")
+        return index_dir, "/some/notes"
     assert how == "Chroma era"
-    manifest.write_text(json.dumps({"model": None, "folders": {"/some/notes": {}}}),
-                        encoding="utf-8")
+    (index_dir / "vrsd_index.json").write_text(
+        json.dumps({"model": None, "folders": {"/some/notes": {}}}), encoding="utf-8")
     (index_dir / "chroma").mkdir()
-    return index_dir
+    return index_dir, "/some/notes"
 
 
-@pytest.mark.parametrize("how", ["manifest not JSON", "manifest without model",
-                                 "vectors missing", "vectors truncated", "records damaged",
-                                 "Chroma era"])
+@pytest.mark.parametrize("how", DAMAGE)
 def test_a_damaged_index_names_the_file_and_the_fix(vrsd, tmp_path, how):
     docs = write(tmp_path / "docs", {"a.md": "A note on kettles.", "b.md": "On rivers."})
     index_dir = tmp_path / "index"
     assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
-    named = damage(index_dir, how)
-    for command in (["search", "kettles"], ["index", docs, *CHUNK]):
+    named, folder = damage(index_dir, how)
+    # a text or a vector is read where a search meets it (writes refuse what is not one)
+    commands = [["search", "kettles"]] if how in ("a text not text", "a vector not finite") else \
+        [["search", "kettles"], ["index", docs, *CHUNK]]
+    for command in commands:
         run = vrsd(*command, "--index-dir", index_dir)
         assert run.code == 2, (command, run.err)
         assert run.err.count("\n") == 1 and "Traceback" not in run.err
-        assert str(named) in run.err and "rebuild it: vrsd index --rebuild " in run.err, run.err
+        assert str(named) in run.err and f"rebuild it: vrsd index --rebuild {folder}" \
+            in run.err, run.err
     rebuilt = vrsd("index", docs, "--index-dir", index_dir, *CHUNK, "--rebuild")
     assert rebuilt.code == 0, rebuilt.err
-    assert not (index_dir / "chroma").exists()
+    assert set(os.listdir(index_dir)) == {flat_index.DATABASE, flat_index.LOCK}
     check_exact(index_dir, expected(docs), set())
 
 
@@ -345,8 +380,7 @@ def test_sources_are_unique_across_folders_and_nested_runs_add_nothing(vrsd, tmp
     whole = vrsd("index", notes, "--index-dir", index_dir, *CHUNK)
     assert whole.code == 0 and "(0 added, 3 unchanged, 0 deleted)" in whole.out
     assert len(stored(index_dir)) == 3
-    manifest = json.loads((index_dir / flat_index.MANIFEST).read_text(encoding="utf-8"))
-    assert set(manifest["folders"]) == {str(notes / "projA"), str(notes / "projB"),
+    assert set(settings(index_dir)["folders"]) == {str(notes / "projA"), str(notes / "projB"),
                                         str(notes / "projB" / "sub"), str(notes)}
     found = vrsd("search", "Project B", "--index-dir", index_dir, "--json")
     sources = {r["metadata"]["source"] for r in json.loads(found.out)["results"]}
@@ -357,17 +391,20 @@ def test_exact_top_breaks_ties_toward_the_lower_row(tmp_path):
     vectors = np.array([[1, 0], [0, 1], [1, 0], [0.6, 0.8], [1, 0]], dtype="f4")
     chunks = [flat_index.NewChunk(f"/f{i}", 0, f"t{i}", flat_index.digest(f"t{i}"))
               for i in range(5)]
-    manifest = {"format": flat_index.FORMAT, "model": None, "dimension": 2, "generation": 0,
-                "folders": {}}
-    flat_index.commit(tmp_path, manifest, chunks, vectors)
+    manifest = {"model": None, "dimension": 2, "folders": {}}
+    with flat_index.IndexWriter(tmp_path) as store:
+        store.commit(manifest, [], chunks, vectors)
     with flat_index.open_flat(tmp_path) as index:
-        assert index.top(np.array([2.0, 0.0]), 2).tolist() == [0, 2]
-        assert index.top(np.array([2.0, 0.0]), 4).tolist() == [0, 2, 4, 3]
-        assert index.top(np.array([[0.0, 1.0], [1.0, 0.0]]), 1).tolist() == [[1], [0]]
-        assert index.top(np.array([0.0, 1.0]), 9).tolist() == [1, 3, 0, 2, 4]
+        first, second, third, fourth, fifth = index.rows().tolist()
+        assert index.top(np.array([2.0, 0.0]), 2).tolist() == [first, third]
+        assert index.top(np.array([2.0, 0.0]), 4).tolist() == [first, third, fifth, fourth]
+        assert index.top(np.array([[0.0, 1.0], [1.0, 0.0]]), 1).tolist() == [[second],
+                                                                              [first]]
+        assert index.top(np.array([0.0, 1.0]), 9).tolist() == [second, fourth, first, third,
+                                                                fifth]
 
 
-def test_rebuild_starts_afresh_in_a_new_generation(vrsd, tmp_path):
+def test_rebuild_starts_afresh_and_keeps_other_files(vrsd, tmp_path):
     a = write(tmp_path / "a", {"a.md": "A note on kettles."})
     b = write(tmp_path / "b", {"b.md": "A note on rivers."})
     index_dir = tmp_path / "index"
@@ -375,11 +412,9 @@ def test_rebuild_starts_afresh_in_a_new_generation(vrsd, tmp_path):
     (index_dir / "mine.txt").write_text("a user's file beside the index", encoding="utf-8")
     for folder in (a, b):
         assert vrsd("index", folder, "--index-dir", index_dir, *CHUNK).code == 0
-    before = json.loads((index_dir / flat_index.MANIFEST).read_text(encoding="utf-8"))
+    assert set(settings(index_dir)["folders"]) == {str(a), str(b)}
     assert vrsd("index", b, "--index-dir", index_dir, *CHUNK, "--rebuild").code == 0
-    after = json.loads((index_dir / flat_index.MANIFEST).read_text(encoding="utf-8"))
-    assert after["generation"] == before["generation"] + 1
-    assert list(after["folders"]) == [str(b)]
+    assert list(settings(index_dir)["folders"]) == [str(b)]
     check_exact(index_dir, expected(b), set())
     assert (index_dir / "mine.txt").is_file()
 
@@ -416,3 +451,39 @@ def test_index_folder_refuses_bad_large_file_settings(tmp_path, kwargs, message)
     with pytest.raises(ValueError, match="^" + message.replace("?", r"\?")):
         index_folder(docs, index_dir=tmp_path / "index", model=HASHING_TEST_MODEL, **kwargs)
     assert not (tmp_path / "index").exists()
+
+
+def test_a_reindex_reads_only_the_files_that_changed(vrsd, tmp_path, monkeypatch):
+    rng = random.Random(8)
+    docs = write(tmp_path / "docs", {f"f{i}.md": note(rng, f"f{i}", 4) for i in range(30)})
+    hour_ago = time.time() - 3600
+    for path in docs.iterdir():
+        os.utime(path, (hour_ago, hour_ago))
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    from vrsd_cli import indexing
+
+    read: list[set[str]] = []
+    real = indexing.read_chunks
+
+    def spy(files, *args, **kwargs):
+        read.append({path.name for path in files})
+        return real(files, *args, **kwargs)
+
+    monkeypatch.setattr(indexing, "read_chunks", spy)
+    again = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert again.code == 0 and read == [], again.err  # nothing read, nothing to split
+    assert "30 files, 120 chunks (0 added, 120 unchanged, 0 deleted)" in again.out
+    (docs / "f1.md").write_text(note(rng, "f1 edited", 4), encoding="utf-8")
+    os.utime(docs / "f1.md", (hour_ago + 60, hour_ago + 60))  # changed: read again
+    (docs / "f2.md").unlink()
+    write(docs, {"new.md": note(rng, "new", 2)})  # written just now: read
+    os.utime(docs / "f3.md", (hour_ago, hour_ago + 1))  # touched, same text: read, unchanged
+    changed = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert changed.code == 0, changed.err
+    assert read[-1] == {"f1.md", "new.md", "f3.md"}
+    assert "30 files, 118 chunks (6 added, 112 unchanged, 8 deleted)" in changed.out
+    check_exact(index_dir, expected(docs), set())
+    assert vrsd("index", docs, "--index-dir", index_dir, "--chunk-size", "150",
+                "--chunk-overlap", "0", *HASHING).code == 0
+    assert len(read[-1]) == 30  # other chunk settings: every file read again

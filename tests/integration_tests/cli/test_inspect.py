@@ -605,7 +605,7 @@ def test_vrsd_inspect_with_a_questions_file(vrsd, index_dir, tmp_path):
 
 @pytest.fixture
 def empty_index(tmp_path):
-    """An index holding no chunk (a generation of none, as the store can write it)."""
+    """An index holding no chunk (its chunks removed, as the store can commit it)."""
     import numpy as np
 
     from vrsd_cli import flat_index
@@ -615,8 +615,9 @@ def empty_index(tmp_path):
     (tmp_path / "one").mkdir()
     (tmp_path / "one" / "a.md").write_text("One short note.\n", encoding="utf-8")
     index_folder(tmp_path / "one", index_dir=where)
-    manifest = flat_index.read_manifest(where)
-    flat_index.commit(where, manifest, [], np.zeros((0, manifest["dimension"]), "f4"))
+    with flat_index.IndexWriter(where) as store:
+        rows = [row for row, *_ in store.records_under(str(tmp_path / "one"))[0]]
+        store.commit(store.manifest, rows, [], np.zeros((0, store.manifest["dimension"]), "f4"))
     return where
 
 
