@@ -36,9 +36,10 @@ wherever it occurs. No stop list, no stemmer. BM25 is Lucene's (bm25s'
 the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
-tokenised once per process (``read_text`` is cached on the text; ``read_texts`` reads a
-pool's new texts together, as arrays of code points), so a candidate seen by many queries
-is not read again; a word is named by ``word_id``, the same in every process.
+tokenised once per process (``read_text`` is cached on the text, in a cache bounded by
+memory, ``CACHE_BYTES``, and safe to share between threads; ``read_texts`` reads a pool's
+new texts together, as arrays of code points), so a candidate seen by many queries is not
+read again; a word is named by ``word_id``, the same in every process.
 
 **The judge of copies** (``Judge``): which candidates restate a kept one, read from the
 words.
@@ -71,14 +72,18 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 from __future__ import annotations
 
 import functools
+import operator
 import re
+import sys
+import threading
 import unicodedata
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+from cachetools import LRUCache
 from numpy.typing import NDArray
 
 from vrsd_core import Links, OptionSpec, Selection, pool_units
@@ -86,7 +91,12 @@ from vrsd_core._prepare import standardised
 
 K1 = 1.5
 B = 0.75
-_CACHED_TEXTS = 1 << 16  # tokenised texts kept per process (a few MB for 700-character passages)
+CACHE_BYTES = 128 << 20
+"""The most memory the readings of texts kept per process hold (``read_text``): 128 MiB,
+about two and a half bytes per character of English text read (the text and its
+arrays), so the readings of some 50,000 passages of 1,000 characters, or 1,300 texts of
+50,000."""
+_ENTRY_OVERHEAD = 200  # bytes: the cache's own entry (its tuple, the dataclass, dict slots)
 
 
 def _ranges(codes: Sequence[int]) -> str:
@@ -393,7 +403,8 @@ def _read_all(texts: Sequence[str]) -> list[TextWords]:
 
 
 class CacheInfo(NamedTuple):
-    """``read_text``'s cache counts, as ``functools.lru_cache``'s ``cache_info()``."""
+    """``read_text``'s cache counts, as ``functools.lru_cache``'s ``cache_info()``;
+    ``maxsize`` and ``currsize`` are in bytes (``CACHE_BYTES``)."""
 
     hits: int
     misses: int
@@ -401,14 +412,27 @@ class CacheInfo(NamedTuple):
     currsize: int
 
 
-class _Reader:
-    """``read_text``: one text's reading, from a cache of the last ``maxsize`` texts read
-    (least recently used dropped first); ``many`` reads the uncached texts of a list
-    together (``read_texts``)."""
+def _reading_bytes(text: str, words: TextWords) -> int:
+    """What keeping ``text``'s reading holds in memory: the text (the key) and its arrays,
+    with their objects' own overhead."""
+    arrays = (words.ids, words.counts, words.pairs)
+    return sys.getsizeof(text) + sum(sys.getsizeof(a) for a in arrays) + _ENTRY_OVERHEAD
 
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self._read: OrderedDict[str, TextWords] = OrderedDict()
+
+class _Reader:
+    """``read_text``: one text's reading, from a cache bounded by memory: the readings of
+    the texts read last, holding at most ``max_bytes`` (texts and arrays counted,
+    ``_reading_bytes``; least recently used dropped first; a text larger than the whole
+    cache is read and not kept). ``many`` reads the uncached texts of a list together
+    (``read_texts``). Safe to share between threads: the cache is asked and filled under
+    a lock, the reading itself runs outside it, and what a call returns never comes back
+    out of the cache after another thread could drop it."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.maxsize = max_bytes
+        self._read: LRUCache[str, tuple[TextWords, int]] = LRUCache(
+            max_bytes, getsizeof=operator.itemgetter(1))
+        self._lock = threading.Lock()
         self._hits = self._misses = 0
 
     def __call__(self, text: str) -> TextWords:
@@ -419,32 +443,41 @@ class _Reader:
     def many(self, texts: Sequence[str]) -> list[TextWords]:
         """Each text's reading, as ``read_text``'s; the texts not in the cache read
         together, in one pass."""
-        read = self._read
-        new = [text for text in dict.fromkeys(texts) if text not in read]
-        if new:
-            read.update(zip(new, _read_all(new), strict=True))
-        found = [read[text] for text in texts]
-        for text in texts:
-            read.move_to_end(text)
-        while len(read) > self.maxsize:
-            read.popitem(last=False)
-        self._misses += len(new)
-        self._hits += len(texts) - len(new)
-        return found
+        found: dict[str, TextWords] = {}
+        with self._lock:
+            for text in dict.fromkeys(texts):
+                kept = self._read.get(text)  # marks it the most recently used
+                if kept is not None:
+                    found[text] = kept[0]
+        new = [text for text in dict.fromkeys(texts) if text not in found]
+        readings = _read_all(new) if new else []
+        found.update(zip(new, readings, strict=True))
+        with self._lock:
+            for text, words in zip(new, readings, strict=True):
+                size = _reading_bytes(text, words)
+                if size <= self._read.maxsize:
+                    self._read[text] = (words, size)
+            self._misses += len(new)
+            self._hits += len(texts) - len(new)
+        return [found[text] for text in texts]
 
     def cache_clear(self) -> None:
         """Forget every text read."""
-        self._read.clear()
-        self._hits = self._misses = 0
+        with self._lock:
+            self._read.clear()
+            self._hits = self._misses = 0
 
     def cache_info(self) -> CacheInfo:
-        """(hits, misses, maxsize, currsize), as ``functools.lru_cache``'s."""
-        return CacheInfo(self._hits, self._misses, self.maxsize, len(self._read))
+        """(hits, misses, maxsize, currsize), as ``functools.lru_cache``'s, the sizes in
+        bytes."""
+        with self._lock:
+            return CacheInfo(self._hits, self._misses, self.maxsize,
+                             int(self._read.currsize))
 
 
-read_text = _Reader(_CACHED_TEXTS)
+read_text = _Reader(CACHE_BYTES)
 """``read_text(text) -> TextWords``: the text's words (``tokenize``) and word pairs, read
-in one pass; cached (the last ``_CACHED_TEXTS`` texts), so each text is read once."""
+in one pass; cached (at most ``CACHE_BYTES`` of readings), so each text is read once."""
 
 
 def read_texts(texts: Sequence[str]) -> list[TextWords]:
