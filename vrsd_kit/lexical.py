@@ -77,7 +77,6 @@ import re
 import sys
 import threading
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -131,28 +130,85 @@ _ANY_SPACELESS = re.compile(f"[{_SPACELESS}]")
 _RUN = re.compile(f"([{_SPACELESS}]+)|((?:[^\\W{_SPACELESS}]|[{_MARKS}])+)")
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, language: str | None = None) -> list[str]:
     """The text's words, case-folded: runs of word characters (and their combining
-    marks); a run in a script without spaces (``SPACELESS``) as its overlapping
+    marks), each stemmed by ``language``'s Snowball stemmer (``stem``; None: as
+    written); a run in a script without spaces (``SPACELESS``) as its overlapping
     character bigrams.
 
     >>> tokenize("Caffeine's half-life")
     ['caffeine', 's', 'half', 'life']
+    >>> tokenize("Redistributing needs upgrades", "english")
+    ['redistribut', 'need', 'upgrad']
     >>> tokenize("東京タワーは高い")
     ['東京', '京タ', 'タワ', 'ワー', 'ーは', 'は高', '高い']
     """
     folded = text.casefold()
     if not _ANY_SPACELESS.search(folded):
-        return _WORD.findall(folded)
+        return stem(_WORD.findall(folded), language)
     out: list[str] = []
     for spaceless, word in _RUN.findall(folded):
         if word:
-            out.append(word)
+            out.append(stem([word], language)[0])
         elif len(spaceless) == 1:
             out.append(spaceless)
         else:
             out.extend(spaceless[i:i + 2] for i in range(len(spaceless) - 1))
     return out
+
+
+# --- the language: Snowball's stemmers ---------------------------------------------------
+
+LANGUAGES: Mapping[str, str] = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
+    "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian",
+    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
+    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
+    "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nb": "norwegian",
+    "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "st": "sesotho", "es": "spanish", "sv": "swedish", "ta": "tamil",
+    "tr": "turkish", "yi": "yiddish",
+}
+"""ISO 639-1 code -> the Snowball stemmer of the language (``language=`` takes either)."""
+
+
+def check_language(value: Any, name: str = "language") -> str | None:
+    """``value`` as the name of a Snowball stemmer (``"english"``; an ISO 639-1 code such as
+    ``"en"`` becomes its name), or None (words as written), else a ValueError naming
+    ``name`` and the languages there are."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        folded = value.strip().casefold()
+        found = LANGUAGES.get(folded, folded)
+        if found in set(LANGUAGES.values()):
+            return found
+    raise ValueError(f"{name}: expected a language Snowball stems (an ISO 639-1 code or its "
+                     f"name: {', '.join(sorted(LANGUAGES))}; "
+                     f"{', '.join(sorted(set(LANGUAGES.values())))}) or None, got {value!r}")
+
+
+_STEMMERS = threading.local()  # a Snowball stemmer is not safe to share between threads
+
+
+def stem(words: list[str], language: str | None) -> list[str]:
+    """``words`` (case-folded) stemmed by ``language``'s Snowball stemmer (``check_language``'s
+    names; PyPI ``snowballstemmer``, which runs PyStemmer's C build where it is installed);
+    None: the words as they are. A word of another script than the stemmer's is left as it
+    is (each Snowball stemmer rewrites only its own alphabet's endings).
+
+    >>> stem(["häuser", "haus"], "german")
+    ['haus', 'haus']
+    """
+    if language is None or not words:
+        return words
+    kept: dict[str, Any] = vars(_STEMMERS)
+    stemmer = kept.get(language)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = kept[language] = snowballstemmer.stemmer(language)
+    return stemmer.stemWords(words)  # type: ignore[no-any-return]
 
 
 # where a word pair stops: the end of a sentence or a line (a chunk that starts at a
@@ -302,7 +358,7 @@ def word_id(word: str) -> int:
     return int(word_ids([word])[0])
 
 
-def _tokens(texts: Sequence[str]
+def _tokens(texts: Sequence[str], language: str | None = None
             ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.intp]]:
     """Every token of ``texts`` in order, as arrays: its id (``word_id``), whether it is a
     word (else a run of breaks, whose id nothing reads) and the text it is in.
@@ -315,12 +371,14 @@ def _tokens(texts: Sequence[str]
     ``tokenize`` reads it. These are the tokens the regular expressions find in each
     case-folded text, sentence by sentence (tests/helpers/reading.py holds the two
     together), for any code point, a casefold that lengthens a text (``"ß"`` -> ``"ss"``)
-    or a lone surrogate included."""
+    or a lone surrogate included. With a ``language``, each word (not a bigram) is its
+    stem (``stem``), as ``tokenize(text, language)`` reads it."""
     folded = [text.casefold() for text in texts]
     lengths = np.array([len(text) for text in folded], dtype=np.intp)
     text_starts = np.cumsum(lengths + 1) - lengths  # where each begins in the join
     # "\0" is in no token: before, between and after the texts, so no run spans two
-    codes = _code_points("\0" + "\0".join(folded) + "\0")
+    joined = "\0" + "\0".join(folded) + "\0"
+    codes = _code_points(joined)
     classes = _char_classes(codes)
     marks = np.flatnonzero(classes == _SPACELESS_MARK)
     if len(marks):  # a spaceless script's combining mark continues a word before it (as
@@ -346,7 +404,20 @@ def _tokens(texts: Sequence[str]
     ids = _run_ids(codes, starts, ends)
     is_word = np.repeat(run_class != _BREAK_CHAR, tokens_of_run)
     owner = np.searchsorted(text_starts, starts, side="right") - 1
+    if language is not None:
+        words = np.flatnonzero(np.repeat(run_class == _WORD_CHAR, tokens_of_run))
+        ids[words] = _stem_ids(ids[words], starts[words], ends[words], joined, language)
     return ids, is_word, owner
+
+
+def _stem_ids(ids: NDArray[np.int64], starts: NDArray[np.intp], ends: NDArray[np.intp],
+              joined: str, language: str) -> NDArray[np.int64]:
+    """The id of each word's stem (``ids`` the words' ids, ``joined[start:end]`` each
+    word): each distinct word stemmed once, the stems' ids computed together."""
+    distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    spelled = [joined[a:b] for a, b in zip(starts[first].tolist(), ends[first].tolist(),
+                                            strict=True)]
+    return word_ids(stem(spelled, language))[inverse.ravel()]
 
 
 def _by_text(values: NDArray[np.int64], owner: NDArray[np.intp], n: int
@@ -357,12 +428,13 @@ def _by_text(values: NDArray[np.int64], owner: NDArray[np.intp], n: int
     return order[np.argsort(owner.astype(np.min_scalar_type(n))[order], kind="stable")]
 
 
-def _read_all(texts: Sequence[str]) -> list[TextWords]:
+def _read_all(texts: Sequence[str], language: str | None = None) -> list[TextWords]:
     """Each text's words and word pairs, the texts read together: their tokens as arrays
-    (``_tokens``), every text's distinct words (in first-occurrence order), counts and
-    sorted pairs found by sorting (text, id) once for the whole batch."""
+    (``_tokens``, stemmed by ``language``), every text's distinct words (in
+    first-occurrence order), counts and sorted pairs found by sorting (text, id) once for
+    the whole batch."""
     n = len(texts)
-    token_ids, is_word, owner = _tokens(texts)
+    token_ids, is_word, owner = _tokens(texts, language)
     if not len(token_ids):
         empty = np.zeros(0, dtype=np.int64)
         return [TextWords(empty, np.zeros(0), empty) for _ in range(n)]
@@ -430,33 +502,33 @@ class _Reader:
 
     def __init__(self, max_bytes: int) -> None:
         self.maxsize = max_bytes
-        self._read: LRUCache[str, tuple[TextWords, int]] = LRUCache(
+        self._read: LRUCache[tuple[str | None, str], tuple[TextWords, int]] = LRUCache(
             max_bytes, getsizeof=operator.itemgetter(1))
         self._lock = threading.Lock()
         self._hits = self._misses = 0
 
-    def __call__(self, text: str) -> TextWords:
-        """The text's words (``tokenize``) and word pairs, read in one pass; cached, so
-        each text is read once."""
-        return self.many([text])[0]
+    def __call__(self, text: str, language: str | None = None) -> TextWords:
+        """The text's words (``tokenize(text, language)``) and word pairs, read in one
+        pass; cached (on the language and the text), so each text is read once."""
+        return self.many([text], language)[0]
 
-    def many(self, texts: Sequence[str]) -> list[TextWords]:
+    def many(self, texts: Sequence[str], language: str | None = None) -> list[TextWords]:
         """Each text's reading, as ``read_text``'s; the texts not in the cache read
         together, in one pass."""
         found: dict[str, TextWords] = {}
         with self._lock:
             for text in dict.fromkeys(texts):
-                kept = self._read.get(text)  # marks it the most recently used
+                kept = self._read.get((language, text))  # marks it the most recently used
                 if kept is not None:
                     found[text] = kept[0]
         new = [text for text in dict.fromkeys(texts) if text not in found]
-        readings = _read_all(new) if new else []
+        readings = _read_all(new, language) if new else []
         found.update(zip(new, readings, strict=True))
         with self._lock:
             for text, words in zip(new, readings, strict=True):
                 size = _reading_bytes(text, words)
                 if size <= self._read.maxsize:
-                    self._read[text] = (words, size)
+                    self._read[language, text] = (words, size)
             self._misses += len(new)
             self._hits += len(texts) - len(new)
         return [found[text] for text in texts]
@@ -480,10 +552,10 @@ read_text = _Reader(CACHE_BYTES)
 in one pass; cached (at most ``CACHE_BYTES`` of readings), so each text is read once."""
 
 
-def read_texts(texts: Sequence[str]) -> list[TextWords]:
+def read_texts(texts: Sequence[str], language: str | None = None) -> list[TextWords]:
     """Each text's ``read_text``, equal to it; the texts not read before are read together,
     in one pass (what a pool of passages never seen costs)."""
-    return read_text.many(texts)
+    return read_text.many(texts, language)
 
 
 @dataclass(frozen=True)
@@ -507,6 +579,7 @@ class _PoolWords:
     column: NDArray[np.int64]
     in_query: NDArray[np.bool_]
     query_counts: NDArray[np.float64]
+    language: str | None = None
 
     @functools.cached_property
     def idf(self) -> NDArray[np.float64]:
@@ -531,10 +604,24 @@ class _PoolWords:
                            minlength=self.n)
 
 
-def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _PoolWords:
-    asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
-    query_ids = word_ids(list(asked))
-    parts = read_texts(texts)
+def _query_words(query: str | Mapping[str, float], language: str | None
+                 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(the query's distinct word ids, each one's count or weight), read as the texts are
+    (``read_text``'s chain: a weighted query's words stemmed, the weights of one stem
+    summed)."""
+    if isinstance(query, str):
+        reading = _read_all([query], language)[0]
+        return reading.ids, reading.counts
+    weights: dict[str, float] = {}
+    for word, weight in zip(stem(list(query), language), query.values(), strict=True):
+        weights[word] = weights.get(word, 0.0) + weight
+    return word_ids(list(weights)), np.fromiter(weights.values(), np.float64, len(weights))
+
+
+def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
+                language: str | None = None) -> _PoolWords:
+    query_ids, query_counts = _query_words(query, language)
+    parts = read_texts(texts, language)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
     counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
     owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
@@ -547,8 +634,7 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _Pool
         column_of[at[held]] = np.flatnonzero(held)
     column = column_of[where]
     return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
-                      column >= 0,
-                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)))
+                      column >= 0, query_counts, language)
 
 
 def _idf(n: int, df: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -583,7 +669,7 @@ def _profiles(words: _PoolWords) -> NDArray[np.float64]:
 
 
 def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = K1,
-         b: float = B) -> NDArray[np.float64]:
+         b: float = B, language: str | None = None) -> NDArray[np.float64]:
     """BM25 score of each text against ``query``, with document frequencies and the mean
     length taken from ``texts`` themselves (the pool is the collection). ``query``: a text
     (each word counts as often as it occurs), or a weighted query, word (as ``tokenize``
@@ -595,10 +681,11 @@ def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = 
     >>> bool(scores[0] > 0 == scores[1])
     True
     """
-    return _bm25(_pool_words(query, texts), k1, b)
+    return _bm25(_pool_words(query, texts, check_language(language)), k1, b)
 
 
-def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
+def word_profiles(query: str, texts: Sequence[str], *, language: str | None = None
+                  ) -> NDArray[np.float64]:
     """(n, m + 1) unit rows: each text's words as the query sees them. The text's tf * idf
     vector (idf as in ``bm25``, from the pool) keeps one coordinate per distinct query
     word (m of them) and folds every other word into one last coordinate, the length of
@@ -613,7 +700,7 @@ def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
     >>> p.shape, bool(p[0] @ p[1] < 1)
     ((2, 3), True)
     """
-    return _profiles(_pool_words(query, texts))
+    return _profiles(_pool_words(query, texts, check_language(language)))
 
 
 def _log_pairs(x: NDArray[np.floating]) -> NDArray[np.float64]:
@@ -644,6 +731,7 @@ class PoolLinks:
     idf: NDArray[np.float64]  # per word of ``vocabulary``
     surprise: NDArray[np.float64]  # per word: log C(n,2) - log C(df,2); 0 in the question
     chance: float  # log C(n, 2)
+    language: str | None = None  # the reading's (``read_text``)
 
     def core(self, spread: float) -> Links:
         """The default's ``links`` option (``vrsd_core.Links``); ``spread``: the standard
@@ -656,7 +744,8 @@ class PoolLinks:
         by their share of the link (tf in each text times idf squared, largest first) until
         together they pass the chance test; adjacent ones joined as written ("Tim
         Burton"), the heaviest first. [] when the shared words never pass."""
-        mine, theirs = read_text(text), read_text(linked)  # as the pool read them
+        mine = read_text(text, self.language)  # as the pool read them
+        theirs = read_text(linked, self.language)
         common, in_mine, in_theirs = np.intersect1d(mine.ids, theirs.ids, assume_unique=True,
                                                     return_indices=True)
         if not len(common):
@@ -668,60 +757,68 @@ class PoolLinks:
             return []
         found = list(_WORD.finditer(text))  # the one scan of the text: spellings, phrases
         spelled = [match.group(0).casefold() for match in found]
-        word_of = self._spelled(text, spelled, set(common[linking].tolist()))
-        surprise: dict[str, float] = {}
-        share: dict[str, float] = {}
+        # each written word's id in the reading (its stem's, with a language)
+        read_as = word_ids(stem(spelled, self.language)).tolist()
+        word_of = self._spelled(text, spelled, read_as, set(common[linking].tolist()))
+        surprise: dict[int, float] = {}
+        share: dict[int, float] = {}
         for word_id, at, count, other_count in zip(
                 common[linking].tolist(), place[linking].tolist(),
                 mine.counts[in_mine[linking]].tolist(),
                 theirs.counts[in_theirs[linking]].tolist(), strict=True):
-            word = word_of[word_id]
-            surprise[word] = float(self.surprise[at])
-            share[word] = count * other_count * float(self.idf[at]) ** 2
-        chosen: set[str] = set()
+            surprise[word_id] = float(self.surprise[at])
+            share[word_id] = count * other_count * float(self.idf[at]) ** 2
+        chosen: set[int] = set()
         total = 0.0
-        for word in sorted(surprise, key=lambda w: (-share[w], w)):
-            chosen.add(word)
-            total += surprise[word]
+        for word_id in sorted(surprise, key=lambda w: (-share[w], word_of[w])):
+            chosen.add(word_id)
+            total += surprise[word_id]
             if total > self.chance:
                 break
         else:
             return []
-        phrases: dict[str, tuple[str, float]] = {}  # folded -> (as written first, share)
-        runs: list[list[str]] = []  # chosen words written next to each other, no stop between
+        # folded -> (as written first, share, its words' ids)
+        phrases: dict[str, tuple[str, float, frozenset[int]]] = {}
+        runs: list[list[int]] = []  # chosen words written next to each other, no stop between
         last = end = -1
-        for at in [at for at, word in enumerate(spelled) if word in chosen]:
+        for at in [at for at, word_id in enumerate(read_as) if word_id in chosen]:
             match = found[at]
             if not runs or at != last + 1 or text[end:match.start()].strip():
                 runs.append([])  # a phrase starts
-            runs[-1].append(match.group(0))
+            runs[-1].append(at)
             last, end = at, match.end()
         for run in runs:
-            joined = " ".join(run)
-            phrases.setdefault(joined.casefold(), (joined, sum(share[w.casefold()] for w in run)))
-        shown = {w for folded in phrases for w in folded.split()}
-        for word in chosen - shown:  # a word the text's spelling does not show alone
-            phrases[word] = (word, share[word])
+            joined = " ".join(found[at].group(0) for at in run)
+            ids = frozenset(read_as[at] for at in run)
+            phrases.setdefault(joined.casefold(),
+                               (joined, sum(share[read_as[at]] for at in run), ids))
+        shown = {i for _, _, ids in phrases.values() for i in ids}
+        # a word the text's spelling does not show alone, the heaviest first
+        for word_id in sorted(chosen - shown, key=lambda w: (-share[w], word_of[w])):
+            word = word_of[word_id]
+            phrases[word] = (word, share[word_id], frozenset([word_id]))
         named: list[str] = []
-        seen: set[str] = set()
-        for written, _ in sorted(phrases.values(), key=lambda p: -p[1]):
-            folded = set(written.casefold().split())
-            if folded - seen:  # a phrase whose words were all named already says nothing
+        seen: set[int] = set()
+        for written, _, ids in sorted(phrases.values(), key=lambda p: -p[1]):
+            if ids - seen:  # a phrase whose words were all named already says nothing
                 named.append(written)
-                seen |= folded
+                seen |= ids
         return named
 
-    @staticmethod
-    def _spelled(text: str, spelled: Sequence[str], wanted: set[int]) -> dict[int, str]:
-        """{word id: the word} for the ``wanted`` ids of ``text``'s words: from its words as
-        written, case-folded (``spelled``), else (a script without spaces, read as bigrams)
-        from its tokens."""
-        out = {its_id: word for word, its_id in zip(spelled, word_ids(spelled).tolist(),
-                                                     strict=True) if its_id in wanted}
+    def _spelled(self, text: str, spelled: Sequence[str], read_as: Sequence[int],
+                 wanted: set[int]) -> dict[int, str]:
+        """{word id: the word as first written} for the ``wanted`` ids of ``text``'s words:
+        from its words as written, case-folded (``spelled``, read as ``read_as``), else (a
+        script without spaces, read as bigrams) from its tokens."""
+        out: dict[int, str] = {}
+        for word, its_id in zip(spelled, read_as, strict=True):
+            if its_id in wanted:
+                out.setdefault(its_id, word)
         if len(out) < len(wanted):
-            tokens = tokenize(text)
-            out.update((its_id, word) for word, its_id in zip(
-                tokens, word_ids(tokens).tolist(), strict=True) if its_id in wanted)
+            tokens = tokenize(text, self.language)
+            for word, its_id in zip(tokens, word_ids(tokens).tolist(), strict=True):
+                if its_id in wanted:
+                    out.setdefault(its_id, word)
         return out
 
 
@@ -751,13 +848,14 @@ def _links(words: _PoolWords) -> PoolLinks:
     beyond = (present * surprise[shared]) @ present.T > chance
     np.fill_diagonal(cosine, 0.0)
     np.fill_diagonal(beyond, False)
-    return PoolLinks(cosine, beyond, ids, idf, surprise, chance)
+    return PoolLinks(cosine, beyond, ids, idf, surprise, chance, words.language)
 
 
-def pool_links(query: str, texts: Sequence[str]) -> PoolLinks:
+def pool_links(query: str, texts: Sequence[str], *, language: str | None = None
+               ) -> PoolLinks:
     """The links between ``texts`` (one query's candidates) that their words make
     (``PoolLinks``), with statistics from the pool alone."""
-    return _links(_pool_words(query, texts))
+    return _links(_pool_words(query, texts, check_language(language)))
 
 
 @dataclass(frozen=True)
@@ -813,10 +911,12 @@ def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
 
 
 def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.floating],
-                   vectors: NDArray[np.floating]) -> PoolRelevance:
+                   vectors: NDArray[np.floating], *, language: str | None = None
+                   ) -> PoolRelevance:
     """The vectors' and the words' relevance of one query's candidates, and their
-    words' profiles."""
-    words = _pool_words(query, texts)  # the pool's words read once for all
+    words' profiles; ``language``: the texts' and the query's (``check_language``; None:
+    their words as written)."""
+    words = _pool_words(query, texts, check_language(language))  # read once for all
     return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
                          _profiles(words), _links(words))
 
@@ -859,8 +959,8 @@ class Judge:
     ('contains', None)
     """
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        ids = [words.pairs for words in read_texts(texts)]
+    def __init__(self, texts: Sequence[str], language: str | None = None) -> None:
+        ids = [words.pairs for words in read_texts(texts, check_language(language))]
         n = len(ids)
         self._sizes = np.array([len(a) for a in ids], dtype=np.int64)
         flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)

@@ -119,7 +119,8 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     query_array = np.asarray(query_vector, dtype=np.float64)
     matrix = _as_matrix(vectors)
     texts = [view.text(item) for item in items]
-    signals = pool_signals(query or "", query_array, matrix, texts) if reads_words(
+    signals = pool_signals(query or "", query_array, matrix, texts,
+                           settings.language) if reads_words(
         settings.method, lexical=settings.lexical, relevance=settings.relevance,
         query=query) else None
     prompts = texts if settings.max_tokens is None else [view.prompt_text(i) for i in items]
@@ -129,7 +130,8 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
         keywords.update(signals.select_keywords(METHOD_INFO[settings.method].own_options))
     judge = None
     if any(spec.name == "closes" for spec in METHOD_INFO[settings.method].own_options):
-        judge = Judge(texts)  # the default keeps no copy of a pick: the judge closes it
+        # the default keeps no copy of a pick: the judge closes it
+        judge = Judge(texts, settings.language)
         keywords["closes"] = judge.closes
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     cosine = cosines(query_array, matrix) if signals is None else signals.cosine
@@ -246,14 +248,14 @@ def reads_words(method: str, *, lexical: bool, relevance: Any, query: str | None
 
 
 def pool_signals(query: str, query_vector: NDArray[np.float64], vectors: Any,
-                 texts: Sequence[str]) -> PoolRelevance | None:
+                 texts: Sequence[str], language: str | None = None) -> PoolRelevance | None:
     """What the pool's words say (``vrsd_kit.lexical.PoolRelevance``), read once for this
     query; None for vectors the core will refuse, so that its error names them (a cosine
     of them would blame the relevance instead)."""
     if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape[1:] != (
             query_vector.shape) or len(vectors) != len(texts) or not np.isfinite(vectors).all():
         return None
-    return pool_relevance(query, texts, query_vector, vectors)
+    return pool_relevance(query, texts, query_vector, vectors, language=language)
 
 
 # --- what is read from each candidate ---------------------------------------------------------

@@ -82,6 +82,9 @@ class DiverseCompressor(SettingsModel, BaseDocumentCompressor):
     lexical: SkipValidation[bool] = True
     """The default method's relevance reads the documents' words as well as their vectors
     (as in ``DiverseRetriever``); False: the vectors only."""
+    language: SkipValidation[str | None] = None
+    """The texts' language, whose Snowball stemmer the words are read with (as in
+    ``DiverseRetriever``); None: the words as written."""
     fill_with_copies: SkipValidation[bool] = False
     """True: copies of kept documents make up k when nothing else is left (as in
     ``DiverseRetriever``); False: fewer come back."""
