@@ -185,6 +185,11 @@ class DiverseRanker(SettingsFields):
         language: the documents' language: the words (the query's too) are read as their
             Snowball stems (an ISO 639-1 code or its name, ``"en"``, ``"german"``:
             ``vrsd_kit.lexical.LANGUAGES``). None: the words as written.
+        background: what is common outside the pool (``vrsd_kit.lexical.Background``, e.g.
+            ``Background.of_texts(documents, language)``, or a list of them; () for
+            none): a word common there weighs little and makes no link. None: the
+            language's common words when ``language`` is set (the extra ``background``).
+            Not saved by ``to_dict`` (build it again after loading).
         fill_with_copies: the default keeps no copy of a kept document
             (``vrsd_kit.lexical.Judge``): when only copies are left, fewer than ``top_k`` come
             back (``meta["vrsd"]["stopped"] == "restatements"``). True: the copies make up
@@ -204,7 +209,7 @@ class DiverseRanker(SettingsFields):
     SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
         "top_k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
         "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
-        "language", "fill_with_copies", "metadata_key"})
+        "language", "background", "fill_with_copies", "metadata_key"})
 
     @keywords_checked  # DiverseRanker(topk=2): a ValueError naming top_k
     def __init__(
@@ -221,6 +226,7 @@ class DiverseRanker(SettingsFields):
         reembed: Reembed = "warn",
         lexical: bool = True,
         language: str | None = None,
+        background: Any = None,
         fill_with_copies: bool = False,
         metadata_key: str = METADATA_KEY,
     ) -> None:
@@ -239,6 +245,7 @@ class DiverseRanker(SettingsFields):
         self.reembed = reembed
         self.lexical = lexical
         self.language = language
+        self.background = background
         self.fill_with_copies = fill_with_copies
         self.metadata_key = metadata_key
         self._warned_no_query = False
@@ -258,7 +265,8 @@ class DiverseRanker(SettingsFields):
              "group_by": fields["group_by"], "max_per_group": fields["max_per_group"],
              "max_tokens": fields["max_tokens"], "token_counter": fields["token_counter"],
              "reembed": fields["reembed"], "lexical": fields["lexical"],
-             "language": fields["language"], "fill_with_copies": fields["fill_with_copies"],
+             "language": fields["language"], "background": fields["background"],
+             "fill_with_copies": fields["fill_with_copies"],
              "metadata_key": fields["metadata_key"]},
             names=FIELD_NAMES)
 

@@ -77,6 +77,7 @@ import re
 import sys
 import threading
 import unicodedata
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -558,6 +559,147 @@ def read_texts(texts: Sequence[str], language: str | None = None) -> list[TextWo
     return read_text.many(texts, language)
 
 
+# --- the background: what is common outside the pool ----------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Background:
+    """What is common outside the pool: for each word (its id as the texts are read in
+    ``language``), how often it occurs. A pool's statistics take it as a floor: a word's
+    document frequency is the larger of the pool's and what the background expects in
+    the pool's texts (``shares``), so a word the language or the corpus says is common
+    (a function word, a licence's boilerplate) weighs little and makes no link, however
+    rare it is among the fetched candidates.
+
+    Build it once: ``Background.of_texts(documents)`` from a corpus (each word's
+    document frequency), ``Background.of_language(language)`` from the language's word
+    frequencies (PyPI ``wordfreq``, the extra ``background``).
+
+    Attributes:
+        ids: the words' ids, sorted.
+        rates: per word, the share of texts that hold it (``per_text``), or its
+            frequency per word of text (a language's list).
+        per_text: which of the two ``rates`` are.
+        language: the reading the ids are of (``check_language``).
+    """
+
+    ids: NDArray[np.int64]
+    rates: NDArray[np.float64]
+    per_text: bool
+    language: str | None = None
+
+    @classmethod
+    def of_texts(cls, texts: Sequence[str], language: str | None = None) -> Background:
+        """Each word's document frequency in ``texts`` (a corpus: every chunk of an index),
+        read in ``language`` (None: the words as written)."""
+        language = check_language(language)
+        if not len(texts):
+            return cls(np.zeros(0, np.int64), np.zeros(0), True, language)
+        held = [_read_all(texts[i:i + 1000], language) for i in range(0, len(texts), 1000)]
+        ids = np.concatenate([words.ids for batch in held for words in batch])
+        vocabulary, df = np.unique(ids, return_counts=True)
+        return cls(vocabulary, df / float(len(texts)), True, language)
+
+    @classmethod
+    def of_language(cls, language: str) -> Background:
+        """The common words of ``language`` (``check_language``): ``wordfreq``'s frequency
+        list of it, each word read as the texts are (stemmed, the frequencies of one stem
+        summed). Kept once per process.
+
+        Raises:
+            ValueError: a language ``wordfreq`` has no list for.
+            ImportError: ``wordfreq`` is not installed (the extra ``background``).
+        """
+        checked = check_language(language)
+        if checked is None:
+            raise ValueError("language: the background of a language needs one, got None")
+        return _language_background(checked)
+
+    def shares(self, ids: NDArray[np.int64], mean_length: float) -> NDArray[np.float64]:
+        """Per word of ``ids``: the share of texts of ``mean_length`` words that hold it,
+        as the background expects (a rate per word of text ``f``: ``1 - exp(-L f)``, the
+        chance that a text of L words holds a word of that frequency); 0 for a word it
+        does not know."""
+        out = np.zeros(len(ids))
+        if not len(self.ids) or not len(ids):
+            return out
+        at = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        known = self.ids[at] == ids
+        rates = self.rates[at[known]]
+        out[known] = rates if self.per_text else -np.expm1(-mean_length * rates)
+        return out
+
+
+@functools.cache
+def _language_background(language: str) -> Background:
+    try:
+        import wordfreq
+    except ImportError as exc:
+        raise ImportError(f"the background of {language!r} needs PyPI wordfreq: pip install "
+                          "'vrsd[background]'") from exc
+    code = next(code for code, name in LANGUAGES.items() if name == language)
+    if code not in wordfreq.available_languages("small"):
+        raise ValueError(f"language: wordfreq has no list of {language!r}'s common words")
+    frequencies = wordfreq.get_frequency_dict(code, wordlist="small")
+    ids = word_ids(stem([word.casefold() for word in frequencies], language))
+    vocabulary, where = np.unique(ids, return_inverse=True)
+    rates = np.bincount(where.ravel(), weights=np.fromiter(frequencies.values(), np.float64,
+                                                            len(frequencies)))
+    return Background(vocabulary, rates.astype(np.float64), False, language)
+
+
+def _backgrounds(background: Background | Sequence[Background] | None,
+                 language: str | None) -> list[Background]:
+    """The backgrounds a pool reads: those given (each of the pool's reading), or for None
+    the language's common words (``Background.of_language``) when there is a language;
+    without ``wordfreq``, or a list of the language, none, and a warning once."""
+    if background is None:
+        return [] if language is None else _language_or_none(language)
+    found = [background] if isinstance(background, Background) else list(background)
+    for each in found:
+        if not isinstance(each, Background):
+            raise ValueError(f"background: expected a vrsd_kit.lexical.Background, got "
+                             f"{type(each).__name__}")
+        if each.language != language:
+            raise ValueError(f"background: read in {each.language!r}, the texts in "
+                             f"{language!r} (build it with the same language)")
+    return found
+
+
+def _language_or_none(language: str) -> list[Background]:
+    """[the language's background], or [] and a warning (once per language and reason)."""
+    try:
+        return [_language_background(language)]
+    except (ImportError, ValueError) as exc:
+        _warn_once(f"vrsd: the words of {language!r} are weighed by the pool alone, without "
+                   f"the language's common words ({exc})")
+        return []
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def check_background(value: Any, name: str = "background"
+                     ) -> Background | tuple[Background, ...] | None:
+    """``value`` as a background setting: None (the language's common words, when a
+    language is set), a ``Background`` or a sequence of them (() for none), else a
+    ValueError naming ``name``."""
+    if value is None or isinstance(value, Background):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(b, Background) for b in value):
+        return tuple(value)
+    raise ValueError(f"{name}: expected a vrsd_kit.lexical.Background (Background.of_texts("
+                     f"documents)), a list of them or None, got {type(value).__name__}")
+
+
+def _shares(backgrounds: Sequence[Background], ids: NDArray[np.int64], mean_length: float
+            ) -> NDArray[np.float64]:
+    """Per word of ``ids``: the largest share of texts any of ``backgrounds`` expects."""
+    return np.max([b.shares(ids, mean_length) for b in backgrounds], axis=0)  # type: ignore[no-any-return]
+
+
 @dataclass(frozen=True)
 class _PoolWords:
     """One pool's words against one query, read once for BM25, the profiles and the links.
@@ -580,11 +722,22 @@ class _PoolWords:
     in_query: NDArray[np.bool_]
     query_counts: NDArray[np.float64]
     language: str | None = None
+    common: NDArray[np.float64] | None = None
+    """Each word of ``vocabulary``: in how many of the pool's texts the background
+    expects it (``Background.shares`` times n); None: no background."""
+    query_common: NDArray[np.float64] | None = None  # the same, per query word
+
+    @functools.cached_property
+    def frequency(self) -> NDArray[np.float64]:
+        """Each word of ``vocabulary``: its document frequency, the larger of the pool's
+        and the background's."""
+        df = self.df.astype(np.float64)
+        return df if self.common is None else np.maximum(df, self.common)
 
     @functools.cached_property
     def idf(self) -> NDArray[np.float64]:
-        """Each word of ``vocabulary``: its BM25 idf in the pool."""
-        return _idf(self.n, self.df)
+        """Each word of ``vocabulary``: its BM25 idf in the pool (and the background)."""
+        return _idf(self.n, self.frequency)
 
     @functools.cached_property
     def weights(self) -> NDArray[np.float64]:
@@ -619,7 +772,8 @@ def _query_words(query: str | Mapping[str, float], language: str | None
 
 
 def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
-                language: str | None = None) -> _PoolWords:
+                language: str | None = None,
+                background: Background | Sequence[Background] | None = None) -> _PoolWords:
     query_ids, query_counts = _query_words(query, language)
     parts = read_texts(texts, language)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
@@ -633,11 +787,18 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
         held = vocabulary[at] == query_ids
         column_of[at[held]] = np.flatnonzero(held)
     column = column_of[where]
+    common = query_common = None
+    backgrounds = _backgrounds(background, language)
+    if backgrounds:
+        n = len(texts)
+        mean_length = float(counts.sum()) / n if n else 0.0
+        common = n * _shares(backgrounds, vocabulary, mean_length)
+        query_common = n * _shares(backgrounds, query_ids, mean_length)
     return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
-                      column >= 0, query_counts, language)
+                      column >= 0, query_counts, language, common, query_common)
 
 
-def _idf(n: int, df: NDArray[np.int64]) -> NDArray[np.float64]:
+def _idf(n: int, df: NDArray[np.floating] | NDArray[np.integer]) -> NDArray[np.float64]:
     """BM25's non-negative idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``."""
     return np.log1p((n - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
 
@@ -648,7 +809,8 @@ def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
         return np.zeros(n)
     tf = words.query_tf()
     lengths = words.lengths()
-    idf = _idf(n, np.count_nonzero(tf, axis=0))
+    df = np.count_nonzero(tf, axis=0).astype(np.float64)
+    idf = _idf(n, df if words.query_common is None else np.maximum(df, words.query_common))
     mean_length = lengths.mean()
     norm = k1 * (1.0 - b + b * lengths / mean_length) if mean_length > 0 else np.full(n, k1)
     return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
@@ -669,7 +831,8 @@ def _profiles(words: _PoolWords) -> NDArray[np.float64]:
 
 
 def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = K1,
-         b: float = B, language: str | None = None) -> NDArray[np.float64]:
+         b: float = B, language: str | None = None,
+         background: Background | Sequence[Background] | None = None) -> NDArray[np.float64]:
     """BM25 score of each text against ``query``, with document frequencies and the mean
     length taken from ``texts`` themselves (the pool is the collection). ``query``: a text
     (each word counts as often as it occurs), or a weighted query, word (as ``tokenize``
@@ -681,7 +844,7 @@ def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = 
     >>> bool(scores[0] > 0 == scores[1])
     True
     """
-    return _bm25(_pool_words(query, texts, check_language(language)), k1, b)
+    return _bm25(_pool_words(query, texts, check_language(language), background), k1, b)
 
 
 def word_profiles(query: str, texts: Sequence[str], *, language: str | None = None
@@ -825,13 +988,18 @@ class PoolLinks:
 def _links(words: _PoolWords) -> PoolLinks:
     n = words.n
     ids, where, df, idf = words.vocabulary, words.where, words.df, words.idf
+    frequency = words.frequency  # the pool's df, or the background's where larger
     chance = float(_log_pairs(np.array(float(n))))
     outside = np.ones(len(ids), dtype=bool)
     outside[where[words.in_query]] = False
-    linking = outside & (df >= 2)  # words outside the question that two texts or more hold
+    # words outside the question that two texts or more hold, and that the background
+    # (if any) does not expect in two or more of the pool's texts: common words make none
+    linking = outside & (df >= 2)
+    if words.common is not None:
+        linking &= words.common < 2.0
     shared = np.flatnonzero(linking)
     surprise = np.zeros(len(ids))
-    surprise[shared] = chance - _log_pairs(df[shared].astype(np.float64))
+    surprise[shared] = np.maximum(chance - _log_pairs(frequency[shared]), 0.0)
     # each text's tf * idf over the words outside the question, unit length; only words
     # two texts share enter the products (the others change a row's length only)
     weights = np.where(words.in_query, 0.0, words.weights)
@@ -851,11 +1019,11 @@ def _links(words: _PoolWords) -> PoolLinks:
     return PoolLinks(cosine, beyond, ids, idf, surprise, chance, words.language)
 
 
-def pool_links(query: str, texts: Sequence[str], *, language: str | None = None
-               ) -> PoolLinks:
+def pool_links(query: str, texts: Sequence[str], *, language: str | None = None,
+               background: Background | Sequence[Background] | None = None) -> PoolLinks:
     """The links between ``texts`` (one query's candidates) that their words make
     (``PoolLinks``), with statistics from the pool alone."""
-    return _links(_pool_words(query, texts, check_language(language)))
+    return _links(_pool_words(query, texts, check_language(language), background))
 
 
 @dataclass(frozen=True)
@@ -911,12 +1079,13 @@ def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
 
 
 def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.floating],
-                   vectors: NDArray[np.floating], *, language: str | None = None
+                   vectors: NDArray[np.floating], *, language: str | None = None,
+                   background: Background | Sequence[Background] | None = None
                    ) -> PoolRelevance:
     """The vectors' and the words' relevance of one query's candidates, and their
     words' profiles; ``language``: the texts' and the query's (``check_language``; None:
     their words as written)."""
-    words = _pool_words(query, texts, check_language(language))  # read once for all
+    words = _pool_words(query, texts, check_language(language), background)  # read once
     return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
                          _profiles(words), _links(words))
 

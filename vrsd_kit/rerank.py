@@ -38,7 +38,14 @@ from vrsd_core import METHOD_INFO, Selection, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_core.metrics import sum_vector_similarity
 
-from .lexical import Judge, PoolRelevance, cosines, pool_relevance, without_copies
+from .lexical import (
+    Background,
+    Judge,
+    PoolRelevance,
+    cosines,
+    pool_relevance,
+    without_copies,
+)
 from .settings import Settings
 from .tokens import count_tokens
 
@@ -119,8 +126,8 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     query_array = np.asarray(query_vector, dtype=np.float64)
     matrix = _as_matrix(vectors)
     texts = [view.text(item) for item in items]
-    signals = pool_signals(query or "", query_array, matrix, texts,
-                           settings.language) if reads_words(
+    signals = pool_signals(query or "", query_array, matrix, texts, settings.language,
+                           settings.background) if reads_words(
         settings.method, lexical=settings.lexical, relevance=settings.relevance,
         query=query) else None
     prompts = texts if settings.max_tokens is None else [view.prompt_text(i) for i in items]
@@ -248,14 +255,17 @@ def reads_words(method: str, *, lexical: bool, relevance: Any, query: str | None
 
 
 def pool_signals(query: str, query_vector: NDArray[np.float64], vectors: Any,
-                 texts: Sequence[str], language: str | None = None) -> PoolRelevance | None:
+                 texts: Sequence[str], language: str | None = None,
+                 background: Background | Sequence[Background] | None = None
+                 ) -> PoolRelevance | None:
     """What the pool's words say (``vrsd_kit.lexical.PoolRelevance``), read once for this
     query; None for vectors the core will refuse, so that its error names them (a cosine
     of them would blame the relevance instead)."""
     if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape[1:] != (
             query_vector.shape) or len(vectors) != len(texts) or not np.isfinite(vectors).all():
         return None
-    return pool_relevance(query, texts, query_vector, vectors, language=language)
+    return pool_relevance(query, texts, query_vector, vectors, language=language,
+                          background=background)
 
 
 # --- what is read from each candidate ---------------------------------------------------------

@@ -33,7 +33,7 @@ from vrsd_core import (
 from vrsd_core._prepare import check_keywords
 from vrsd_core._prepare import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 
-from .lexical import check_language
+from .lexical import Background, check_background, check_language
 from .stores import Reembed, check_reembed
 from .tokens import TokenCounter, check_token_counter
 
@@ -165,6 +165,10 @@ SETTINGS: tuple[Setting, ...] = (
             "the texts' language, whose Snowball stemmer the words read with (an ISO 639-1 "
             "code or its name: 'en', 'german'; vrsd_kit.lexical.LANGUAGES); None: the words "
             "as written"),
+    Setting("background", None, check_background,
+            "what is common outside the pool (vrsd_kit.lexical.Background, e.g. "
+            "Background.of_texts(your documents), or a list of them; () for none); None: the "
+            "language's common words when language is set (wordfreq, extra background)"),
     Setting("fill_with_copies", False, check_flag,
             "the default keeps no copy of a pick (vrsd_kit.lexical.Judge); when only copies are "
             "left it returns fewer than k (entry 'stopped': 'restatements'); True: the copies "
@@ -199,6 +203,7 @@ class Settings:
     token_counter: TokenCounter
     lexical: bool
     language: str | None
+    background: Background | tuple[Background, ...] | None
     fill_with_copies: bool
     metadata_key: str
     reembed: Reembed
