@@ -74,29 +74,20 @@ def test_a_text_larger_than_the_cache_is_read_and_not_kept() -> None:
     assert reader.cache_info().misses == 2
 
 
-def test_sixteen_threads_over_a_full_cache_raise_nothing(small_cache: lexical._Reader
-                                                         ) -> None:
-    texts = [new_text(i, 300) for i in range(600)]  # far more than 64 KB of readings
-    want = {text: reference_reading(text).ids.tolist() for text in texts[:60]}
+def run_in_threads(work, count: int = 16) -> list[BaseException]:
+    """``work(seed)`` in ``count`` threads at once, switching as often as they can; what each
+    raised."""
     errors: list[BaseException] = []
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # threads take turns as often as they can
 
-    def work(seed: int) -> None:
-        rng = np.random.default_rng(seed)
+    def guarded(seed: int) -> None:
         try:
-            for _ in range(40):
-                pool = [texts[i] for i in rng.choice(len(texts), 30)]  # repeats too
-                relevance = pool_relevance("water heat", pool, np.ones(2), np.ones((30, 2)))
-                assert relevance.lexical.shape == (30,)
-                Judge(pool)
-                for text, read in zip(pool, lexical.read_texts(pool), strict=True):
-                    if text in want:
-                        assert read.ids.tolist() == want[text]
-        except BaseException as exc:  # noqa: BLE001 - every failure is reported below
+            work(seed)
+        except BaseException as exc:  # noqa: BLE001 - every failure is returned
             errors.append(exc)
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(16)]
+    threads = [threading.Thread(target=guarded, args=(seed,)) for seed in range(count)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns as often as they can
     try:
         for thread in threads:
             thread.start()
@@ -104,7 +95,26 @@ def test_sixteen_threads_over_a_full_cache_raise_nothing(small_cache: lexical._R
             thread.join()
     finally:
         sys.setswitchinterval(switch)
-    assert errors == []
+    return errors
+
+
+def test_sixteen_threads_over_a_full_cache_raise_nothing(small_cache: lexical._Reader
+                                                         ) -> None:
+    texts = [new_text(i, 300) for i in range(600)]  # far more than 64 KB of readings
+    want = {text: reference_reading(text).ids.tolist() for text in texts[:60]}
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            pool = [texts[i] for i in rng.choice(len(texts), 30)]  # repeats too
+            relevance = pool_relevance("water heat", pool, np.ones(2), np.ones((30, 2)))
+            assert relevance.lexical.shape == (30,)
+            Judge(pool)
+            for text, read in zip(pool, lexical.read_texts(pool), strict=True):
+                if text in want:
+                    assert read.ids.tolist() == want[text]
+
+    assert run_in_threads(work) == []
     info = small_cache.cache_info()
     assert info.currsize <= info.maxsize and info.hits > 0
 
@@ -115,24 +125,10 @@ def test_sixteen_threads_invoking_one_retriever_over_a_full_cache(
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
     store.add_documents(docs)
     retriever = DiverseRetriever(vectorstore=store, k=4, fetch_k=30)
-    errors: list[BaseException] = []
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
 
     def work(seed: int) -> None:
-        try:
-            for j in range(12):
-                found = retriever.invoke(f"{WORDS[(seed + j) % len(WORDS)]} text {seed * j}")
-                assert len(found) == 4
-        except BaseException as exc:  # noqa: BLE001 - every failure is reported below
-            errors.append(exc)
+        for j in range(12):
+            found = retriever.invoke(f"{WORDS[(seed + j) % len(WORDS)]} text {seed * j}")
+            assert len(found) == 4
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(16)]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(switch)
-    assert errors == []
+    assert run_in_threads(work) == []
