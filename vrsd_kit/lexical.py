@@ -411,14 +411,51 @@ def _tokens(texts: Sequence[str], language: str | None = None
     return ids, is_word, owner
 
 
-def _stem_ids(ids: NDArray[np.int64], starts: NDArray[np.intp], ends: NDArray[np.intp],
-              joined: str, language: str) -> NDArray[np.int64]:
-    """The id of each word's stem (``ids`` the words' ids, ``joined[start:end]`` each
-    word): each distinct word stemmed once, the stems' ids computed together."""
-    distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    spelled = [joined[a:b] for a, b in zip(starts[first].tolist(), ends[first].tolist(),
-                                            strict=True)]
-    return word_ids(stem(spelled, language))[inverse.ravel()]
+_KEPT_STEMS = 1 << 18  # words whose stem's id is kept per language (4 MB of ids)
+
+
+class _StemIds:
+    """Per language, the stem's id of the words stemmed before, as two sorted arrays (word
+    id -> stem id), looked up together; new words are stemmed and merged in, and the
+    arrays start again past ``_KEPT_STEMS`` words. Replaced whole under a lock, so a
+    reader always sees a matching pair."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[str, tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+
+    def __call__(self, ids: NDArray[np.int64], starts: NDArray[np.intp],
+                 ends: NDArray[np.intp], joined: str, language: str) -> NDArray[np.int64]:
+        """The id of each word's stem (``ids`` the words' ids, ``joined[start:end]`` each
+        word): each distinct word not stemmed before stemmed once, the stems' ids computed
+        together."""
+        distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        empty = np.zeros(0, np.int64)
+        with self._lock:
+            words, stems = self._kept.get(language, (empty, empty))
+        at = np.minimum(np.searchsorted(words, distinct), max(len(words) - 1, 0))
+        known = (words[at] == distinct) if len(words) else np.zeros(len(distinct), bool)
+        out = np.empty(len(distinct), np.int64)
+        out[known] = stems[at[known]]
+        new = np.flatnonzero(~known)
+        if len(new):
+            spelled = [joined[a:b] for a, b in zip(starts[first[new]].tolist(),
+                                                    ends[first[new]].tolist(), strict=True)]
+            out[new] = word_ids(stem(spelled, language))
+            with self._lock:
+                words, stems = self._kept.get(language, (empty, empty))
+                if len(words) + len(new) > _KEPT_STEMS:
+                    words, stems = empty, empty
+                merged = np.concatenate([words, distinct[new]])
+                order = np.argsort(merged, kind="stable")
+                merged, paired = merged[order], np.concatenate([stems, out[new]])[order]
+                keep = np.ones(len(merged), bool)  # another thread may have added some too
+                keep[1:] = merged[1:] != merged[:-1]
+                self._kept[language] = (merged[keep], paired[keep])
+        return out[inverse.ravel()]
+
+
+_stem_ids = _StemIds()
 
 
 def _by_text(values: NDArray[np.int64], owner: NDArray[np.intp], n: int

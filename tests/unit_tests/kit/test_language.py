@@ -158,3 +158,29 @@ def test_no_language_reads_exactly_as_before() -> None:
     assert lexical.stem(["running"], None) == ["running"]
     np.testing.assert_allclose(bm25("half-life", [text, "x"], language=None),
                                bm25("half-life", [text, "x"]))
+
+
+def test_stems_read_by_many_threads_at_once_are_the_stems(monkeypatch) -> None:
+    import threading
+
+    monkeypatch.setattr(lexical, "_KEPT_STEMS", 300)  # the kept stems start again often
+    monkeypatch.setattr(lexical, "_stem_ids", lexical._StemIds())
+    words = [f"{root}{end}" for root in ("walk", "house", "nation", "play", "connect")
+             for end in ("", "s", "ed", "ing", "ion", "ions", "er", "ers")]
+    texts = [" ".join(words[(i * 7 + j) % len(words)] + str(i % 13) * (j % 2)
+                      for j in range(30)) for i in range(400)]
+    errors: list[str] = []
+
+    def work(part: int) -> None:
+        for text in texts[part::8]:
+            got = lexical._read_all([text], "english")[0].ids.tolist()
+            want = word_ids(list(Counter(tokenize(text, "english")))).tolist()
+            if got != want:
+                errors.append(text)
+
+    threads = [threading.Thread(target=work, args=(part,)) for part in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
