@@ -182,6 +182,14 @@ class DiverseRanker(SettingsFields):
             (``vrsd_kit.lexical``; ``meta["vrsd"]`` shows ``cosine`` and ``lexical``).
             It needs the query text: connect it to the ``query`` input (without it
             the run uses the vectors only and warns once). False: the vectors only.
+        language: the documents' language: the words (the query's too) are read as their
+            Snowball stems (an ISO 639-1 code or its name, ``"en"``, ``"german"``:
+            ``vrsd_kit.lexical.LANGUAGES``). None: the words as written.
+        background: what is common outside the pool (``vrsd_kit.lexical.Background``, e.g.
+            ``Background.of_texts(documents, language)``, or a list of them; () for
+            none): a word common there weighs little and makes no link. None: the
+            language's common words when ``language`` is set (the extra ``background``).
+            Not saved by ``to_dict`` (build it again after loading).
         fill_with_copies: the default keeps no copy of a kept document
             (``vrsd_kit.lexical.Judge``): when only copies are left, fewer than ``top_k`` come
             back (``meta["vrsd"]["stopped"] == "restatements"``). True: the copies make up
@@ -201,7 +209,7 @@ class DiverseRanker(SettingsFields):
     SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
         "top_k", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
         "max_tokens", "token_counter", "document_embedder", "reembed", "lexical",
-        "fill_with_copies", "metadata_key"})
+        "language", "background", "fill_with_copies", "metadata_key"})
 
     @keywords_checked  # DiverseRanker(topk=2): a ValueError naming top_k
     def __init__(
@@ -217,6 +225,8 @@ class DiverseRanker(SettingsFields):
         document_embedder: Any = None,
         reembed: Reembed = "warn",
         lexical: bool = True,
+        language: str | None = None,
+        background: Any = None,
         fill_with_copies: bool = False,
         metadata_key: str = METADATA_KEY,
     ) -> None:
@@ -234,6 +244,8 @@ class DiverseRanker(SettingsFields):
         self.document_embedder = document_embedder
         self.reembed = reembed
         self.lexical = lexical
+        self.language = language
+        self.background = background
         self.fill_with_copies = fill_with_copies
         self.metadata_key = metadata_key
         self._warned_no_query = False
@@ -253,6 +265,7 @@ class DiverseRanker(SettingsFields):
              "group_by": fields["group_by"], "max_per_group": fields["max_per_group"],
              "max_tokens": fields["max_tokens"], "token_counter": fields["token_counter"],
              "reembed": fields["reembed"], "lexical": fields["lexical"],
+             "language": fields["language"], "background": fields["background"],
              "fill_with_copies": fields["fill_with_copies"],
              "metadata_key": fields["metadata_key"]},
             names=FIELD_NAMES)
@@ -283,7 +296,8 @@ class DiverseRanker(SettingsFields):
             relevance=ser(self.relevance), group_by=ser(self.group_by),
             max_per_group=self.max_per_group, max_tokens=self.max_tokens,
             token_counter=ser(self.token_counter), document_embedder=ser(self.document_embedder),
-            reembed=self.reembed, lexical=self.lexical, fill_with_copies=self.fill_with_copies,
+            reembed=self.reembed, lexical=self.lexical, language=self.language,
+            fill_with_copies=self.fill_with_copies,
             metadata_key=self.metadata_key,
         )
 

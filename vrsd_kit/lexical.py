@@ -36,9 +36,10 @@ wherever it occurs. No stop list, no stemmer. BM25 is Lucene's (bm25s'
 the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
-tokenised once per process (``read_text`` is cached on the text; ``read_texts`` reads a
-pool's new texts together, as arrays of code points), so a candidate seen by many queries
-is not read again; a word is named by ``word_id``, the same in every process.
+tokenised once per process (``read_text`` is cached on the text, in a cache bounded by
+memory, ``CACHE_BYTES``, and safe to share between threads; ``read_texts`` reads a pool's
+new texts together, as arrays of code points), so a candidate seen by many queries is not
+read again; a word is named by ``word_id``, the same in every process.
 
 **The judge of copies** (``Judge``): which candidates restate a kept one, read from the
 words.
@@ -71,14 +72,18 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 from __future__ import annotations
 
 import functools
+import operator
 import re
+import sys
+import threading
 import unicodedata
-from collections import Counter, OrderedDict
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+from cachetools import LRUCache
 from numpy.typing import NDArray
 
 from vrsd_core import Links, OptionSpec, Selection, pool_units
@@ -86,7 +91,12 @@ from vrsd_core._prepare import standardised
 
 K1 = 1.5
 B = 0.75
-_CACHED_TEXTS = 1 << 16  # tokenised texts kept per process (a few MB for 700-character passages)
+CACHE_BYTES = 128 << 20
+"""The most memory the readings of texts kept per process hold (``read_text``): 128 MiB,
+about two and a half bytes per character of English text read (the text and its
+arrays), so the readings of some 50,000 passages of 1,000 characters, or 1,300 texts of
+50,000."""
+_ENTRY_OVERHEAD = 200  # bytes: the cache's own entry (its tuple, the dataclass, dict slots)
 
 
 def _ranges(codes: Sequence[int]) -> str:
@@ -121,28 +131,85 @@ _ANY_SPACELESS = re.compile(f"[{_SPACELESS}]")
 _RUN = re.compile(f"([{_SPACELESS}]+)|((?:[^\\W{_SPACELESS}]|[{_MARKS}])+)")
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, language: str | None = None) -> list[str]:
     """The text's words, case-folded: runs of word characters (and their combining
-    marks); a run in a script without spaces (``SPACELESS``) as its overlapping
+    marks), each stemmed by ``language``'s Snowball stemmer (``stem``; None: as
+    written); a run in a script without spaces (``SPACELESS``) as its overlapping
     character bigrams.
 
     >>> tokenize("Caffeine's half-life")
     ['caffeine', 's', 'half', 'life']
+    >>> tokenize("Redistributing needs upgrades", "english")
+    ['redistribut', 'need', 'upgrad']
     >>> tokenize("東京タワーは高い")
     ['東京', '京タ', 'タワ', 'ワー', 'ーは', 'は高', '高い']
     """
     folded = text.casefold()
     if not _ANY_SPACELESS.search(folded):
-        return _WORD.findall(folded)
+        return stem(_WORD.findall(folded), language)
     out: list[str] = []
     for spaceless, word in _RUN.findall(folded):
         if word:
-            out.append(word)
+            out.append(stem([word], language)[0])
         elif len(spaceless) == 1:
             out.append(spaceless)
         else:
             out.extend(spaceless[i:i + 2] for i in range(len(spaceless) - 1))
     return out
+
+
+# --- the language: Snowball's stemmers ---------------------------------------------------
+
+LANGUAGES: Mapping[str, str] = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
+    "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian",
+    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
+    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
+    "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nb": "norwegian",
+    "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "st": "sesotho", "es": "spanish", "sv": "swedish", "ta": "tamil",
+    "tr": "turkish", "yi": "yiddish",
+}
+"""ISO 639-1 code -> the Snowball stemmer of the language (``language=`` takes either)."""
+
+
+def check_language(value: Any, name: str = "language") -> str | None:
+    """``value`` as the name of a Snowball stemmer (``"english"``; an ISO 639-1 code such as
+    ``"en"`` becomes its name), or None (words as written), else a ValueError naming
+    ``name`` and the languages there are."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        folded = value.strip().casefold()
+        found = LANGUAGES.get(folded, folded)
+        if found in set(LANGUAGES.values()):
+            return found
+    raise ValueError(f"{name}: expected a language Snowball stems (an ISO 639-1 code or its "
+                     f"name: {', '.join(sorted(LANGUAGES))}; "
+                     f"{', '.join(sorted(set(LANGUAGES.values())))}) or None, got {value!r}")
+
+
+_STEMMERS = threading.local()  # a Snowball stemmer is not safe to share between threads
+
+
+def stem(words: list[str], language: str | None) -> list[str]:
+    """``words`` (case-folded) stemmed by ``language``'s Snowball stemmer (``check_language``'s
+    names; PyPI ``snowballstemmer``, which runs PyStemmer's C build where it is installed);
+    None: the words as they are. A word of another script than the stemmer's is left as it
+    is (each Snowball stemmer rewrites only its own alphabet's endings).
+
+    >>> stem(["häuser", "haus"], "german")
+    ['haus', 'haus']
+    """
+    if language is None or not words:
+        return words
+    kept: dict[str, Any] = vars(_STEMMERS)
+    stemmer = kept.get(language)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = kept[language] = snowballstemmer.stemmer(language)
+    return stemmer.stemWords(words)  # type: ignore[no-any-return]
 
 
 # where a word pair stops: the end of a sentence or a line (a chunk that starts at a
@@ -292,7 +359,7 @@ def word_id(word: str) -> int:
     return int(word_ids([word])[0])
 
 
-def _tokens(texts: Sequence[str]
+def _tokens(texts: Sequence[str], language: str | None = None
             ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.intp]]:
     """Every token of ``texts`` in order, as arrays: its id (``word_id``), whether it is a
     word (else a run of breaks, whose id nothing reads) and the text it is in.
@@ -305,12 +372,14 @@ def _tokens(texts: Sequence[str]
     ``tokenize`` reads it. These are the tokens the regular expressions find in each
     case-folded text, sentence by sentence (tests/helpers/reading.py holds the two
     together), for any code point, a casefold that lengthens a text (``"ß"`` -> ``"ss"``)
-    or a lone surrogate included."""
+    or a lone surrogate included. With a ``language``, each word (not a bigram) is its
+    stem (``stem``), as ``tokenize(text, language)`` reads it."""
     folded = [text.casefold() for text in texts]
     lengths = np.array([len(text) for text in folded], dtype=np.intp)
     text_starts = np.cumsum(lengths + 1) - lengths  # where each begins in the join
     # "\0" is in no token: before, between and after the texts, so no run spans two
-    codes = _code_points("\0" + "\0".join(folded) + "\0")
+    joined = "\0" + "\0".join(folded) + "\0"
+    codes = _code_points(joined)
     classes = _char_classes(codes)
     marks = np.flatnonzero(classes == _SPACELESS_MARK)
     if len(marks):  # a spaceless script's combining mark continues a word before it (as
@@ -336,7 +405,57 @@ def _tokens(texts: Sequence[str]
     ids = _run_ids(codes, starts, ends)
     is_word = np.repeat(run_class != _BREAK_CHAR, tokens_of_run)
     owner = np.searchsorted(text_starts, starts, side="right") - 1
+    if language is not None:
+        words = np.flatnonzero(np.repeat(run_class == _WORD_CHAR, tokens_of_run))
+        ids[words] = _stem_ids(ids[words], starts[words], ends[words], joined, language)
     return ids, is_word, owner
+
+
+_KEPT_STEMS = 1 << 18  # words whose stem's id is kept per language (4 MB of ids)
+
+
+class _StemIds:
+    """Per language, the stem's id of the words stemmed before, as two sorted arrays (word
+    id -> stem id), looked up together; new words are stemmed and merged in, and the
+    arrays start again past ``_KEPT_STEMS`` words. Replaced whole under a lock, so a
+    reader always sees a matching pair."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[str, tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+
+    def __call__(self, ids: NDArray[np.int64], starts: NDArray[np.intp],
+                 ends: NDArray[np.intp], joined: str, language: str) -> NDArray[np.int64]:
+        """The id of each word's stem (``ids`` the words' ids, ``joined[start:end]`` each
+        word): each distinct word not stemmed before stemmed once, the stems' ids computed
+        together."""
+        distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        empty = np.zeros(0, np.int64)
+        with self._lock:
+            words, stems = self._kept.get(language, (empty, empty))
+        at = np.minimum(np.searchsorted(words, distinct), max(len(words) - 1, 0))
+        known = (words[at] == distinct) if len(words) else np.zeros(len(distinct), bool)
+        out = np.empty(len(distinct), np.int64)
+        out[known] = stems[at[known]]
+        new = np.flatnonzero(~known)
+        if len(new):
+            spelled = [joined[a:b] for a, b in zip(starts[first[new]].tolist(),
+                                                    ends[first[new]].tolist(), strict=True)]
+            out[new] = word_ids(stem(spelled, language))
+            with self._lock:
+                words, stems = self._kept.get(language, (empty, empty))
+                if len(words) + len(new) > _KEPT_STEMS:
+                    words, stems = empty, empty
+                merged = np.concatenate([words, distinct[new]])
+                order = np.argsort(merged, kind="stable")
+                merged, paired = merged[order], np.concatenate([stems, out[new]])[order]
+                keep = np.ones(len(merged), bool)  # another thread may have added some too
+                keep[1:] = merged[1:] != merged[:-1]
+                self._kept[language] = (merged[keep], paired[keep])
+        return out[inverse.ravel()]
+
+
+_stem_ids = _StemIds()
 
 
 def _by_text(values: NDArray[np.int64], owner: NDArray[np.intp], n: int
@@ -347,12 +466,13 @@ def _by_text(values: NDArray[np.int64], owner: NDArray[np.intp], n: int
     return order[np.argsort(owner.astype(np.min_scalar_type(n))[order], kind="stable")]
 
 
-def _read_all(texts: Sequence[str]) -> list[TextWords]:
+def _read_all(texts: Sequence[str], language: str | None = None) -> list[TextWords]:
     """Each text's words and word pairs, the texts read together: their tokens as arrays
-    (``_tokens``), every text's distinct words (in first-occurrence order), counts and
-    sorted pairs found by sorting (text, id) once for the whole batch."""
+    (``_tokens``, stemmed by ``language``), every text's distinct words (in
+    first-occurrence order), counts and sorted pairs found by sorting (text, id) once for
+    the whole batch."""
     n = len(texts)
-    token_ids, is_word, owner = _tokens(texts)
+    token_ids, is_word, owner = _tokens(texts, language)
     if not len(token_ids):
         empty = np.zeros(0, dtype=np.int64)
         return [TextWords(empty, np.zeros(0), empty) for _ in range(n)]
@@ -393,7 +513,8 @@ def _read_all(texts: Sequence[str]) -> list[TextWords]:
 
 
 class CacheInfo(NamedTuple):
-    """``read_text``'s cache counts, as ``functools.lru_cache``'s ``cache_info()``."""
+    """``read_text``'s cache counts, as ``functools.lru_cache``'s ``cache_info()``;
+    ``maxsize`` and ``currsize`` are in bytes (``CACHE_BYTES``)."""
 
     hits: int
     misses: int
@@ -401,56 +522,219 @@ class CacheInfo(NamedTuple):
     currsize: int
 
 
-class _Reader:
-    """``read_text``: one text's reading, from a cache of the last ``maxsize`` texts read
-    (least recently used dropped first); ``many`` reads the uncached texts of a list
-    together (``read_texts``)."""
+def _reading_bytes(text: str, words: TextWords) -> int:
+    """What keeping ``text``'s reading holds in memory: the text (the key) and its arrays,
+    with their objects' own overhead."""
+    arrays = (words.ids, words.counts, words.pairs)
+    return sys.getsizeof(text) + sum(sys.getsizeof(a) for a in arrays) + _ENTRY_OVERHEAD
 
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self._read: OrderedDict[str, TextWords] = OrderedDict()
+
+class _Reader:
+    """``read_text``: one text's reading, from a cache bounded by memory: the readings of
+    the texts read last, holding at most ``max_bytes`` (texts and arrays counted,
+    ``_reading_bytes``; least recently used dropped first; a text larger than the whole
+    cache is read and not kept). ``many`` reads the uncached texts of a list together
+    (``read_texts``). Safe to share between threads: the cache is asked and filled under
+    a lock, the reading itself runs outside it, and what a call returns never comes back
+    out of the cache after another thread could drop it."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.maxsize = max_bytes
+        self._read: LRUCache[tuple[str | None, str], tuple[TextWords, int]] = LRUCache(
+            max_bytes, getsizeof=operator.itemgetter(1))
+        self._lock = threading.Lock()
         self._hits = self._misses = 0
 
-    def __call__(self, text: str) -> TextWords:
-        """The text's words (``tokenize``) and word pairs, read in one pass; cached, so
-        each text is read once."""
-        return self.many([text])[0]
+    def __call__(self, text: str, language: str | None = None) -> TextWords:
+        """The text's words (``tokenize(text, language)``) and word pairs, read in one
+        pass; cached (on the language and the text), so each text is read once."""
+        return self.many([text], language)[0]
 
-    def many(self, texts: Sequence[str]) -> list[TextWords]:
+    def many(self, texts: Sequence[str], language: str | None = None) -> list[TextWords]:
         """Each text's reading, as ``read_text``'s; the texts not in the cache read
         together, in one pass."""
-        read = self._read
-        new = [text for text in dict.fromkeys(texts) if text not in read]
-        if new:
-            read.update(zip(new, _read_all(new), strict=True))
-        found = [read[text] for text in texts]
-        for text in texts:
-            read.move_to_end(text)
-        while len(read) > self.maxsize:
-            read.popitem(last=False)
-        self._misses += len(new)
-        self._hits += len(texts) - len(new)
-        return found
+        found: dict[str, TextWords] = {}
+        with self._lock:
+            for text in dict.fromkeys(texts):
+                kept = self._read.get((language, text))  # marks it the most recently used
+                if kept is not None:
+                    found[text] = kept[0]
+        new = [text for text in dict.fromkeys(texts) if text not in found]
+        readings = _read_all(new, language) if new else []
+        found.update(zip(new, readings, strict=True))
+        with self._lock:
+            for text, words in zip(new, readings, strict=True):
+                size = _reading_bytes(text, words)
+                if size <= self._read.maxsize:
+                    self._read[language, text] = (words, size)
+            self._misses += len(new)
+            self._hits += len(texts) - len(new)
+        return [found[text] for text in texts]
 
     def cache_clear(self) -> None:
         """Forget every text read."""
-        self._read.clear()
-        self._hits = self._misses = 0
+        with self._lock:
+            self._read.clear()
+            self._hits = self._misses = 0
 
     def cache_info(self) -> CacheInfo:
-        """(hits, misses, maxsize, currsize), as ``functools.lru_cache``'s."""
-        return CacheInfo(self._hits, self._misses, self.maxsize, len(self._read))
+        """(hits, misses, maxsize, currsize), as ``functools.lru_cache``'s, the sizes in
+        bytes."""
+        with self._lock:
+            return CacheInfo(self._hits, self._misses, self.maxsize,
+                             int(self._read.currsize))
 
 
-read_text = _Reader(_CACHED_TEXTS)
+read_text = _Reader(CACHE_BYTES)
 """``read_text(text) -> TextWords``: the text's words (``tokenize``) and word pairs, read
-in one pass; cached (the last ``_CACHED_TEXTS`` texts), so each text is read once."""
+in one pass; cached (at most ``CACHE_BYTES`` of readings), so each text is read once."""
 
 
-def read_texts(texts: Sequence[str]) -> list[TextWords]:
+def read_texts(texts: Sequence[str], language: str | None = None) -> list[TextWords]:
     """Each text's ``read_text``, equal to it; the texts not read before are read together,
     in one pass (what a pool of passages never seen costs)."""
-    return read_text.many(texts)
+    return read_text.many(texts, language)
+
+
+# --- the background: what is common outside the pool ----------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Background:
+    """What is common outside the pool: for each word (its id as the texts are read in
+    ``language``), how often it occurs. A pool's statistics take it as a floor: a word's
+    document frequency is the larger of the pool's and what the background expects in
+    the pool's texts (``shares``), so a word the language or the corpus says is common
+    (a function word, a licence's boilerplate) weighs little and makes no link, however
+    rare it is among the fetched candidates.
+
+    Build it once: ``Background.of_texts(documents)`` from a corpus (each word's
+    document frequency), ``Background.of_language(language)`` from the language's word
+    frequencies (PyPI ``wordfreq``, the extra ``background``).
+
+    Attributes:
+        ids: the words' ids, sorted.
+        rates: per word, the share of texts that hold it (``per_text``), or its
+            frequency per word of text (a language's list).
+        per_text: which of the two ``rates`` are.
+        language: the reading the ids are of (``check_language``).
+    """
+
+    ids: NDArray[np.int64]
+    rates: NDArray[np.float64]
+    per_text: bool
+    language: str | None = None
+
+    @classmethod
+    def of_texts(cls, texts: Sequence[str], language: str | None = None) -> Background:
+        """Each word's document frequency in ``texts`` (a corpus: every chunk of an index),
+        read in ``language`` (None: the words as written)."""
+        language = check_language(language)
+        if not len(texts):
+            return cls(np.zeros(0, np.int64), np.zeros(0), True, language)
+        held = [_read_all(texts[i:i + 1000], language) for i in range(0, len(texts), 1000)]
+        ids = np.concatenate([words.ids for batch in held for words in batch])
+        vocabulary, df = np.unique(ids, return_counts=True)
+        return cls(vocabulary, df / float(len(texts)), True, language)
+
+    @classmethod
+    def of_language(cls, language: str) -> Background:
+        """The common words of ``language`` (``check_language``): ``wordfreq``'s frequency
+        list of it, each word read as the texts are (stemmed, the frequencies of one stem
+        summed). Kept once per process.
+
+        Raises:
+            ValueError: a language ``wordfreq`` has no list for.
+            ImportError: ``wordfreq`` is not installed (the extra ``background``).
+        """
+        checked = check_language(language)
+        if checked is None:
+            raise ValueError("language: the background of a language needs one, got None")
+        return _language_background(checked)
+
+    def shares(self, ids: NDArray[np.int64], mean_length: float) -> NDArray[np.float64]:
+        """Per word of ``ids``: the share of texts of ``mean_length`` words that hold it,
+        as the background expects (a rate per word of text ``f``: ``1 - exp(-L f)``, the
+        chance that a text of L words holds a word of that frequency); 0 for a word it
+        does not know."""
+        out = np.zeros(len(ids))
+        if not len(self.ids) or not len(ids):
+            return out
+        at = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        known = self.ids[at] == ids
+        rates = self.rates[at[known]]
+        out[known] = rates if self.per_text else -np.expm1(-mean_length * rates)
+        return out
+
+
+@functools.cache
+def _language_background(language: str) -> Background:
+    try:
+        import wordfreq
+    except ImportError as exc:
+        raise ImportError(f"the background of {language!r} needs PyPI wordfreq: pip install "
+                          "'vrsd[background]'") from exc
+    code = next(code for code, name in LANGUAGES.items() if name == language)
+    if code not in wordfreq.available_languages("small"):
+        raise ValueError(f"language: wordfreq has no list of {language!r}'s common words")
+    frequencies = wordfreq.get_frequency_dict(code, wordlist="small")
+    ids = word_ids(stem([word.casefold() for word in frequencies], language))
+    vocabulary, where = np.unique(ids, return_inverse=True)
+    rates = np.bincount(where.ravel(), weights=np.fromiter(frequencies.values(), np.float64,
+                                                            len(frequencies)))
+    return Background(vocabulary, rates.astype(np.float64), False, language)
+
+
+def _backgrounds(background: Background | Sequence[Background] | None,
+                 language: str | None) -> list[Background]:
+    """The backgrounds a pool reads: those given (each of the pool's reading), or for None
+    the language's common words (``Background.of_language``) when there is a language;
+    without ``wordfreq``, or a list of the language, none, and a warning once."""
+    if background is None:
+        return [] if language is None else _language_or_none(language)
+    found = [background] if isinstance(background, Background) else list(background)
+    for each in found:
+        if not isinstance(each, Background):
+            raise ValueError(f"background: expected a vrsd_kit.lexical.Background, got "
+                             f"{type(each).__name__}")
+        if each.language != language:
+            raise ValueError(f"background: read in {each.language!r}, the texts in "
+                             f"{language!r} (build it with the same language)")
+    return found
+
+
+def _language_or_none(language: str) -> list[Background]:
+    """[the language's background], or [] and a warning (once per language and reason)."""
+    try:
+        return [_language_background(language)]
+    except (ImportError, ValueError) as exc:
+        _warn_once(f"vrsd: the words of {language!r} are weighed by the pool alone, without "
+                   f"the language's common words ({exc})")
+        return []
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def check_background(value: Any, name: str = "background"
+                     ) -> Background | tuple[Background, ...] | None:
+    """``value`` as a background setting: None (the language's common words, when a
+    language is set), a ``Background`` or a sequence of them (() for none), else a
+    ValueError naming ``name``."""
+    if value is None or isinstance(value, Background):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(b, Background) for b in value):
+        return tuple(value)
+    raise ValueError(f"{name}: expected a vrsd_kit.lexical.Background (Background.of_texts("
+                     f"documents)), a list of them or None, got {type(value).__name__}")
+
+
+def _shares(backgrounds: Sequence[Background], ids: NDArray[np.int64], mean_length: float
+            ) -> NDArray[np.float64]:
+    """Per word of ``ids``: the largest share of texts any of ``backgrounds`` expects."""
+    return np.max([b.shares(ids, mean_length) for b in backgrounds], axis=0)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -474,11 +758,23 @@ class _PoolWords:
     column: NDArray[np.int64]
     in_query: NDArray[np.bool_]
     query_counts: NDArray[np.float64]
+    language: str | None = None
+    common: NDArray[np.float64] | None = None
+    """Each word of ``vocabulary``: in how many of the pool's texts the background
+    expects it (``Background.shares`` times n); None: no background."""
+    query_common: NDArray[np.float64] | None = None  # the same, per query word
+
+    @functools.cached_property
+    def frequency(self) -> NDArray[np.float64]:
+        """Each word of ``vocabulary``: its document frequency, the larger of the pool's
+        and the background's."""
+        df = self.df.astype(np.float64)
+        return df if self.common is None else np.maximum(df, self.common)
 
     @functools.cached_property
     def idf(self) -> NDArray[np.float64]:
-        """Each word of ``vocabulary``: its BM25 idf in the pool."""
-        return _idf(self.n, self.df)
+        """Each word of ``vocabulary``: its BM25 idf in the pool (and the background)."""
+        return _idf(self.n, self.frequency)
 
     @functools.cached_property
     def weights(self) -> NDArray[np.float64]:
@@ -498,10 +794,25 @@ class _PoolWords:
                            minlength=self.n)
 
 
-def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _PoolWords:
-    asked = Counter(tokenize(query)) if isinstance(query, str) else dict(query)
-    query_ids = word_ids(list(asked))
-    parts = read_texts(texts)
+def _query_words(query: str | Mapping[str, float], language: str | None
+                 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(the query's distinct word ids, each one's count or weight), read as the texts are
+    (``read_text``'s chain: a weighted query's words stemmed, the weights of one stem
+    summed)."""
+    if isinstance(query, str):
+        reading = _read_all([query], language)[0]
+        return reading.ids, reading.counts
+    weights: dict[str, float] = {}
+    for word, weight in zip(stem(list(query), language), query.values(), strict=True):
+        weights[word] = weights.get(word, 0.0) + weight
+    return word_ids(list(weights)), np.fromiter(weights.values(), np.float64, len(weights))
+
+
+def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
+                language: str | None = None,
+                background: Background | Sequence[Background] | None = None) -> _PoolWords:
+    query_ids, query_counts = _query_words(query, language)
+    parts = read_texts(texts, language)
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, np.int64)
     counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0)
     owner = np.repeat(np.arange(len(texts)), [len(p.ids) for p in parts])
@@ -513,12 +824,18 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str]) -> _Pool
         held = vocabulary[at] == query_ids
         column_of[at[held]] = np.flatnonzero(held)
     column = column_of[where]
+    common = query_common = None
+    backgrounds = _backgrounds(background, language)
+    if backgrounds:
+        n = len(texts)
+        mean_length = float(counts.sum()) / n if n else 0.0
+        common = n * _shares(backgrounds, vocabulary, mean_length)
+        query_common = n * _shares(backgrounds, query_ids, mean_length)
     return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
-                      column >= 0,
-                      np.fromiter(asked.values(), dtype=np.float64, count=len(asked)))
+                      column >= 0, query_counts, language, common, query_common)
 
 
-def _idf(n: int, df: NDArray[np.int64]) -> NDArray[np.float64]:
+def _idf(n: int, df: NDArray[np.floating] | NDArray[np.integer]) -> NDArray[np.float64]:
     """BM25's non-negative idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``."""
     return np.log1p((n - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
 
@@ -529,7 +846,8 @@ def _bm25(words: _PoolWords, k1: float, b: float) -> NDArray[np.float64]:
         return np.zeros(n)
     tf = words.query_tf()
     lengths = words.lengths()
-    idf = _idf(n, np.count_nonzero(tf, axis=0))
+    df = np.count_nonzero(tf, axis=0).astype(np.float64)
+    idf = _idf(n, df if words.query_common is None else np.maximum(df, words.query_common))
     mean_length = lengths.mean()
     norm = k1 * (1.0 - b + b * lengths / mean_length) if mean_length > 0 else np.full(n, k1)
     return (tf / (tf + norm[:, None])) @ (idf * words.query_counts)  # type: ignore[no-any-return]
@@ -550,7 +868,8 @@ def _profiles(words: _PoolWords) -> NDArray[np.float64]:
 
 
 def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = K1,
-         b: float = B) -> NDArray[np.float64]:
+         b: float = B, language: str | None = None,
+         background: Background | Sequence[Background] | None = None) -> NDArray[np.float64]:
     """BM25 score of each text against ``query``, with document frequencies and the mean
     length taken from ``texts`` themselves (the pool is the collection). ``query``: a text
     (each word counts as often as it occurs), or a weighted query, word (as ``tokenize``
@@ -562,10 +881,11 @@ def bm25(query: str | Mapping[str, float], texts: Sequence[str], *, k1: float = 
     >>> bool(scores[0] > 0 == scores[1])
     True
     """
-    return _bm25(_pool_words(query, texts), k1, b)
+    return _bm25(_pool_words(query, texts, check_language(language), background), k1, b)
 
 
-def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
+def word_profiles(query: str, texts: Sequence[str], *, language: str | None = None
+                  ) -> NDArray[np.float64]:
     """(n, m + 1) unit rows: each text's words as the query sees them. The text's tf * idf
     vector (idf as in ``bm25``, from the pool) keeps one coordinate per distinct query
     word (m of them) and folds every other word into one last coordinate, the length of
@@ -580,7 +900,7 @@ def word_profiles(query: str, texts: Sequence[str]) -> NDArray[np.float64]:
     >>> p.shape, bool(p[0] @ p[1] < 1)
     ((2, 3), True)
     """
-    return _profiles(_pool_words(query, texts))
+    return _profiles(_pool_words(query, texts, check_language(language)))
 
 
 def _log_pairs(x: NDArray[np.floating]) -> NDArray[np.float64]:
@@ -611,6 +931,7 @@ class PoolLinks:
     idf: NDArray[np.float64]  # per word of ``vocabulary``
     surprise: NDArray[np.float64]  # per word: log C(n,2) - log C(df,2); 0 in the question
     chance: float  # log C(n, 2)
+    language: str | None = None  # the reading's (``read_text``)
 
     def core(self, spread: float) -> Links:
         """The default's ``links`` option (``vrsd_core.Links``); ``spread``: the standard
@@ -623,7 +944,8 @@ class PoolLinks:
         by their share of the link (tf in each text times idf squared, largest first) until
         together they pass the chance test; adjacent ones joined as written ("Tim
         Burton"), the heaviest first. [] when the shared words never pass."""
-        mine, theirs = read_text(text), read_text(linked)  # as the pool read them
+        mine = read_text(text, self.language)  # as the pool read them
+        theirs = read_text(linked, self.language)
         common, in_mine, in_theirs = np.intersect1d(mine.ids, theirs.ids, assume_unique=True,
                                                     return_indices=True)
         if not len(common):
@@ -635,73 +957,86 @@ class PoolLinks:
             return []
         found = list(_WORD.finditer(text))  # the one scan of the text: spellings, phrases
         spelled = [match.group(0).casefold() for match in found]
-        word_of = self._spelled(text, spelled, set(common[linking].tolist()))
-        surprise: dict[str, float] = {}
-        share: dict[str, float] = {}
+        # each written word's id in the reading (its stem's, with a language)
+        read_as = word_ids(stem(spelled, self.language)).tolist()
+        word_of = self._spelled(text, spelled, read_as, set(common[linking].tolist()))
+        surprise: dict[int, float] = {}
+        share: dict[int, float] = {}
         for word_id, at, count, other_count in zip(
                 common[linking].tolist(), place[linking].tolist(),
                 mine.counts[in_mine[linking]].tolist(),
                 theirs.counts[in_theirs[linking]].tolist(), strict=True):
-            word = word_of[word_id]
-            surprise[word] = float(self.surprise[at])
-            share[word] = count * other_count * float(self.idf[at]) ** 2
-        chosen: set[str] = set()
+            surprise[word_id] = float(self.surprise[at])
+            share[word_id] = count * other_count * float(self.idf[at]) ** 2
+        chosen: set[int] = set()
         total = 0.0
-        for word in sorted(surprise, key=lambda w: (-share[w], w)):
-            chosen.add(word)
-            total += surprise[word]
+        for word_id in sorted(surprise, key=lambda w: (-share[w], word_of[w])):
+            chosen.add(word_id)
+            total += surprise[word_id]
             if total > self.chance:
                 break
         else:
             return []
-        phrases: dict[str, tuple[str, float]] = {}  # folded -> (as written first, share)
-        runs: list[list[str]] = []  # chosen words written next to each other, no stop between
+        # folded -> (as written first, share, its words' ids)
+        phrases: dict[str, tuple[str, float, frozenset[int]]] = {}
+        runs: list[list[int]] = []  # chosen words written next to each other, no stop between
         last = end = -1
-        for at in [at for at, word in enumerate(spelled) if word in chosen]:
+        for at in [at for at, word_id in enumerate(read_as) if word_id in chosen]:
             match = found[at]
             if not runs or at != last + 1 or text[end:match.start()].strip():
                 runs.append([])  # a phrase starts
-            runs[-1].append(match.group(0))
+            runs[-1].append(at)
             last, end = at, match.end()
         for run in runs:
-            joined = " ".join(run)
-            phrases.setdefault(joined.casefold(), (joined, sum(share[w.casefold()] for w in run)))
-        shown = {w for folded in phrases for w in folded.split()}
-        for word in chosen - shown:  # a word the text's spelling does not show alone
-            phrases[word] = (word, share[word])
+            joined = " ".join(found[at].group(0) for at in run)
+            ids = frozenset(read_as[at] for at in run)
+            phrases.setdefault(joined.casefold(),
+                               (joined, sum(share[read_as[at]] for at in run), ids))
+        shown = {i for _, _, ids in phrases.values() for i in ids}
+        # a word the text's spelling does not show alone, the heaviest first
+        for word_id in sorted(chosen - shown, key=lambda w: (-share[w], word_of[w])):
+            word = word_of[word_id]
+            phrases[word] = (word, share[word_id], frozenset([word_id]))
         named: list[str] = []
-        seen: set[str] = set()
-        for written, _ in sorted(phrases.values(), key=lambda p: -p[1]):
-            folded = set(written.casefold().split())
-            if folded - seen:  # a phrase whose words were all named already says nothing
+        seen: set[int] = set()
+        for written, _, ids in sorted(phrases.values(), key=lambda p: -p[1]):
+            if ids - seen:  # a phrase whose words were all named already says nothing
                 named.append(written)
-                seen |= folded
+                seen |= ids
         return named
 
-    @staticmethod
-    def _spelled(text: str, spelled: Sequence[str], wanted: set[int]) -> dict[int, str]:
-        """{word id: the word} for the ``wanted`` ids of ``text``'s words: from its words as
-        written, case-folded (``spelled``), else (a script without spaces, read as bigrams)
-        from its tokens."""
-        out = {its_id: word for word, its_id in zip(spelled, word_ids(spelled).tolist(),
-                                                     strict=True) if its_id in wanted}
+    def _spelled(self, text: str, spelled: Sequence[str], read_as: Sequence[int],
+                 wanted: set[int]) -> dict[int, str]:
+        """{word id: the word as first written} for the ``wanted`` ids of ``text``'s words:
+        from its words as written, case-folded (``spelled``, read as ``read_as``), else (a
+        script without spaces, read as bigrams) from its tokens."""
+        out: dict[int, str] = {}
+        for word, its_id in zip(spelled, read_as, strict=True):
+            if its_id in wanted:
+                out.setdefault(its_id, word)
         if len(out) < len(wanted):
-            tokens = tokenize(text)
-            out.update((its_id, word) for word, its_id in zip(
-                tokens, word_ids(tokens).tolist(), strict=True) if its_id in wanted)
+            tokens = tokenize(text, self.language)
+            for word, its_id in zip(tokens, word_ids(tokens).tolist(), strict=True):
+                if its_id in wanted:
+                    out.setdefault(its_id, word)
         return out
 
 
 def _links(words: _PoolWords) -> PoolLinks:
     n = words.n
     ids, where, df, idf = words.vocabulary, words.where, words.df, words.idf
+    frequency = words.frequency  # the pool's df, or the background's where larger
     chance = float(_log_pairs(np.array(float(n))))
     outside = np.ones(len(ids), dtype=bool)
     outside[where[words.in_query]] = False
-    linking = outside & (df >= 2)  # words outside the question that two texts or more hold
+    # words outside the question that two texts or more hold, and that the background
+    # (if any) does not expect in two or more of the pool's texts: common words make none
+    linking = outside & (df >= 2)
+    if words.common is not None:
+        linking &= words.common < 2.0
     shared = np.flatnonzero(linking)
     surprise = np.zeros(len(ids))
-    surprise[shared] = chance - _log_pairs(df[shared].astype(np.float64))
+    surprise[shared] = np.maximum(chance - _log_pairs(frequency[shared]), 0.0)
     # each text's tf * idf over the words outside the question, unit length; only words
     # two texts share enter the products (the others change a row's length only)
     weights = np.where(words.in_query, 0.0, words.weights)
@@ -718,13 +1053,14 @@ def _links(words: _PoolWords) -> PoolLinks:
     beyond = (present * surprise[shared]) @ present.T > chance
     np.fill_diagonal(cosine, 0.0)
     np.fill_diagonal(beyond, False)
-    return PoolLinks(cosine, beyond, ids, idf, surprise, chance)
+    return PoolLinks(cosine, beyond, ids, idf, surprise, chance, words.language)
 
 
-def pool_links(query: str, texts: Sequence[str]) -> PoolLinks:
+def pool_links(query: str, texts: Sequence[str], *, language: str | None = None,
+               background: Background | Sequence[Background] | None = None) -> PoolLinks:
     """The links between ``texts`` (one query's candidates) that their words make
     (``PoolLinks``), with statistics from the pool alone."""
-    return _links(_pool_words(query, texts))
+    return _links(_pool_words(query, texts, check_language(language), background))
 
 
 @dataclass(frozen=True)
@@ -780,10 +1116,13 @@ def cosines(query_vector: NDArray[np.floating], vectors: NDArray[np.floating]
 
 
 def pool_relevance(query: str, texts: Sequence[str], query_vector: NDArray[np.floating],
-                   vectors: NDArray[np.floating]) -> PoolRelevance:
+                   vectors: NDArray[np.floating], *, language: str | None = None,
+                   background: Background | Sequence[Background] | None = None
+                   ) -> PoolRelevance:
     """The vectors' and the words' relevance of one query's candidates, and their
-    words' profiles."""
-    words = _pool_words(query, texts)  # the pool's words read once for all
+    words' profiles; ``language``: the texts' and the query's (``check_language``; None:
+    their words as written)."""
+    words = _pool_words(query, texts, check_language(language), background)  # read once
     return PoolRelevance(cosines(query_vector, vectors), _bm25(words, K1, B),
                          _profiles(words), _links(words))
 
@@ -826,8 +1165,8 @@ class Judge:
     ('contains', None)
     """
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        ids = [words.pairs for words in read_texts(texts)]
+    def __init__(self, texts: Sequence[str], language: str | None = None) -> None:
+        ids = [words.pairs for words in read_texts(texts, check_language(language))]
         n = len(ids)
         self._sizes = np.array([len(a) for a in ids], dtype=np.int64)
         flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)

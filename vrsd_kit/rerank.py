@@ -38,7 +38,14 @@ from vrsd_core import METHOD_INFO, Selection, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_core.metrics import sum_vector_similarity
 
-from .lexical import Judge, PoolRelevance, cosines, pool_relevance, without_copies
+from .lexical import (
+    Background,
+    Judge,
+    PoolRelevance,
+    cosines,
+    pool_relevance,
+    without_copies,
+)
 from .settings import Settings
 from .tokens import count_tokens
 
@@ -119,13 +126,14 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     query_array = np.asarray(query_vector, dtype=np.float64)
     matrix = _as_matrix(vectors)
     texts = [view.text(item) for item in items]
-    signals = pool_signals(query or "", query_array, matrix, texts) if reads_words(
+    signals = pool_signals(query or "", query_array, matrix, texts, settings.language,
+                           settings.background) if reads_words(
         settings.method, lexical=settings.lexical, relevance=settings.relevance,
         query=query) else None
     prompts = texts if settings.max_tokens is None else [view.prompt_text(i) for i in items]
     keywords = candidate_keywords(settings, lambda spec, name: view.values(items, spec, name),
                                   len(items), view.scorer(items, query), prompts)
-    words, judge = pool_keywords(settings.method, signals, texts)
+    words, judge = pool_keywords(settings.method, signals, texts, settings.language)
     keywords.update(words)
     selection = select(query_array, matrix, settings.k, method=settings.method, **keywords)
     cosine = cosines(query_array, matrix) if signals is None else signals.cosine
@@ -146,13 +154,14 @@ def rerank(view: ItemView[Item], items: Sequence[Item], *, query: str | None,
     return out
 
 
-def pool_keywords(method: str, signals: PoolRelevance | None, texts: Sequence[str]
-                  ) -> tuple[dict[str, Any], Judge | None]:
+def pool_keywords(method: str, signals: PoolRelevance | None, texts: Sequence[str],
+                  language: str | None = None) -> tuple[dict[str, Any], Judge | None]:
     """``select``'s keywords from the pool's texts, and the judge of copies (None for a
     method that keeps copies): what the words say (``signals``, read for a method that
     reads them: the fused relevance, the profiles, the links for a method that takes
     them) and, for a method that keeps no copy of a pick (the default), the judge's
-    verdicts (``closes``). The rerank body and the evaluation's rows build them here."""
+    verdicts (``closes``), reading ``texts`` in ``language`` (None: no stemming). The
+    rerank body and the evaluation's rows build them here."""
     info = METHOD_INFO[method]
     options = info.own_options
     keywords = {} if signals is None else signals.select_keywords(options)
@@ -160,7 +169,7 @@ def pool_keywords(method: str, signals: PoolRelevance | None, texts: Sequence[st
         keywords.pop("profiles", None)
     judge = None
     if any(spec.name == "closes" for spec in options):
-        judge = Judge(texts)
+        judge = Judge(texts, language)
         keywords["closes"] = judge.copies()
     return keywords, judge
 
@@ -261,14 +270,17 @@ def reads_words(method: str, *, lexical: bool, relevance: Any, query: str | None
 
 
 def pool_signals(query: str, query_vector: NDArray[np.float64], vectors: Any,
-                 texts: Sequence[str]) -> PoolRelevance | None:
+                 texts: Sequence[str], language: str | None = None,
+                 background: Background | Sequence[Background] | None = None
+                 ) -> PoolRelevance | None:
     """What the pool's words say (``vrsd_kit.lexical.PoolRelevance``), read once for this
     query; None for vectors the core will refuse, so that its error names them (a cosine
     of them would blame the relevance instead)."""
     if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape[1:] != (
             query_vector.shape) or len(vectors) != len(texts) or not np.isfinite(vectors).all():
         return None
-    return pool_relevance(query, texts, query_vector, vectors)
+    return pool_relevance(query, texts, query_vector, vectors, language=language,
+                          background=background)
 
 
 # --- what is read from each candidate ---------------------------------------------------------

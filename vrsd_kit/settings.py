@@ -33,6 +33,7 @@ from vrsd_core import (
 from vrsd_core._prepare import check_keywords
 from vrsd_core._prepare import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
 
+from .lexical import Background, check_background, check_language
 from .stores import Reembed, check_reembed
 from .tokens import TokenCounter, check_token_counter
 
@@ -160,6 +161,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("lexical", True, check_flag,
             "a method that reads the words (METHOD_INFO[method].reads_words) reads them; "
             "False: the vectors only"),
+    Setting("language", None, check_language,
+            "the texts' language, whose Snowball stemmer the words read with (an ISO 639-1 "
+            "code or its name: 'en', 'german'; vrsd_kit.lexical.LANGUAGES); None: the words "
+            "as written"),
+    Setting("background", None, check_background,
+            "what is common outside the pool (vrsd_kit.lexical.Background, e.g. "
+            "Background.of_texts(your documents), or a list of them; () for none); None: the "
+            "language's common words when language is set (wordfreq, extra background)"),
     Setting("fill_with_copies", False, check_flag,
             "the default keeps no copy of a pick (vrsd_kit.lexical.Judge); when only copies are "
             "left it returns fewer than k (entry 'stopped': 'restatements'); True: the copies "
@@ -193,6 +202,8 @@ class Settings:
     max_tokens: int | None
     token_counter: TokenCounter
     lexical: bool
+    language: str | None
+    background: Background | tuple[Background, ...] | None
     fill_with_copies: bool
     metadata_key: str
     reembed: Reembed

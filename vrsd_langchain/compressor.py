@@ -82,6 +82,12 @@ class DiverseCompressor(SettingsModel, BaseDocumentCompressor):
     lexical: SkipValidation[bool] = True
     """The default method's relevance reads the documents' words as well as their vectors
     (as in ``DiverseRetriever``); False: the vectors only."""
+    language: SkipValidation[str | None] = None
+    """The texts' language, whose Snowball stemmer the words are read with (as in
+    ``DiverseRetriever``); None: the words as written."""
+    background: SkipValidation[Any] = None
+    """What is common outside the pool (``vrsd_kit.lexical.Background``, as in
+    ``DiverseRetriever``); None: the language's common words when ``language`` is set."""
     fill_with_copies: SkipValidation[bool] = False
     """True: copies of kept documents make up k when nothing else is left (as in
     ``DiverseRetriever``); False: fewer come back."""

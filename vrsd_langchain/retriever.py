@@ -143,6 +143,15 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     mean of their vectors' cosine and their word profiles' (``vrsd_kit.lexical``;
     ``metadata["vrsd"]`` shows ``cosine`` and ``lexical``). False: the vectors only.
     Other methods, and an outside ``relevance``, are unaffected."""
+    language: SkipValidation[str | None] = None
+    """The texts' language: the default reads each word as its Snowball stem (an ISO 639-1
+    code or its name, ``"en"``, ``"german"``: ``vrsd_kit.lexical.LANGUAGES``), the query's
+    words too, so "upgrades" meets "upgrade". None: the words as written."""
+    background: SkipValidation[Any] = None
+    """What is common outside the fetched pool (``vrsd_kit.lexical.Background``: e.g.
+    ``Background.of_texts(your_documents, language)``, built once; or a list of them, ()
+    for none): a word common there weighs little and makes no link. None: the language's
+    common words when ``language`` is set (PyPI ``wordfreq``, the extra ``background``)."""
     fill_with_copies: SkipValidation[bool] = False
     """The default keeps no copy of a kept document (``vrsd_kit.lexical.Judge``): when only
     copies are left, fewer than k come back (``metadata["vrsd"]["stopped"] ==

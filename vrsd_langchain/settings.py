@@ -27,7 +27,7 @@ __all__ = ["FIELD_NAMES", "OWN_KEYWORDS", "PER_CANDIDATE", "call_settings", "res
 # Per-candidate inputs besides the method's options: where each comes from (see README),
 # whether the default reads the candidates' words, and the metadata key of the entry.
 PER_CANDIDATE = ("relevance", "group_by", "max_per_group", "max_tokens", "token_counter",
-                 "lexical", "fill_with_copies", "metadata_key")
+                 "lexical", "language", "background", "fill_with_copies", "metadata_key")
 # Every call's own keywords besides the method's options (the rest are store search arguments).
 OWN_KEYWORDS = ("k", "fetch_k", "method", *PER_CANDIDATE)
 FIELD_NAMES = {"options": "method_kwargs", "search": "search_kwargs"}

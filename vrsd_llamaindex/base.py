@@ -88,7 +88,8 @@ FIELD_NAMES = {"k": "top_n", "options": "method_kwargs"}
 """The settings a LlamaIndex field names otherwise (``vrsd_kit.settings.SETTINGS``)."""
 NODE_SETTING_FIELDS = frozenset({
     "top_n", "method", "method_kwargs", "relevance", "group_by", "max_per_group",
-    "max_tokens", "token_counter", "lexical", "fill_with_copies", "metadata_key", "reembed"})
+    "max_tokens", "token_counter", "lexical", "language", "background", "fill_with_copies",
+    "metadata_key", "reembed"})
 """The fields of ``DiversePostprocessor`` (and ``DiverseRerankRetriever``) that are settings."""
 
 
@@ -255,6 +256,19 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
         "its relevance is z(z(cosine) + z(BM25 of the nodes' text against the query)), each "
         "z within the pool, and its similarity of two nodes the mean of their vectors' "
         "cosine and their word profiles' (vrsd_kit.lexical); False = the vectors only.",
+    )
+    language: SkipValidation[str | None] = Field(
+        default=None,
+        description="The nodes' language: the words are read as their Snowball stems (an ISO "
+        "639-1 code or its name, 'en', 'german': vrsd_kit.lexical.LANGUAGES), the query's "
+        "too; None = the words as written.",
+    )
+    background: SkipValidation[Any] = Field(
+        default=None,
+        description="What is common outside the pool (vrsd_kit.lexical.Background, e.g. "
+        "Background.of_texts(your documents), or a list of them; () for none); None = the "
+        "language's common words when language is set (wordfreq, extra background).",
+        exclude=True,
     )
     fill_with_copies: SkipValidation[bool] = Field(
         default=False,

@@ -93,6 +93,9 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
             be read (see ``DiversePostprocessor``).
         lexical: the default's relevance reads the nodes' words too (see
             ``DiversePostprocessor``); False: the vectors only.
+        language: the nodes' language, whose Snowball stemmer the words are read with
+            (see ``DiversePostprocessor``); None: the words as written.
+        background: what is common outside the pool (see ``DiversePostprocessor``).
         fill_with_copies: copies of kept nodes make up ``top_n`` when nothing else is
             left (see ``DiversePostprocessor``); False: fewer come back.
         metadata_key: the metadata key of vrsd's entry (see ``DiversePostprocessor``).
@@ -117,6 +120,8 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
     max_tokens: _PostprocessorField[int | None] = _PostprocessorField()
     token_counter: _PostprocessorField[TokenCounter | None] = _PostprocessorField()
     lexical: _PostprocessorField[bool] = _PostprocessorField()
+    language: _PostprocessorField[str | None] = _PostprocessorField()
+    background: _PostprocessorField[Any] = _PostprocessorField()
     fill_with_copies: _PostprocessorField[bool] = _PostprocessorField()
     metadata_key: _PostprocessorField[str] = _PostprocessorField()
     reembed: _PostprocessorField[Reembed] = _PostprocessorField()
@@ -138,6 +143,8 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
         vector_store: Any | None = None,
         reembed: Reembed = "warn",
         lexical: bool = True,
+        language: str | None = None,
+        background: Any = None,
         fill_with_copies: bool = False,
         metadata_key: str = METADATA_KEY,
         callback_manager: CallbackManager | None = None,
@@ -153,7 +160,8 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
             "top_n": top_n, "method": method, "method_kwargs": dict(method_kwargs or {}),
             "relevance": relevance, "group_by": group_by, "max_per_group": max_per_group,
             "max_tokens": max_tokens, "token_counter": token_counter, "reembed": reembed,
-            "lexical": lexical, "fill_with_copies": fill_with_copies,
+            "lexical": lexical, "language": language, "background": background,
+            "fill_with_copies": fill_with_copies,
             "metadata_key": metadata_key})
         self._checked_settings({**fields, "fetch_k": fetch_k})
         self.retriever = retriever

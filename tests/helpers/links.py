@@ -46,7 +46,7 @@ def link_words_by_counting(links: PoolLinks, text: str, linked: str, asked: froz
             run.append(found.group(0))
             end = found.end()
     shown = {w for folded in phrases for w in folded.split()}
-    for word in chosen - shown:
+    for word in sorted(chosen - shown, key=lambda w: (-share[w], w)):
         phrases[word] = (word, share[word])
     named: list[str] = []
     seen: set[str] = set()

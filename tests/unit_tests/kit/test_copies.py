@@ -209,6 +209,23 @@ def test_a_shared_disclaimer_does_not_make_a_different_fact_a_restatement():
     assert Judge([a, fact_a.upper() + DISCLAIMER, b]).copy_of(1, [0]).relation == "restates"
 
 
+
+@pytest.mark.parametrize("language", ["english", "german"])
+def test_with_stemming_a_shared_disclaimer_is_still_no_restatement(language):
+    fact_a = "The cache keeps 512 entries and evicts old ones. "
+    fact_b = "Retries back off and double the wait each time. "
+    a, b = fact_a + DISCLAIMER, fact_b + DISCLAIMER
+    pool = [a, b, "Unrelated notes on the build.", "Release notes for version 2."]
+    judge = Judge(pool, language)
+    assert judge.share(1, 0) < RESTATES and judge.copy_of(1, [0]) is None
+    crowded = [a, b, *(f"Module {i} reads its settings from a file. " + DISCLAIMER
+                       for i in range(4))]
+    assert Judge(crowded, language).share(1, 0) < judge.share(1, 0)
+    # the same fact in other inflections, under the same disclaimer, is a copy
+    inflected = "The caches keep 512 entry and evicted old one. " + DISCLAIMER
+    assert Judge([a, inflected, b], "english").copy_of(1, [0]) is not None
+
+
 @pytest.mark.parametrize("wordless", ["", "!!!", "🙂🙂🙂", "  —  "])
 def test_a_passage_without_words_is_never_a_copy(wordless):
     passages = [Passage("fact", "Caffeine has a half-life of about five hours in adults."),

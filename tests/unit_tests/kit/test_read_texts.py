@@ -2,7 +2,7 @@
 each text read alone by the reference reading (regular expressions, a Counter, the
 documented word id in Python integers: tests/helpers/reading.py); ``word_id`` is its
 formula and does not depend on PYTHONHASHSEED; the cache of readings (least recently used
-dropped first)."""
+dropped first, bounded by bytes: tests/unit_tests/kit/test_reading_cache.py)."""
 
 from __future__ import annotations
 
@@ -129,21 +129,24 @@ def test_the_cache_counts_and_drops_the_least_recently_used() -> None:
     read_text.cache_clear()
     read_texts(["a b", "c d", "a b"])
     info = read_text.cache_info()
-    assert (info.hits, info.misses, info.currsize) == (1, 2, 2)
-    read_text("c d")
-    assert read_text.cache_info().hits == 2
-    reader = lexical._Reader(2)
+    kept = sum(lexical._reading_bytes(text, read_text(text)) for text in ("a b", "c d"))
+    assert (info.hits, info.misses, info.currsize) == (1, 2, kept)
+    assert read_text.cache_info().hits == 3
+    # a cache with room for two readings of these sizes, not three
+    room = 2 * lexical._reading_bytes("three", read_text("three")) + 1
+    reader = lexical._Reader(room)
     first = reader("one")
     reader("two")
     reader("one")  # "two" is now the least recently used
     reader("three")
-    assert reader.cache_info().currsize == 2
+    assert reader.cache_info().currsize == sum(  # "one" and "three"
+        lexical._reading_bytes(text, read_text(text)) for text in ("one", "three"))
     assert reader("one") is first
     assert reader.cache_info().misses == 3
     reader("two")  # dropped: read again
     assert reader.cache_info().misses == 4
     reader.cache_clear()
-    assert reader.cache_info() == (0, 0, 2, 0)
+    assert reader.cache_info() == (0, 0, room, 0)
 
 
 def test_the_pairs_of_two_texts_differ_where_their_words_do() -> None:

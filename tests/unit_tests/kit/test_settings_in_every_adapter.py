@@ -45,7 +45,8 @@ def langchain_retriever() -> Case:
     return Case(lambda: DiverseRetriever(vectorstore=store, k=3, fetch_k=6, method="mmr"),
                 lambda r: [d.page_content for d in r.invoke(QUERY)],
                 [("k", 0, "k"), ("fetch_k", "20", "fetch_k"), ("fetch_k", 2, "fetch_k"),
-                 ("method", "nope", "method"), ("fill_with_copies", "yes", "fill_with_copies")],
+                 ("method", "nope", "method"), ("fill_with_copies", "yes", "fill_with_copies"),
+                 ("language", "klingon", "language")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -62,7 +63,8 @@ def langchain_search_type() -> Case:
                 lambda r: [d.page_content for d in r.invoke(QUERY)],
                 [("search_kwargs", {"k": 0}, "k"), ("search_kwargs", {"fetch_k": "20"}, "fetch_k"),
                  ("search_type", "nope", "search_type"),
-                 ("search_kwargs", {"fill_with_copies": 1}, "fill_with_copies")],
+                 ("search_kwargs", {"fill_with_copies": 1}, "fill_with_copies"),
+                 ("search_kwargs", {"language": "xx"}, "language")],
                 ("search_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -77,7 +79,7 @@ def langchain_compressor() -> Case:
                                        method="mmr"),
                 lambda c: [d.page_content for d in c.compress_documents(docs, QUERY)],
                 [("k", 0, "k"), ("k", "3", "k"), ("method", "nope", "method"),
-                 ("fill_with_copies", 1, "fill_with_copies")],
+                 ("fill_with_copies", 1, "fill_with_copies"), ("language", 1, "language")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -97,7 +99,7 @@ def llamaindex_postprocessor() -> Case:
     return Case(lambda: DiversePostprocessor(top_n=3, method="mmr"),
                 lambda p: [n.node.node_id for n in p.postprocess_nodes(_nodes(), bundle)],
                 [("top_n", 0, "top_n"), ("top_n", "3", "top_n"), ("method", "nope", "method"),
-                 ("fill_with_copies", 1, "fill_with_copies")],
+                 ("fill_with_copies", 1, "fill_with_copies"), ("language", "xx", "language")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -116,7 +118,7 @@ def llamaindex_retriever() -> Case:
                 lambda r: [n.node.node_id for n in r.retrieve(bundle)],
                 [("fetch_k", 0, "fetch_k"), ("fetch_k", "20", "fetch_k"),
                  ("top_n", 0, "top_n"), ("method", "nope", "method"),
-                 ("fill_with_copies", None, "fill_with_copies")],
+                 ("fill_with_copies", None, "fill_with_copies"), ("language", "", "language")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -130,7 +132,7 @@ def haystack_ranker() -> Case:
                 lambda r: [d.id for d in r.run(documents=docs, query_embedding=vector(99),
                                                query=QUERY)["documents"]],
                 [("top_k", -1, "top_k"), ("top_k", "3", "top_k"), ("method", "nope", "method"),
-                 ("fill_with_copies", "yes", "fill_with_copies")],
+                 ("fill_with_copies", "yes", "fill_with_copies"), ("language", "xx", "language")],
                 ("method_kwargs", {"lamda_mult": 0.5}, "lambda_mult"))
 
 
@@ -181,3 +183,29 @@ def test_fill_with_copies_reaches_the_settings(case):
     else:  # the search type: a search argument
         obj.search_kwargs = {**obj.search_kwargs, "fill_with_copies": True}
     assert obj.settings().fill_with_copies is True
+
+
+@pytest.mark.parametrize("case", cases())
+def test_the_language_reaches_the_words_in_every_adapter(case, monkeypatch):
+    from vrsd_core import DEFAULT_METHOD
+    from vrsd_kit import lexical
+
+    asked: list[str | None] = []
+    read = lexical.read_texts
+
+    def reading(texts, language=None):
+        asked.append(language)
+        return read(texts, language)
+
+    monkeypatch.setattr(lexical, "read_texts", reading)
+    case = case()
+    obj = case.make()
+    if hasattr(obj, "search_type"):  # the search type names the method
+        obj.search_type = DEFAULT_METHOD
+        obj.search_kwargs = {**obj.search_kwargs, "language": "en"}
+    else:
+        obj.method = DEFAULT_METHOD
+        obj.method_kwargs = {}
+        obj.language = "en"
+    case.run(obj)
+    assert asked and set(asked) == {"english"}

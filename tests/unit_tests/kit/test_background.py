@@ -1,0 +1,102 @@
+"""The background (``vrsd_kit.lexical.Background``): what is common outside the pool sets a
+floor under each word's document frequency, so function words and a corpus' boilerplate
+weigh little in BM25 and make no link, however rare they are among the candidates."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from vrsd_kit.lexical import Background, bm25, pool_links, read_text, word_ids
+
+FILLER = [f"gardening note {i}: roses {i} need sunlight and compost" for i in range(20)]
+ADDRESS = ("Copyright the Free Software Foundation, 51 Franklin St, Fifth Floor, Boston, "
+           "MA 02110-1301 USA. This program is free software under the GNU General Public "
+           "License.")
+
+
+def test_a_corpus_background_is_each_words_document_frequency() -> None:
+    texts = ["a b c", "a b", "a", "d"]
+    found = Background.of_texts(texts)
+    want = {"a": 0.75, "b": 0.5, "c": 0.25, "d": 0.25}
+    shares = found.shares(word_ids(list(want)), mean_length=3.0)
+    np.testing.assert_allclose(shares, list(want.values()))
+    assert found.shares(word_ids(["zzz"]), 3.0).tolist() == [0.0]
+    assert Background.of_texts([]).shares(word_ids(["a"]), 3.0).tolist() == [0.0]
+    stemmed = Background.of_texts(["houses", "house"], "en")
+    assert stemmed.shares(read_text("House", "english").ids, 1.0).tolist() == [1.0]
+
+
+def test_a_language_background_weighs_its_function_words_little() -> None:
+    pytest.importorskip("wordfreq")
+    english = Background.of_language("en")
+    question = "what is the half-life of caffeine"
+    texts = ["Caffeine is metabolised slowly; its half-life is long.",
+             "What is the best way to water roses? What the gardeners say.", *FILLER]
+    plain = bm25(question, texts, language="en", background=())  # the pool alone
+    assert bm25(question, texts, language="en").tolist() == bm25(  # the language's, by default
+        question, texts, language="en", background=english).tolist()
+    read = bm25(question, texts, language="en", background=english)
+    assert read[0] > read[1]  # the passage with the question's content words comes first
+    assert plain[1] / plain[0] > read[1] / read[0]  # "what", "the" weigh less than alone
+    the, caffeine = english.shares(word_ids(["the", "caffein"]), mean_length=100.0)
+    assert the > 0.99 and caffeine < 0.01
+
+
+def test_a_repeated_address_makes_no_link_with_the_corpus_background() -> None:
+    licensed = [f"Package {name} reads {what} files. {ADDRESS}"
+                for name, what in (("alpha", "image"), ("beta", "audio"), ("gamma", "text"),
+                                   ("delta", "video"))]
+    texts = [*licensed, *FILLER]
+    corpus = Background.of_texts([*texts, *[f"tool {i}. {ADDRESS}" for i in range(200)],
+                                  *[f"another manual page {i}" for i in range(100)]])
+    alone = pool_links("which package reads image files", texts)
+    assert alone.beyond_chance[0, 1]  # the pool alone links two licence headers
+    assert alone.words(texts[0], texts[1])
+    read = pool_links("which package reads image files", texts, background=corpus)
+    assert not read.beyond_chance[:4, :4].any()
+    assert read.words(texts[0], texts[1]) == []
+
+
+def test_content_words_still_link_against_the_background() -> None:
+    texts = ["Tim Burton directed Ed Wood in 1994.",
+             "Ed Wood was written about by Tim Burton's screenwriters.", *FILLER]
+    corpus = Background.of_texts(texts + [f"unrelated record {i}" for i in range(100)])
+    links = pool_links("who directed the film", texts, background=corpus)
+    assert links.beyond_chance[0, 1]
+    assert links.words(texts[0], texts[1])
+
+
+def test_a_background_read_otherwise_or_of_another_type_is_refused() -> None:
+    with pytest.raises(ValueError, match="^background: read in 'english'"):
+        bm25("a", ["a"], background=Background.of_texts(["a"], "en"))
+    with pytest.raises(ValueError, match="^background: expected"):
+        bm25("a", ["a"], background=[{"a": 1.0}])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="^language"):
+        Background.of_language(None)  # type: ignore[arg-type]
+
+
+def test_without_wordfreq_the_language_background_says_what_to_install(monkeypatch) -> None:
+    from vrsd_kit import lexical
+
+    lexical._language_background.cache_clear()
+    monkeypatch.setitem(sys.modules, "wordfreq", None)
+    with pytest.raises(ImportError, match=r"vrsd\[background\]"):
+        Background.of_language("german")
+    lexical._language_background.cache_clear()
+
+
+def test_without_wordfreq_a_language_warns_once_and_reads_the_pool_alone(monkeypatch) -> None:
+    from vrsd_kit import lexical
+
+    lexical._language_background.cache_clear()
+    lexical._warn_once.cache_clear()
+    monkeypatch.setitem(sys.modules, "wordfreq", None)
+    texts = ["Die Häuser der Stadt", "Das Haus am See", "Ein Hund"]
+    with pytest.warns(UserWarning, match=r"pool alone.*vrsd\[background\]"):
+        first = bm25("Häuser", texts, language="de")
+    np.testing.assert_allclose(first, bm25("Häuser", texts, language="de", background=()))
+    lexical._language_background.cache_clear()
+    lexical._warn_once.cache_clear()
