@@ -104,11 +104,12 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, vrsd, signum):
 _STOP_AFTER_COMMIT = """
 import os, signal
 from vrsd_cli import flat_index
-commit = flat_index.commit
+commit = flat_index.IndexWriter.commit
 def commit_then_stop(*args, **kwargs):
-    commit(*args, **kwargs)
+    written = commit(*args, **kwargs)
     os.kill(os.getpid(), int(os.environ["VRSD_TEST_SIGNAL"]))
-flat_index.commit = commit_then_stop
+    return written
+flat_index.IndexWriter.commit = commit_then_stop
 """
 
 
