@@ -18,15 +18,27 @@ machine others may share: the load average is printed beside it.
 
 Run: ``.venv/bin/python benchmarks/indexing.py [FOLDER] [--limit 400]
 [--chunk-size 800] [--chunk-overlap 100]``.
+
+``--passages N [--rounds 3]``: start-up included, as a user runs it. A fresh folder of N
+files, one short HotpotQA paragraph each (the vendored data; under 800 characters, so
+one chunk a file), and, each in a new Python process, timed from its start to its exit:
+``vrsd index`` (a fresh index and embedding cache), and the raw encoding of the same
+texts by the same model, through sentence-transformers (its ``encode``, its own
+batching) and through ``vrsd_kit.numpy_encoder`` (what ``vrsd index`` runs). The three
+run in turn, the order rotating each round; every run's load average is printed beside
+it, and the ratios are of each round's runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import json
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -67,9 +79,93 @@ def subset(folder: Path, limit: int | None, into: Path) -> Path:
     return into
 
 
+# The raw encodings, each a new process: the texts of the folder's files (sorted, as
+# ``vrsd index`` lists them, stripped as its splitter strips a chunk).
+RAW = {
+    "sentence-transformers": """
+import sys
+from pathlib import Path
+from sentence_transformers import SentenceTransformer
+from vrsd_kit.bundled_model import bundled_model_path
+texts = [p.read_text(encoding="utf-8").strip() for p in sorted(Path(sys.argv[1]).iterdir())]
+SentenceTransformer(bundled_model_path(), device="cpu").encode(texts)
+""",
+    "numpy encoder": """
+import sys
+from pathlib import Path
+from vrsd_eval.lazy_embeddings import DOCUMENT_BATCH
+from vrsd_kit.numpy_encoder import bundled_numpy_encoder
+texts = [p.read_text(encoding="utf-8").strip() for p in sorted(Path(sys.argv[1]).iterdir())]
+bundled_numpy_encoder().embed(texts, batch_size=DOCUMENT_BATCH)
+""",
+}
+
+
+def passages_folder(count: int, into: Path) -> Path:
+    """``into`` with ``count`` files, one distinct HotpotQA paragraph (100 to 780
+    characters) each."""
+    from vrsd_eval.datasets import default_data_dir
+
+    data = Path(default_data_dir()) / "hotpotqa_dev500" / "dev_subsampled.jsonl.gz"
+    into.mkdir(parents=True)
+    seen: set[str] = set()
+    with gzip.open(data, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            for context in json.loads(line)["contexts"]:
+                text = context["paragraph_text"].strip()
+                if text in seen or not 100 < len(text) < 780:
+                    continue
+                seen.add(text)
+                (into / f"p{len(seen):05d}.txt").write_text(text + "\n", encoding="utf-8")
+                if len(seen) == count:
+                    return into
+    raise SystemExit(f"--passages: the data holds only {len(seen)} such paragraphs")
+
+
+def startup_included(count: int, rounds: int) -> None:
+    """``vrsd index`` of a fresh folder against the raw encodings, each a new process."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    runs = {"vrsd index": None, **RAW}
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = passages_folder(count, Path(tmp) / "docs")
+        print(f"{count} files, one passage each; {os.cpu_count()} CPUs, shared: wall-clock "
+              "times, the load average (1 min) before each run beside it")
+        print()
+        print("| round | run | seconds | load |")
+        print("|---:|---|---:|---:|")
+        for round_ in range(rounds):
+            names = list(runs)
+            names = names[round_ % len(names):] + names[:round_ % len(names)]
+            for name in names:
+                if name == "vrsd index":
+                    command = [sys.executable, "-m", "vrsd_cli.cli", "index", str(folder),
+                               "--index-dir", f"{tmp}/index{round_}", "--cache-dir",
+                               f"{tmp}/cache{round_}", "--no-progress"]
+                else:
+                    command = [sys.executable, "-c", RAW[name], str(folder)]
+                load = os.getloadavg()[0]
+                start = time.perf_counter()
+                subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+                times[name].append(time.perf_counter() - start)
+                print(f"| {round_ + 1} | {name} | {times[name][-1]:.1f} | {load:.1f} |",
+                      flush=True)
+    print()
+    print("| vrsd index against | ratio per round | median |")
+    print("|---|---|---:|")
+    for name in RAW:
+        ratios = [a / b for a, b in zip(times["vrsd index"], times[name], strict=True)]
+        print(f"| {name}, same texts, start-up included | "
+              f"{', '.join(f'{r:.2f}' for r in ratios)} | {statistics.median(ratios):.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", default="/usr/share/doc")
+    parser.add_argument("--passages", type=int, default=None,
+                        help="start-up included: a fresh folder of N one-passage files")
+    parser.add_argument("--rounds", type=int, default=3, help="with --passages (3)")
     parser.add_argument("--limit", type=int, default=None, help="the first N files only")
     parser.add_argument("--chunk-size", type=int, default=800)
     parser.add_argument("--chunk-overlap", type=int, default=100)
@@ -77,6 +173,9 @@ def main() -> None:
                         help="also write the figures to this JSON file (docs/results/"
                         "indexing.json: what docs/speed.md shows)")
     args = parser.parse_args()
+    if args.passages is not None:
+        startup_included(args.passages, args.rounds)
+        return
 
     from langchain_huggingface import HuggingFaceEmbeddings
 
