@@ -4,9 +4,10 @@ On a real folder (default ``/usr/share/doc``; ``--limit N``: its first N files,
 copied to a temporary folder), with a fresh index and a fresh embedding cache:
 
 1. ``index_folder`` (what ``vrsd index`` runs), the model already loaded, timed as a
-   whole and by stage: reading and chunking, encoding (the model's
-   ``embed_documents``), writing the index (``vrsd_cli.flat_index.commit``: the
-   vectors and the chunk records of the new generation), the rest;
+   whole and by stage: reading and chunking, encoding (the numpy encoder's ``embed``
+   for the bundled model, else the model's ``embed_documents``), writing the index
+   (``vrsd_cli.flat_index.commit``: the vectors and the chunk records of the new
+   generation), the rest;
 2. the raw rate: the same chunks' texts through the model's ``embed_documents`` in one
    call (sentence-transformers' own batching, sorted by length);
 3. re-indexing the unchanged folder (every chunk skipped).
@@ -122,11 +123,13 @@ def passages_folder(count: int, into: Path) -> Path:
     raise SystemExit(f"--passages: the data holds only {len(seen)} such paragraphs")
 
 
-def startup_included(count: int, rounds: int) -> None:
-    """``vrsd index`` of a fresh folder against the raw encodings, each a new process."""
+def startup_included(count: int, rounds: int, json_path: Path | None) -> None:
+    """``vrsd index`` of a fresh folder against the raw encodings, each a new process
+    (``json_path``: the runs and ratios written there too)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     runs = {"vrsd index": None, **RAW}
     times: dict[str, list[float]] = {name: [] for name in runs}
+    loads: dict[str, list[float]] = {name: [] for name in runs}
     with tempfile.TemporaryDirectory() as tmp:
         folder = passages_folder(count, Path(tmp) / "docs")
         print(f"{count} files, one passage each; {os.cpu_count()} CPUs, shared: wall-clock "
@@ -149,15 +152,28 @@ def startup_included(count: int, rounds: int) -> None:
                 subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
                 times[name].append(time.perf_counter() - start)
+                loads[name].append(round(load, 1))
                 print(f"| {round_ + 1} | {name} | {times[name][-1]:.1f} | {load:.1f} |",
                       flush=True)
     print()
     print("| vrsd index against | ratio per round | median |")
     print("|---|---|---:|")
-    for name in RAW:
-        ratios = [a / b for a, b in zip(times["vrsd index"], times[name], strict=True)]
+    ratios = {name: [a / b for a, b in zip(times["vrsd index"], times[name], strict=True)]
+              for name in RAW}
+    for name, each in ratios.items():
         print(f"| {name}, same texts, start-up included | "
-              f"{', '.join(f'{r:.2f}' for r in ratios)} | {statistics.median(ratios):.2f} |")
+              f"{', '.join(f'{r:.2f}' for r in each)} | {statistics.median(each):.2f} |")
+    if json_path is not None:
+        command = " ".join(["benchmarks/indexing.py", *sys.argv[1:]])
+        json_path.write_text(json.dumps({
+            "command": command, "files": count, "cpus": os.cpu_count(),
+            "seconds": {name: [round(t, 1) for t in each] for name, each in times.items()},
+            "loads": loads,
+            "ratios": {name: [round(r, 3) for r in each] for name, each in ratios.items()},
+            "median": {name: round(statistics.median(each), 3)
+                       for name, each in ratios.items()}}, indent=1) + "\n",
+            encoding="utf-8")
+        print(f"wrote {json_path}")
 
 
 def main() -> None:
@@ -171,10 +187,11 @@ def main() -> None:
     parser.add_argument("--chunk-overlap", type=int, default=100)
     parser.add_argument("--json", type=Path, default=None,
                         help="also write the figures to this JSON file (docs/results/"
-                        "indexing.json: what docs/speed.md shows)")
+                        "indexing.json, with --passages indexing_startup.json: what "
+                        "docs/speed.md shows)")
     args = parser.parse_args()
     if args.passages is not None:
-        startup_included(args.passages, args.rounds)
+        startup_included(args.passages, args.rounds, args.json)
         return
 
     from langchain_huggingface import HuggingFaceEmbeddings
@@ -182,10 +199,12 @@ def main() -> None:
     import vrsd_cli.flat_index as flat_index
     import vrsd_cli.indexing as indexing
     from vrsd_eval.disk_embeddings import base_embeddings
+    from vrsd_kit.numpy_encoder import NumpyEncoder
 
     spent: dict[str, float] = defaultdict(float)
     timed(indexing, "read_chunks", spent, "reading and chunking")
     timed(HuggingFaceEmbeddings, "embed_documents", spent, "encoding")
+    timed(NumpyEncoder, "embed", spent, "encoding")  # the bundled model's path
     timed(flat_index, "commit", spent, "writing the index")
 
     model = base_embeddings()
