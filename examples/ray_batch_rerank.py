@@ -4,7 +4,7 @@
 
 Install (from a checkout; no torch):
 
-    pip install . "ray[data]"
+    pip install -e . "ray[data]"
 
 A typical offline job: a retrieval step has already written, per query, its
 over-fetched candidates and their vectors (here: synthetic, seeded, 10 to 40

@@ -9,7 +9,9 @@ Steps (``--only`` runs a subset): ``evidence`` (``vrsd eval evidence --model M -
 each of the four geometries, or those of ``--models``: at fixed k and at token budgets),
 ``paper`` (``vrsd eval paper``), ``gap`` (benchmarks/optimality_gap.py), ``speed``
 (benchmarks/speed.py), ``index`` (benchmarks/indexing.py on the first 400 files of
-/usr/share/doc), ``index-search`` (benchmarks/index_search.py: exact search in the index
+/usr/share/doc), ``index-startup`` (benchmarks/indexing.py --passages 715: ``vrsd index``
+of a fresh folder against the raw encoding, start-up included), ``index-search``
+(benchmarks/index_search.py: exact search in the index
 at 10^4 and 10^5 chunks), ``crowding`` (benchmarks/crowding_calibration.py on
 all-MiniLM-L6-v2 and LSA), ``startup`` (benchmarks/cli_startup.py: ``vrsd search``'s
 wait), ``demo`` (benchmarks/demo_table.py: ``vrsd demo``'s first screen), ``copies``
@@ -140,6 +142,9 @@ def main() -> int:
                                     "--plot", "results/figures/speed.png"),
         "index": lambda: run_script("benchmarks/indexing.py", "--limit", "400", "--json",
                                     "docs/results/indexing.json"),
+        "index-startup": lambda: run_script("benchmarks/indexing.py", "--passages", "715",
+                                            "--rounds", "2", "--json",
+                                            "docs/results/indexing_startup.json"),
         "index-search": lambda: run_script("benchmarks/index_search.py", "--json",
                                            "docs/results/index_search.json"),
         "crowding": lambda: run_script("benchmarks/crowding_calibration.py", "--model",

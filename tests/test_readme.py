@@ -117,7 +117,7 @@ def _install_line_above(block: str) -> str:
     text = README.read_text(encoding="utf-8")
     before = text[: text.index(block)]
     section = before[before.rindex("\n#"):]  # from the block's heading down to the block
-    lines = re.findall(r'^pip install "?(?:vrsd|\.)\[([^\]]+)\]"?', section, re.M)
+    lines = re.findall(r'^pip install (?:-e )?"?(?:vrsd|\.)\[([^\]]+)\]"?', section, re.M)
     assert lines, f"no pip install line above the block in {section[:80]!r}"
     return lines[0]
 
@@ -138,7 +138,7 @@ def test_no_install_line_promises_a_package_that_is_not_published():
     URL, and says so where it says how to install."""
     text = README.read_text(encoding="utf-8")
     install = text[text.index("## Install"):text.index("| extra |")]
-    assert 'pip install ".[langchain]"' in install
+    assert 'pip install -e ".[langchain]"' in install
     assert 'pip install "vrsd[langchain] @ git+https://' in install
     commands = [m[1] for m in re.finditer(r"pip install ([^\n`#]+)(`? fails)?", text)
                 if not m[2]]  # "`pip install vrsd` fails" says what does not work
@@ -149,6 +149,22 @@ def test_no_install_line_promises_a_package_that_is_not_published():
                 assert "@ git+" in arg, f"pip install {command}: vrsd is not on PyPI"
             elif not arg.startswith("-"):
                 assert arg == "torch" or arg.startswith((".", "https://")), command
+
+
+def test_a_checkout_is_installed_editable_everywhere_the_docs_say_how():
+    """``pip install ".[x]"`` after ``make demo`` replaced the editable install with a
+    copy: every install line of a checkout, in the README, the docs and the examples,
+    is ``pip install -e``."""
+    pages = [*PAGES, *sorted((ROOT / "examples").glob("*.py"))]
+    found = 0
+    for page in pages:
+        for line in re.findall(r"pip install ([^\n`#]+)", page.read_text(encoding="utf-8")):
+            args = shlex.split(line)
+            for i, arg in enumerate(args):
+                if arg == "." or arg.startswith(".["):
+                    found += 1
+                    assert i > 0 and args[i - 1] == "-e", f"{page.name}: pip install {line}"
+    assert found >= 8
 
 
 def test_the_readme_says_what_every_extra_holds_and_how_to_get_cpu_torch():
@@ -167,3 +183,62 @@ def test_the_methods_page_lists_every_registered_method_in_table_order():
     page = (ROOT / "docs" / "methods.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\| `(\w+)` \|", page, re.M)
     assert listed == list(METHOD_INFO)
+
+
+# --- the "Try it" block: every command runs after `make demo` ---------------------------
+
+
+def _try_it_commands() -> list[list[str]]:
+    """The commands of the README's "Try it" block, as argument lists."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"^## Try it\n+```bash\n(.*?)^```", text, re.M | re.S)
+    assert block, "no bash block under '## Try it'"
+    return [shlex.split(line.split("  #", 1)[0]) for line in block[1].splitlines()
+            if line.strip()]
+
+
+def _make_demo_extra() -> str:
+    """The extra ``make demo`` installs, from the Makefile, and that it runs the demo."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    target = re.search(r"^demo: \$\(VENV\)/\.installed-(\S+)\n\t(.+)$", makefile, re.M)
+    assert target and target[2].strip() == "$(VENV)/bin/vrsd demo", "make demo's recipe"
+    return target[1]
+
+
+def test_every_try_it_command_runs_with_what_make_demo_installs(tmp_path, monkeypatch,
+                                                                 capsys):
+    """Each ``vrsd`` command of the block runs (``~/notes``: a folder of notes, offline),
+    its dependency check seeing only what the extra ``make demo`` installs holds: a
+    command that needs more exits 2, naming it (``vrsd inspect`` did: matplotlib)."""
+    from vrsd_cli import cli
+
+    commands = _try_it_commands()
+    assert [c[:2] for c in commands[:2]] == [["make", "demo"], ["make", "test"]]
+    assert [c[1] for c in commands[2:]] == ["index", "search", "inspect"]
+    extra = _make_demo_extra()
+    holds = distributions({extra})
+    known = {module: dist for needs in (*cli.NEEDS.values(), cli._BUNDLED_MODEL,
+                                        {"matplotlib": "matplotlib", "faiss": "faiss-cpu"})
+             for module, dist in needs.items()}
+    real = cli.importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name, *a: None if (
+        name in known and known[name] not in holds) else real(name, *a))
+    assert cli.missing_dependencies("demo") == []  # make demo's own command
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("VRSD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("VRSD_INDEX_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in {"plan.md": "We decided to move the launch to May.",
+                       "copy.md": "We decided to move the launch to May.",
+                       "page.html": "<p>The budget was approved on Friday.</p>"}.items():
+        (notes / name).write_text(text, encoding="utf-8")
+    for command in commands[2:]:
+        assert command[0] == ".venv/bin/vrsd", command
+        args = [os.path.expanduser(arg) for arg in command[1:]]
+        code = cli.main(args)
+        err = capsys.readouterr().err
+        assert code == 0, (command, err)
+    assert (tmp_path / "vrsd_inspect.html").is_file()

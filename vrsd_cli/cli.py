@@ -81,11 +81,13 @@ NEEDS: dict[str, dict[str, str]] = {
                  "sentence-transformers-haystack"},
     "index": {**_EMBEDDINGS, **_INDEX},
     "search": {**_EMBEDDINGS, **_INDEX},
-    "inspect": {**_EMBEDDINGS, **_INDEX, "matplotlib": "matplotlib"},
+    "inspect": {**_EMBEDDINGS, **_INDEX},  # and matplotlib for its HTML report's plot
 }
-# The smallest extra holding a command's needs; others: cli. The evaluation protocols
-# are the vrsd_eval package, whose extra is eval.
-EXTRA = {"demo": "demo", "eval": "eval", "evidence": "eval", "haystack": "eval"}
+# The smallest extra holding a command's needs; others: cli. The README's "Try it"
+# commands are demo's (make demo); the evaluation protocols are the vrsd_eval package,
+# whose extra is eval.
+EXTRA = {"demo": "demo", "index": "demo", "search": "demo", "inspect": "demo",
+         "eval": "eval", "evidence": "eval", "haystack": "eval"}
 
 
 def missing_dependencies(command: str, *, bundled_model: bool = True, faiss: bool = False,
@@ -106,11 +108,36 @@ def require(command: str, label: str | None = None, **flags: Any) -> None:
     (``flags``: those of ``missing_dependencies``)."""
     missing = missing_dependencies(command, **flags)
     if missing:
-        extra = EXTRA.get(command, "cli")
-        raise CLIError(
-            f"{label or command} needs {', '.join(missing)} (not installed): "
-            f"pip install 'vrsd[{extra}]' (torch first: see the README's Install)"
-        )
+        raise CLIError(f"{label or command} needs {', '.join(missing)} (not installed): "
+                       f"{install_hint(EXTRA.get(command, 'cli'))}")
+
+
+def install_hint(extra: str) -> str:
+    """How to install ``extra``: ``pip install 'vrsd[extra]'``, and when this vrsd is an
+    editable install of a checkout (vrsd is not on PyPI yet), the command that keeps it
+    editable, for this interpreter."""
+    hint = f"pip install 'vrsd[{extra}]'"
+    checkout = _editable_checkout()
+    if checkout is not None:
+        hint += (f" (this checkout: {shlex.quote(sys.executable)} -m pip install -e "
+                 f"{shlex.quote(f'{checkout}[{extra}]')})")
+    return hint + " (torch first: see the README's Install)"
+
+
+def _editable_checkout() -> str | None:
+    """The folder vrsd is installed from in editable mode (``pip install -e``), or None."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+    from urllib.parse import unquote, urlparse
+
+    try:
+        found = json.loads(distribution("vrsd").read_text("direct_url.json") or "{}")
+    except (PackageNotFoundError, ValueError):
+        return None
+    url = found.get("url", "") if isinstance(found, dict) else ""
+    if not (url.startswith("file://") and found.get("dir_info", {}).get("editable")):
+        return None
+    return unquote(urlparse(url).path)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -291,16 +318,16 @@ def build_parser() -> argparse.ArgumentParser:
         "search", help="search the index built by 'vrsd index'",
         description="Over-fetch --fetch-k chunks by similarity, then select --k with --method. "
         "Prints the method, each result's relevance (and its parts), its text, and what the "
-        "method held back from plain top-k, with the relation (restates / made room for); "
-        "--json for scripts.",
+        "method held back from plain top-k by the same relevance, with the relation "
+        "(restates / contains / made room for); --json for scripts.",
     )
     se.add_argument("query", help="the question")
     se.add_argument("--index-dir", default=None,
                     help="the index (default: $VRSD_INDEX_DIR, else ./.vrsd/index)")
     se.add_argument("--method", default=None,
                     help="a registered method: similarity, vrsd (the paper's greedy), "
-                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: the "
-                    "recommendation, vrsd_core.DEFAULT_METHOD)")
+                    "vrsd:refine=swap, mmr, dpp, ... or NAME:key=value,... (default: "
+                    f"{DEFAULT_METHOD}, the recommendation)")
     se.add_argument("--k", type=_positive_int, default=4, help="chunks to return (4)")
     se.add_argument("--fetch-k", type=_positive_int, default=None,
                     help=f"candidates over-fetched, at least --k (default: {DEFAULT_FETCH_K}, "
@@ -317,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(se)
     _add_inspect(sub.add_parser(
         "inspect", help="how crowded is top-k on the index, and what would the default change",
-        description="For every question, plain top-k and the default (vrsd_core.DEFAULT_METHOD) "
+        description=f"For every question, plain top-k and the default ({DEFAULT_METHOD}) "
         "choose --k of the same --fetch-k candidates of the index built by 'vrsd index'. The "
         "crowding rate counts the top-k slots that restate a passage ranked above them; the "
         "report shows it, the distinct sources beside it (counted only past --max-per-group), "
@@ -728,7 +755,7 @@ def _index_chunks(index_dir: str | None) -> int | None:
 
 
 def _run_inspect(args: argparse.Namespace) -> int:
-    require("inspect")
+    require("inspect", more=None if args.no_html else {"matplotlib": "matplotlib"})
     from vrsd_kit.inspection import DEFAULT_SAMPLE, format_table, write_html
 
     from .demo import report_width
@@ -819,8 +846,7 @@ def _one_line(exc: Exception, extra: str = "cli") -> str:
     if isinstance(exc, ValueError):
         return text
     if isinstance(exc, ModuleNotFoundError):
-        return (f"{text}: an optional dependency is missing; pip install 'vrsd[{extra}]' "
-                "(torch first: see the README's Install)")
+        return f"{text}: an optional dependency is missing; {install_hint(extra)}"
     return f"unexpected {type(exc).__name__}: {text} (VRSD_DEBUG=1 shows the traceback)"
 
 

@@ -297,7 +297,8 @@ def _overview(found: dict[str, dict[str, Tally]], questions: Sequence[Question],
         f"vrsd demo: {total.questions} questions on a made-up project's documentation "
         f"folder ({passages} chunks of {files} files, with the copies real folders hold). "
         f"Plain top-k against the default (DiverseRetriever() as it comes: k={k} of "
-        f"fetch_k={fetch_k}), the bundled model.", width=width, break_on_hyphens=False)
+        f"fetch_k={fetch_k}), the bundled model. {FOR}", width=width,
+        break_on_hyphens=False)
     head = f"{'':<14}{'':>3}{'facts found':^14}{'repeats':^14}{'two-step':^14}"
     sub = f"{'question kind':<14}{'n':>3}" + f"{'top-k':>6}{'default':>8}" * 3
     lines += ["", head.rstrip(), sub]
@@ -325,9 +326,35 @@ def _overview(found: dict[str, dict[str, Tally]], questions: Sequence[Question],
         "needs, found among the k passages; repeats: passages that state nothing beyond "
         "the ones above them (a copy, a chunk inside another, a paraphrase); two-step: "
         "both passages of a chain found.", width=width, break_on_hyphens=False)
+    why = _why_top_k_finds_more(top, ours)
+    if why:
+        lines += ["", *textwrap.wrap(why, width=width, break_on_hyphens=False)]
     lines += ["", *textwrap.wrap(_peers_line(found, default), width=width,
                                  break_on_hyphens=False)]
     return lines
+
+
+FOR = ("The default is for the passages a RAG pipeline hands its LLM: of those a question "
+       "fetches, it keeps the k that are relevant and say different things, so a copy does "
+       "not take the slot of a fact the answer needs.")
+"""What the default is for, in one sentence: the first screen's first paragraph."""
+# Why plain top-k can find more facts on a kind of question, where the folder says why.
+_TOP_K_FINDS_MORE = {
+    "copied page": "there one chunk states two of the facts asked and top-k returns it "
+                   "together with its copy; the default keeps at most one of the two, so when "
+                   "the question's words lift other passages above that chunk, two facts go "
+                   "at once",
+}
+
+
+def _why_top_k_finds_more(top: dict[str, Tally], ours: dict[str, Tally]) -> str:
+    """A sentence per kind of question where top-k found more facts than the default and
+    ``_TOP_K_FINDS_MORE`` says why ('' for none)."""
+    said = [f"Top-k finds more facts on {kind} questions ({top[kind].found}/"
+            f"{top[kind].needed}, the default {ours[kind].found}/{ours[kind].needed}): {why}."
+            for kind, why in _TOP_K_FINDS_MORE.items()
+            if top[kind].questions and top[kind].found > ours[kind].found]
+    return " ".join(said)
 
 
 def _named(questions: Sequence[str]) -> str:
@@ -390,13 +417,15 @@ def _header(name: str, about: str, stats: str, width: int) -> list[str]:
 
 def _held_line(entry: dict[str, Any], pick: str, width: int) -> list[str]:
     """One held-back entry under the pick it is attached to: its id, its place in plain
-    top-k, the relation, and its start."""
-    if entry["relation"] == "restates":
+    top-k by the default's relevance, the retriever's relation (a copy: "restates" or
+    "contains" the pick; else the pick "took its place"), and its start."""
+    relation = entry["relation"]
+    if relation in ("restates", "contains"):
         share = entry.get("share")
-        why = f"restates {pick}" + ("" if share is None else f" (share {share:.2f})")
+        why = f"{relation} {pick}" + ("" if share is None else f" (share {share:.2f})")
     else:
         why = f"{pick} took its place"
-    head = f"      held back: {entry['id']} (top-k #{entry['rank']}), {why}: "
+    head = f"      held back: {entry['id']} (#{entry['rank']} by relevance), {why}: "
     return textwrap.wrap(f"{head}{entry.get('excerpt', '')}", width=width,
                          subsequent_indent=" " * 17, break_on_hyphens=False)
 
@@ -558,9 +587,12 @@ def run_demo(
         textwrap.fill(
             "'facts' counts the distinct facts the picks state (a copy or a paraphrase of "
             "a fact counts once); 'repeats' the picks that state nothing new. Under a "
-            "default pick, 'held back' names what plain top-k (by the same relevance) "
-            "would have returned: 'restates' when its content is in that pick, 'took its "
-            "place' when that pick adds more; 'linked to #n by' names the pick a link "
+            "default pick, 'held back' names what plain top-k by the default's relevance "
+            "(the vectors and the words, fused: not the similarity row's cosine order) would "
+            "have returned, and its place there ('#2 by relevance'): 'restates' when its "
+            "content is in that pick, 'contains' when it holds that pick and a little more "
+            "(a copy either way), 'took its place' when that pick adds more; 'linked to #n "
+            "by' names the pick a link "
             "brought it in by, and the words both hold that the question does not. Try "
             "your own question:",
             width=width, break_on_hyphens=False,

@@ -810,8 +810,9 @@ def interruption(where: Path, *, indexed: bool = True) -> str | None:
     running = None if found.get("interrupted") else is_running(found)
     if running:
         return (f"'vrsd index {folder}' is running (pid {found.get('pid')}, started "
-                f"{found.get('started')}); " + ("this is the index as it was before it"
-                                                if indexed else "search once it has finished"))
+                f"{found.get('started')}); " + ("this reads the index as it was before "
+                                                "that run started" if indexed
+                                                else "search once it has finished"))
     how = "was interrupted" if running is False or found.get("interrupted") else \
         f"has not finished (pid {found.get('pid')} on {found.get('host')})"
     return (f"the last 'vrsd index {folder}' (started {found.get('started')}) {how}; "

@@ -522,51 +522,52 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
-INDEX_BATCH = 256
+INDEX_BATCH = 64
 """Chunks per encode call: the embedding cache stores each batch as it is done, so an
-interrupted run's work is not lost."""
+interrupted run's work is not lost, and the progress bar moves with each."""
 
 
 def _encode(embeddings: Embeddings, new: list[flat.NewChunk], missing: list[str],
             progress: bool) -> dict[str, NDArray[np.float32]]:
-    """The unit vectors of ``missing`` (texts), in batches of ``INDEX_BATCH``, with a
-    progress bar over the folder's chunks (``new``) when ``progress``."""
+    """The unit vectors of ``missing`` (the texts the index lacks, in the folder's
+    order), in batches of ``INDEX_BATCH``, with a progress bar over them when
+    ``progress``."""
     encoded: dict[str, NDArray[np.float32]] = {}
-    with _progress_bar(new, progress) as done:
-        todo = set(missing)
-        batch: list[str] = []
-        for i, chunk in enumerate(new):
-            if chunk.text in todo:
-                batch.append(chunk.text)
-                todo.discard(chunk.text)
-            if len(batch) == INDEX_BATCH or i == len(new) - 1:
-                if batch:
-                    vectors = np.asarray(embeddings.embed_documents(batch), dtype=np.float32)
-                    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-                    vectors /= np.where(norms > 0, norms, 1)
-                    encoded.update(zip(batch, vectors, strict=True))
-                    batch = []
-                done(i + 1)
+    with _progress_bar(new, missing, progress) as done:
+        for start in range(0, len(missing), INDEX_BATCH):
+            batch = missing[start:start + INDEX_BATCH]
+            vectors = np.asarray(embeddings.embed_documents(batch), dtype=np.float32)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors /= np.where(norms > 0, norms, 1)
+            encoded.update(zip(batch, vectors, strict=True))
+            done(start + len(batch))
     return encoded
 
 
 @contextmanager
-def _progress_bar(chunks: list[flat.NewChunk], show: bool) -> Iterator[Callable[[int], None]]:
-    """``done(n)``: the first ``n`` chunks are indexed (a tqdm bar when ``show``: chunks
-    per second and files done)."""
+def _progress_bar(chunks: list[flat.NewChunk], missing: list[str], show: bool
+                  ) -> Iterator[Callable[[int], None]]:
+    """``done(n)``: the first ``n`` texts of ``missing`` are embedded (a tqdm bar when
+    ``show``). The bar counts only the texts to embed, so its rate is chunks embedded
+    per second (chunks the index holds cost nothing and are not counted), and the files
+    done of those with a text to embed (a file is done with its last such text)."""
     if not show:
         yield lambda n: None
         return
     from tqdm import tqdm
 
-    files = len({c.file for c in chunks})
-    bar = tqdm(total=len(chunks), unit="chunk", desc="indexing", dynamic_ncols=True)
-    done_files: set[str] = set()
+    position = {text: i for i, text in enumerate(missing)}
+    last: dict[str, int] = {}  # file -> the position of its last text to embed
+    for chunk in chunks:
+        at = position.get(chunk.text)
+        if at is not None:
+            last[chunk.file] = max(last.get(chunk.file, -1), at)
+    ends = sorted(last.values())
+    bar = tqdm(total=len(missing), unit="chunk", desc="embedding", dynamic_ncols=True)
 
     def done(upto: int) -> None:
-        for chunk in chunks[bar.n:upto]:
-            done_files.add(chunk.file)
-        bar.set_postfix_str(f"{len(done_files)}/{files} files", refresh=False)
+        files = sum(end < upto for end in ends)
+        bar.set_postfix_str(f"{files}/{len(ends)} files", refresh=False)
         bar.update(upto - bar.n)
 
     try:
@@ -577,7 +578,7 @@ def _progress_bar(chunks: list[flat.NewChunk], show: bool) -> Iterator[Callable[
 
 class IndexUnfinished(UserWarning):
     """The last ``vrsd index`` of the index was interrupted, or is still running: a search
-    reads the index as it was before it."""
+    reads the index as it was before that run started."""
 
 
 def open_index(index_dir: str | os.PathLike[str] | None = None) -> flat.FlatIndex:

@@ -95,10 +95,14 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
     plain top-k would have returned that the method held back beside the result they
     are attached to, with the relation when the entry has one. User text is ``safe``."""
     infos = [doc.metadata.get("vrsd", {}) for doc in docs]
-    if any("lexical" in info for info in infos):
+    fused = any("lexical" in info for info in infos)
+    ranked_by = "relevance" if fused else "cosine"  # the order a held-back "#n" is in
+    if fused:
         relevance = ("relevance: the fused score the default ranked by, z(z(cosine) + z(BM25 "
                      "of the words)), each z within the fetched pool (0 its mean, 1 one "
-                     "standard deviation above); cosine: the vectors' cosine to the question")
+                     "standard deviation above); cosine: the vectors' cosine to the question; "
+                     "a held-back '#n' is its place in top-k by this relevance, not in "
+                     "--method similarity's cosine order")
     else:
         relevance = "relevance: cosine to the question"
     held_back = [entry for info in infos for entry in info.get("held_back", ())]
@@ -112,7 +116,7 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
         lines.append(f"{len(docs)} results of the {k} asked: every other candidate repeats one "
                      "of these (--fill-with-copies returns copies too)")
     if held_back:
-        lines.append(f"held back from top-{top}: {_held_back_count(held_back)}")
+        lines.append(f"held back from top-{top} by {ranked_by}: {_held_back_count(held_back)}")
     lines.append("")
     for i, (doc, info) in enumerate(zip(docs, infos, strict=True), 1):
         rel = info.get("relevance")
@@ -131,7 +135,7 @@ def format_hits(query: str, docs: list[Document], *, method: str, k: int, fetch_
         lines += textwrap.wrap(body, width=width, initial_indent="   ", subsequent_indent="   ",
                                max_lines=4, placeholder=" ...")
         lines += link_lines(info, "   ", width)
-        lines += _held_back_lines(info.get("held_back", ()), width)
+        lines += _held_back_lines(info.get("held_back", ()), width, ranked_by)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -174,16 +178,18 @@ def _held_back_count(held: list[Any]) -> str:
     return f"{len(held)}" + (f" ({', '.join(parts)})" if parts else "")
 
 
-def _held_back_lines(held: Any, width: int) -> list[str]:
-    """One line per held-back entry: a dict (source, rank, relation, excerpt), or a bare
-    id (held back, no relation given). The excerpt is ``fit`` into what the line has left
-    (on a line of its own when that is too little), always between both quotes."""
+def _held_back_lines(held: Any, width: int, ranked_by: str = "relevance") -> list[str]:
+    """One line per held-back entry: a dict (source, rank in top-k by ``ranked_by``,
+    relation, excerpt), or a bare id (held back, no relation given). The excerpt is
+    ``fit`` into what the line has left (on a line of its own when that is too little),
+    always between both quotes."""
     ids = [safe(entry, one_line=True) for entry in held if not isinstance(entry, dict)]
     lines = [f"   - held back: {', '.join(ids)}"] if ids else []
     for entry in (e for e in held if isinstance(e, dict)):
         where = safe(entry.get("source") or entry.get("id") or "?", one_line=True)
         rank = entry.get("rank")
-        line = f"   - held back {where}" + (f" (top-k #{rank})" if isinstance(rank, int) else "")
+        line = f"   - held back {where}" + (f" (#{rank} by {ranked_by})"
+                                               if isinstance(rank, int) else "")
         relation = entry.get("relation")
         if relation:
             line += f": {safe(_RELATIONS.get(relation, relation), one_line=True)}"

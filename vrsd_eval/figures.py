@@ -421,6 +421,28 @@ def indexing(results_dir: str | Path = RESULTS_DIR) -> str:
     return "\n".join(lines)
 
 
+def indexing_startup(results_dir: str | Path = RESULTS_DIR) -> str:
+    """``vrsd index`` of a fresh folder against the model's raw encoding, start-up
+    included, each run a new process."""
+    data = read_json("indexing_startup.json", results_dir)
+    runs = list(data["seconds"])
+    rounds = len(data["seconds"][runs[0]])
+    lines = [f"Measured with `.venv/bin/python {data['command']}`: {data['files']} files of "
+             f"one passage each; wall-clock from the process's start to its exit, on "
+             f"{data['cpus']} CPUs shared with other work (the load average before each run "
+             "beside it).", "",
+             "| run | " + " | ".join(f"round {r + 1}: seconds (load)" for r in range(rounds))
+             + " |", "|---|" + "---:|" * rounds]
+    lines += [f"| {name} | " + " | ".join(
+        f"{seconds:.1f} ({load:.1f})" for seconds, load in
+        zip(data["seconds"][name], data["loads"][name], strict=True)) + " |" for name in runs]
+    lines += ["", "| vrsd index against the raw encoding | per round | median |",
+              "|---|---|---:|"]
+    lines += [f"| {name}, same texts | " + ", ".join(f"{r:.2f}×" for r in ratios)
+              + f" | {data['median'][name]:.2f}× |" for name, ratios in data["ratios"].items()]
+    return "\n".join(lines)
+
+
 def index_search(results_dir: str | Path = RESULTS_DIR) -> str:
     """docs/cli.md: ``vrsd index``'s store by its size: one changed file re-indexed, the
     disk, a new question, a search on one core."""
@@ -623,6 +645,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "speed batch": speed_batch,
     "speed words": speed_words,
     "indexing": indexing,
+    "indexing startup": indexing_startup,
     "index search": index_search,
     "crowding calibration": crowding_calibration,
     "cli startup": cli_startup,

@@ -19,11 +19,12 @@ class LazyEmbeddings(Embeddings):
     Behind the cache, a command whose texts are all cached (re-indexing unchanged
     files, a repeated search) never imports torch nor loads the weights; and the
     same chunk in many files (licences, boilerplate) is encoded once per batch.
-    A query for the bundled model (``model`` None) is encoded by
-    ``vrsd_kit.numpy_encoder`` (the same vectors, without torch: ``vrsd search``'s
-    new question); if that cannot run, by the model, after one warning saying why.
-    Many questions at once (``warm_query_cache``, ``vrsd inspect``) go to the model in
-    batches (``queries_as_documents``).
+    For the bundled model (``model`` None), documents and queries are encoded by
+    ``vrsd_kit.numpy_encoder``: the same vectors without importing torch (``vrsd
+    search``'s new question, ``vrsd index``'s chunks: on a busy 2-core machine it
+    encodes faster than sentence-transformers, docs/speed.md); if it cannot run, by the
+    model, after one warning saying why. Many questions at once (``warm_query_cache``,
+    ``vrsd inspect``) are encoded as documents, in batches (``queries_as_documents``).
     """
 
     def __init__(self, model: str | None = None) -> None:
@@ -42,11 +43,18 @@ class LazyEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         distinct = list(dict.fromkeys(texts))
-        vectors = dict(zip(distinct, self.loaded.embed_documents(distinct), strict=True))
+        if not distinct:
+            return []
+        encoder = _numpy_encoder() if self.model is None else None
+        if encoder is not None:
+            found = encoder.embed(distinct, batch_size=DOCUMENT_BATCH).tolist()
+        else:
+            found = self.loaded.embed_documents(distinct)
+        vectors = dict(zip(distinct, found, strict=True))
         return [vectors[text] for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        encoder = _query_encoder() if self.model is None else None
+        encoder = _numpy_encoder() if self.model is None else None
         if encoder is not None:
             return [float(x) for x in encoder.embed([text])[0]]
         return self.loaded.embed_query(text)
@@ -58,12 +66,17 @@ class LazyEmbeddings(Embeddings):
         return self.embed_query(text)
 
 
+DOCUMENT_BATCH = 8
+"""Texts per forward pass of the numpy encoder on documents (in order of length, so
+little padding), on one BLAS thread (``NumpyEncoder.embed``)."""
+
+
 @lru_cache(maxsize=1)
-def _query_encoder() -> NumpyEncoder | None:
+def _numpy_encoder() -> NumpyEncoder | None:
     """The bundled model's numpy encoder, or None after one warning naming why not."""
     try:
         return bundled_numpy_encoder()
     except (ImportError, UnsupportedModel) as exc:
-        warnings.warn(f"the question is encoded with torch (slower to start), as the numpy "
+        warnings.warn(f"texts are encoded with torch (slower to start), as the numpy "
                       f"encoder cannot run: {exc}", RuntimeWarning, stacklevel=3)
         return None

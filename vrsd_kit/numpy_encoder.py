@@ -1,8 +1,9 @@
-"""The bundled all-MiniLM-L6-v2 run in numpy: a question's vector without torch.
+"""The bundled all-MiniLM-L6-v2 run in numpy: its vectors without torch.
 
-``vrsd search`` embeds one question. Through sentence-transformers that means
-importing torch and transformers and loading the model, several seconds before
-the first vector; the encoder itself is six small BERT layers. ``NumpyEncoder``
+``vrsd search`` embeds one question, ``vrsd index`` a folder's chunks. Through
+sentence-transformers that means importing torch and transformers and loading the
+model, several seconds before the first vector; the encoder itself is six small BERT
+layers. ``NumpyEncoder``
 runs the same forward pass in numpy on the model's own files: the weights read
 from ``model.safetensors`` (``safetensors``), the text tokenized with the
 model's ``tokenizer.json`` (``tokenizers``), truncated at the model's
@@ -10,8 +11,11 @@ model's ``tokenizer.json`` (``tokenizers``), truncated at the model's
 vectors equal sentence-transformers' to float32 rounding (tested on texts past
 the token limit too); nothing is exported or cached.
 
-It runs one text at a time (no padding) on one BLAS thread: for a question or a
-few, that is milliseconds; documents in bulk stay with sentence-transformers.
+A question runs alone (no padding) on one BLAS thread: milliseconds. Documents in
+bulk run in batches of texts of about the same length, the padding masked out (each
+text's vector is the one it gets alone), on one BLAS thread too: on a shared 2-core
+machine that encodes faster than sentence-transformers, whose threads wait on each
+other (``benchmarks/indexing.py --passages``).
 A model folder whose files describe anything else (another architecture,
 activation, pooling) is refused with ``UnsupportedModel`` naming what differs.
 """
@@ -109,41 +113,64 @@ class NumpyEncoder:
                 names += [f"encoder.layer.{i}.{part}.weight", f"encoder.layer.{i}.{part}.bias"]
         return names
 
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """One unit vector per text, shape ``(len(texts), dimension)``, float32."""
+    def embed(self, texts: Sequence[str], *, batch_size: int = 1,
+              threads: int | None = 1) -> NDArray[np.float32]:
+        """One unit vector per text, shape ``(len(texts), dimension)``, float32.
+
+        Args:
+            batch_size: texts per forward pass. 1 (a question or a few): each text alone,
+                no padding. More (documents in bulk): the texts in order of length, each
+                batch padded to its longest, the padding masked out of the attention and
+                the mean, so every vector is the one the text gets alone.
+            threads: BLAS threads (None: the library's default). One for a question: BLAS
+                threads spinning on a busy 2-core machine cost 50x on one short text.
+        """
         import numpy as np
         from threadpoolctl import threadpool_limits
 
+        if batch_size < 1:
+            raise ValueError(f"batch_size: expected a whole number >= 1, got {batch_size!r}")
+        ids = [encoding.ids for encoding in self.tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(ids)), key=lambda row: len(ids[row]))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        # one thread: BLAS threads spinning on a busy 2-core machine cost 50x on a question
-        with threadpool_limits(limits=1, user_api="blas"):
-            for row, text in enumerate(texts):
-                hidden = self._forward(np.asarray(self.tokenizer.encode(text).ids))
-                pooled = hidden.mean(axis=0)
-                out[row] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        with threadpool_limits(limits=threads, user_api="blas"):
+            for start in range(0, len(order), batch_size):
+                rows = order[start:start + batch_size]
+                longest = max(len(ids[row]) for row in rows)
+                batch = np.zeros((len(rows), longest), dtype=np.int64)
+                mask = np.zeros((len(rows), longest), dtype=np.float32)
+                for i, row in enumerate(rows):
+                    batch[i, :len(ids[row])] = ids[row]
+                    mask[i, :len(ids[row])] = 1
+                hidden = self._forward(batch, mask)
+                pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1)[:, None]
+                norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+                out[rows] = pooled / np.maximum(norms, 1e-12)
         return out
 
-    def _forward(self, ids: NDArray[Any]) -> NDArray[np.float32]:
-        """BERT's last hidden state for one sequence (no padding, so no mask)."""
+    def _forward(self, ids: NDArray[Any], mask: NDArray[np.float32]) -> NDArray[np.float32]:
+        """BERT's last hidden states for a batch of sequences ``ids`` (B, n), padded where
+        ``mask`` is 0: a padded position is never attended to."""
         import numpy as np
 
         w = self.weights
-        n = len(ids)
+        count, n = ids.shape
         x = (w["embeddings.word_embeddings.weight"][ids]
              + w["embeddings.position_embeddings.weight"][:n]
              + w["embeddings.token_type_embeddings.weight"][0])
         x = self._norm(x, "embeddings.LayerNorm")
-        size = x.shape[1] // self.heads
+        size = x.shape[-1] // self.heads
         scale = np.float32(1 / math.sqrt(size))
+        padding = ((mask - 1) * np.float32(1e9))[:, None, None, :]  # (B, 1, 1, n)
         for i in range(self.layers):
             at = f"encoder.layer.{i}."
             q, k, v = (self._linear(x, at + "attention.self." + part)
-                       .reshape(n, self.heads, size).transpose(1, 0, 2)
+                       .reshape(count, n, self.heads, size).transpose(0, 2, 1, 3)
                        for part in ("query", "key", "value"))
-            scores = (q @ k.transpose(0, 2, 1)) * scale
+            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + padding
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
-            attended = (scores @ v).transpose(1, 0, 2).reshape(n, -1)
+            attended = (scores @ v).transpose(0, 2, 1, 3).reshape(count, n, -1)
             x = self._norm(self._linear(attended, at + "attention.output.dense") + x,
                            at + "attention.output.LayerNorm")
             inner = _gelu(self._linear(x, at + "intermediate.dense"))

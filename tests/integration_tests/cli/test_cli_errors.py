@@ -40,8 +40,9 @@ def forbid_work(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(("args", "hidden", "names", "extra"), [
-    (["index", "notes"], "langchain_text_splitters", "langchain-text-splitters", "cli"),
-    (["search", "what?"], "filelock", "filelock", "cli"),
+    (["index", "notes"], "langchain_text_splitters", "langchain-text-splitters", "demo"),
+    (["search", "what?"], "filelock", "filelock", "demo"),
+    (["inspect"], "tqdm", "tqdm", "demo"),
     (["eval", "evidence"], "pyversity", "pyversity", "eval"),
     (["eval", "paper"], "matplotlib", "matplotlib", "eval"),
     (["eval", "paper", "--store", "faiss"], "faiss", "faiss-cpu", "eval"),
@@ -79,7 +80,7 @@ def test_the_extra_each_message_names_holds_what_the_command_checks():
     for command, needs in cli.NEEDS.items():
         holds = distributions({cli.EXTRA.get(command, "cli")})
         wanted = {*needs.values(), *cli._BUNDLED_MODEL.values(), "faiss-cpu"} - (
-            {"faiss-cpu"} if command in ("demo", "index", "search") else set())
+            {"faiss-cpu"} if command in ("demo", "index", "search", "inspect") else set())
         assert wanted <= holds, (command, sorted(wanted - holds))
     models = {dist for g in geometries(["all", "some/sentence-transformer"])
               for _, dist in g.needs}
@@ -96,7 +97,7 @@ def test_a_module_missing_deeper_down_is_one_line_naming_the_extra(vrsd, monkeyp
     run = vrsd("index", tmp_path)
     assert run.code == 2
     line = one_line(run.err)
-    assert "No module named 'langchain_chroma'" in line and "pip install 'vrsd[cli]'" in line
+    assert "No module named 'langchain_chroma'" in line and "pip install 'vrsd[demo]'" in line
 
 
 def test_an_unexpected_error_is_one_line_too_and_vrsd_debug_shows_the_traceback(
@@ -155,3 +156,15 @@ def test_a_module_missing_in_the_evaluation_names_the_eval_extra(vrsd, monkeypat
     line = one_line(run.err)
     assert line.startswith("vrsd eval: error: No module named 'langchain_text_splitters'")
     assert "pip install 'vrsd[eval]'" in line
+
+
+def test_a_checkout_is_told_the_editable_install(monkeypatch):
+    """vrsd is not on PyPI: an editable install is told the command that keeps it
+    editable, for this interpreter; any other install the extra's name."""
+    monkeypatch.setattr(cli, "_editable_checkout", lambda: "/src/my vrsd")
+    hint = cli.install_hint("demo")
+    assert hint.startswith("pip install 'vrsd[demo]' (this checkout: ")
+    assert " -m pip install -e '/src/my vrsd[demo]')" in hint
+    monkeypatch.setattr(cli, "_editable_checkout", lambda: None)
+    assert cli.install_hint("eval") == ("pip install 'vrsd[eval]' (torch first: see the "
+                                        "README's Install)")

@@ -273,3 +273,38 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == ["vrsd: interrupted"]
+
+
+# ----------------------------------------------------------------- whole sentences
+
+
+def test_the_warning_while_an_index_runs_says_a_whole_thing(vrsd, tmp_path):
+    """A search while ``vrsd index`` writes reads the index as it was: the warning says
+    so to its end (it read "...; this is the index as it was before it")."""
+    from vrsd_cli import flat_index
+    from vrsd_cli.indexing import HASHING_TEST_MODEL
+
+    docs = write(tmp_path / "docs", {"a.md": "A note on kettles and tea."})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, "--model", HASHING_TEST_MODEL).code == 0
+    with flat_index.writing(index_dir, docs):  # as a running 'vrsd index' holds it
+        run = vrsd("search", "kettle", "--index-dir", index_dir, "--method", "similarity")
+    assert run.code == 0, run.err
+    warning = next(line for line in run.err.splitlines() if "warning:" in line)
+    assert warning.startswith(f"vrsd search: warning: 'vrsd index {docs}' is running (pid ")
+    assert warning.endswith("; this reads the index as it was before that run started")
+
+
+def test_search_and_inspect_help_name_the_default_method(vrsd):
+    """--help names the default (it said "vrsd_core.DEFAULT_METHOD"), and search's says
+    which ranking a held-back rank is in."""
+    from vrsd_core import DEFAULT_METHOD
+
+    for command in ("search", "inspect"):
+        run = vrsd(command, "--help")
+        flat = " ".join(run.out.split())
+        assert run.code == 0 and "DEFAULT_METHOD" not in flat, flat
+        assert f"{DEFAULT_METHOD}" in flat
+    flat = " ".join(vrsd("search", "--help").out.split())
+    assert f"(default: {DEFAULT_METHOD}, the recommendation)" in flat
+    assert "held back from plain top-k by the same relevance" in flat

@@ -176,7 +176,8 @@ def test_search_says_its_method_and_what_it_held_back(vrsd, tmp_path):
                         f"only {held} chunks)")
     assert lines[2].startswith("relevance: the fused score the default ranked by, "
                                "z(z(cosine) + z(BM25")
-    assert "held back from top-3: " in run.out and "   - held back" in run.out  # the copies
+    assert "held back from top-3 by relevance: " in run.out  # the copies
+    assert "   - held back" in run.out
     assert (as_json["method"], as_json["options"], as_json["method_label"]) == (
         "complement", {}, "complement (the default)")
     assert (as_json["k"], as_json["fetch_k"], as_json["kept"], as_json["fetched"]) == (
@@ -201,7 +202,7 @@ def test_search_returns_fewer_than_k_rather_than_copies_and_says_so(vrsd, tmp_pa
     assert run.code == 0, run.err
     assert run.out.startswith("3 results")  # three chunks, each in two files
     assert "3 results of the 5 asked: every other candidate repeats one of these" in run.out
-    assert "held back from top-5: 2 (2 restates)" in run.out  # top-5 held two copies
+    assert "held back from top-5 by relevance: 2 (2 restates)" in run.out  # top-5 held two copies
     assert run.out.count("restates this") == 2
     results = json.loads(vrsd(*ask, "--json").out)["results"]
     assert {r["metadata"]["vrsd"]["stopped"] for r in results} == {"restatements"}
@@ -223,10 +224,16 @@ def test_held_back_entries_print_their_source_rank_relation_and_excerpt():
         "vrsd": {"rank": 0, "relevance": 1.2, "cosine": 0.8, "lexical": 3.0, "held_back": held}})
     out = format_hits("caffeine?", [doc], method="complement (the default)", k=1, fetch_k=20,
                       fetched=20)
-    assert "held back from top-1: 2 (1 restates, 1 made room for)" in out
-    assert ('   - held back copy.txt (top-k #1): restates this: '
+    assert "held back from top-1 by relevance: 2 (1 restates, 1 made room for)" in out
+    assert ('   - held back copy.txt (#1 by relevance): restates this: '
             '"Caffeine has a half-life"') in out
-    assert '   - held back ? (top-k #3): made room for this: "Decaf still has some"' in out
+    assert '   - held back ? (#3 by relevance): made room for this: "Decaf still has some"' in out
+    by_cosine = Document(page_content=doc.page_content, metadata={
+        **doc.metadata, "vrsd": {"rank": 0, "relevance": 0.8, "held_back": held}})
+    out = format_hits("caffeine?", [by_cosine], method="complement (the default, vectors "
+                      "only)", k=1, fetch_k=20, fetched=20)  # a rank by the cosine says so
+    assert "held back from top-1 by cosine: 2" in out
+    assert "   - held back copy.txt (#1 by cosine): restates this" in out
     old = Document(page_content="x", metadata={"vrsd": {"rank": 0, "relevance": 0.5,
                                                         "held_back": ["id-1", 7]}})
     assert "   - held back: id-1, 7" in format_hits("q", [old], method="m", k=1, fetch_k=4,

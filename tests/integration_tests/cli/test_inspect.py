@@ -663,5 +663,26 @@ def test_vrsd_inspect_without_its_dependencies_names_the_extra(vrsd, monkeypatch
     run = vrsd("inspect")
     assert run.code == 2 and run.err.count("\n") == 1
     assert run.err.startswith("vrsd inspect: error: inspect needs matplotlib (not installed): "
-                              "pip install 'vrsd[cli]'")
+                              "pip install 'vrsd[demo]'")
     assert not list(tmp_path.iterdir())  # nothing was written
+
+
+def test_vrsd_inspect_no_html_needs_no_plotting_library(vrsd, monkeypatch, index_dir,
+                                                         tmp_path):
+    """``--no-html`` draws no figure: it runs where matplotlib is not installed (hidden
+    from the dependency check and from ``import``)."""
+    import importlib.util
+    import sys
+
+    from vrsd_cli import cli
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else find_spec(name, *a))
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    monkeypatch.chdir(tmp_path)
+    run = vrsd("inspect", "--index-dir", index_dir, "--sample", "10", "--no-html")
+    assert run.code == 0, run.err
+    assert "crowding rate" in run.out and not list(tmp_path.iterdir())

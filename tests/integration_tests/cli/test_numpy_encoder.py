@@ -139,22 +139,25 @@ def no_numpy_encoder(monkeypatch):
     def missing() -> NumpyEncoder:
         raise ImportError("No module named 'tokenizers'")
 
-    lazy_embeddings._query_encoder.cache_clear()
+    lazy_embeddings._numpy_encoder.cache_clear()
     monkeypatch.setattr(lazy_embeddings, "bundled_numpy_encoder", missing)
     yield
-    lazy_embeddings._query_encoder.cache_clear()
+    lazy_embeddings._numpy_encoder.cache_clear()
 
 
 def test_without_the_numpy_encoder_the_search_says_why_once_and_uses_the_model(
         vrsd, tmp_path, no_numpy_encoder):
     docs = write(tmp_path / "docs", {"README": "Kettles boil water.", "notes.md": "# Tea"})
     index = ["--index-dir", tmp_path / "index"]
-    assert vrsd("index", docs, *index).code == 0
+    indexed = vrsd("index", docs, *index)
+    assert indexed.code == 0
+    why = ("warning: texts are encoded with torch (slower to start), as the numpy encoder "
+           "cannot run: No module named 'tokenizers'\n")
+    assert indexed.err == f"vrsd index: {why}"
+    lazy_embeddings._numpy_encoder.cache_clear()  # a new process
     first = vrsd("search", "how fast does a kettle boil?", *index, "--json")
     assert first.code == 0, first.err
-    assert first.err == ("vrsd search: warning: the question is encoded with torch (slower to "
-                         "start), as the numpy encoder cannot run: No module named "
-                         "'tokenizers'\n")
+    assert first.err == f"vrsd search: {why}"
     assert "Kettles boil water." in first.out
     second = vrsd("search", "and how fast does tea brew?", *index)
     assert second.code == 0 and second.err == ""  # once per process
@@ -165,26 +168,55 @@ def test_without_the_numpy_encoder_a_query_vector_is_the_models(no_numpy_encoder
         warnings.simplefilter("always")
         vector = lazy_embeddings.LazyEmbeddings().embed_query("kettle")
     assert [str(w.message).split(":")[0] for w in caught] == [
-        "the question is encoded with torch (slower to start), as the numpy encoder cannot run"]
+        "texts are encoded with torch (slower to start), as the numpy encoder cannot run"]
     np.testing.assert_allclose(vector, base_embeddings().embed_query("kettle"), atol=1e-7)
 
 
-def test_many_questions_at_once_go_to_the_model_in_batches(tmp_path, monkeypatch, encoder):
-    """``vrsd inspect`` warms the query cache with many questions: one batched call of
-    the model (as before), not one numpy encoding each; a single question after that
-    is read from the cache, and a new one goes to the numpy encoder."""
-    from tests.helpers.spies import SpyEmbeddings
+def test_many_questions_at_once_are_encoded_in_batches_without_the_model(
+        tmp_path, monkeypatch, encoder):
+    """``vrsd inspect`` warms the query cache with many questions: encoded as documents,
+    in batches, by the numpy encoder (the model is never loaded); a single question
+    after that is read from the cache, and a new one goes to the numpy encoder."""
     from vrsd_cli.indexing import index_embeddings
     from vrsd_langchain.embeddings import warm_query_cache
 
-    spy = SpyEmbeddings(base_embeddings())
-    monkeypatch.setattr(lazy_embeddings, "base_embeddings", lambda model=None: spy)
+    def no_model(model=None):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(lazy_embeddings, "base_embeddings", no_model)
     embeddings = index_embeddings(None, tmp_path)
     questions = ["how fast does a kettle boil?", "what is tea?", "why is the sky blue?"]
     assert warm_query_cache(embeddings, questions) == 3
-    assert (spy.document_calls, spy.counts) == (1, (0, 3))
     cached = embeddings.embed_query(questions[1])
     new = embeddings.embed_query("a question not warmed")
-    assert spy.counts == (0, 3)  # neither went to the model
     np.testing.assert_allclose(cached, encoder.embed([questions[1]])[0], atol=1e-5)
     np.testing.assert_allclose(new, encoder.embed(["a question not warmed"])[0], atol=1e-7)
+
+
+@pytest.mark.parametrize("batch_size", [2, 8, 32])
+def test_batches_give_each_text_the_vector_it_gets_alone(encoder, batch_size):
+    """Padded batches (texts of every length, the longest past the limit): the padding
+    is masked out, so a text's vector is the one it gets alone and the model's."""
+    alone = encoder.embed(TEXTS)
+    batched = encoder.embed(TEXTS, batch_size=batch_size)
+    np.testing.assert_allclose(batched, alone, atol=1e-6, rtol=0)
+    theirs = np.asarray(base_embeddings().embed_documents(TEXTS), dtype=np.float64)
+    np.testing.assert_allclose(batched, theirs, atol=1e-5, rtol=0)
+    assert encoder.embed([], batch_size=batch_size).shape == (0, 384)
+    with pytest.raises(ValueError, match="^batch_size: expected a whole number >= 1"):
+        encoder.embed(TEXTS, batch_size=0)
+
+
+def test_documents_of_the_bundled_model_are_encoded_without_loading_it(monkeypatch):
+    """``vrsd index``'s chunks: the numpy encoder's vectors, the model's within 1e-5, and
+    torch's model never loaded (a text twice in a call encoded once)."""
+
+    def no_model(model=None):
+        raise AssertionError("the model was loaded")
+
+    texts = [*TEXTS[:12], TEXTS[0]]
+    theirs = np.asarray(base_embeddings().embed_documents(texts), dtype=np.float64)
+    monkeypatch.setattr(lazy_embeddings, "base_embeddings", no_model)
+    ours = np.asarray(lazy_embeddings.LazyEmbeddings().embed_documents(texts))
+    np.testing.assert_allclose(ours, theirs, atol=1e-5, rtol=0)
+    assert lazy_embeddings.LazyEmbeddings().embed_documents([]) == []

@@ -46,7 +46,7 @@ def installed_by(line: str) -> set[str]:
             wanted = {e.strip() for e in extra[1].split(",")}
             assert wanted <= set(extras()), f"unknown extra in {line!r}"
             names |= distributions(wanted)
-        elif arg != ".":
+        elif arg != "." and not arg.startswith("-"):  # (-e: editable)
             names.add(re.split(r"[\[<>=!; ]", arg, maxsplit=1)[0].lower())
     return names
 
@@ -105,8 +105,8 @@ def test_the_docs_give_the_examples_lines():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.search(r"\| `haystack-embeddings` \|.*examples/haystack_pipeline\.py", readme)
     for example in ("langchain_rag.py", "compare_methods.py"):
-        assert install_line(ROOT / "examples" / example) == '".[langchain-embeddings]"'
-    assert 'pip install ".[langchain-embeddings]"' in readme  # the LangChain quick start
+        assert install_line(ROOT / "examples" / example) == '-e ".[langchain-embeddings]"'
+    assert 'pip install -e ".[langchain-embeddings]"' in readme  # the LangChain quick start
 
 
 @pytest.mark.slow
