@@ -134,6 +134,6 @@ def test_the_command_says_which_extra_a_subcommand_needs(fresh, tmp_path, args, 
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    extra = {"demo": "demo", "eval": "eval"}.get(args[0], "cli")
+    extra = {"eval": "eval"}.get(args[0], "demo")  # the README's Try it commands: demo
     assert needs in lines[0] and f"pip install 'vrsd[{extra}]'" in lines[0], lines[0]
     assert not (tmp_path / ".vrsd").exists()
