@@ -56,8 +56,9 @@ def test_a_query_in_one_form_finds_a_passage_in_another(language: str, forms: li
                                                         ) -> None:
     texts = [f"x y {forms[-1]} z", "x y z w", "w w w"]
     scores = bm25(forms[0], texts, language=language)
-    assert scores[0] > 0 and scores[1] == scores[2] == 0
-    assert bm25(forms[0], texts).tolist() == [0.0, 0.0, 0.0]  # as written, they never meet
+    assert scores[0] > 0 and scores[1:].tolist() == pytest.approx([0.0, 0.0], abs=1e-12)
+    # as written, they never meet
+    assert bm25(forms[0], texts).tolist() == pytest.approx([0.0, 0.0, 0.0], abs=1e-12)
     weighted = bm25({forms[0].casefold(): 2.0}, texts, language=language)  # a weighted query
     assert weighted[0] > scores[0] > 0
 
