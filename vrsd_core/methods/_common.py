@@ -32,6 +32,8 @@ def pick_counts(prep: Prepared, k: int) -> np.ndarray:
     with a per-group cap, min(k, how many the cap allows) (``feasible_counts``)."""
     if prep.feasible is not None:
         return np.minimum(max(k, 0), prep.feasible)
+    if prep.all_real:
+        return np.full(prep.batch, min(max(k, 0), prep.n))
     return np.minimum(max(k, 0), prep.valid.sum(axis=1))
 
 
@@ -103,8 +105,9 @@ def first_best(scores: np.ndarray, rtol: float, pick: int | None = None) -> int:
     if pick:
         best = float(scores[pick])
         ties = scores[:pick] >= max(best - rtol * max(1.0, abs(best)), LOWEST)
-        if ties.any():
-            return int(ties.argmax())
+        first = int(ties.argmax())  # 0 when nothing before the pick ties
+        if ties[first]:
+            return first
     return pick
 
 

@@ -110,8 +110,12 @@ def greedy_map(one: Prepared, count: int, quality: np.ndarray, reweigh: Reweigh 
             continue
         column = one.similarity.to_one(0, pick)  # S[:, p]: the one product
         length = math.sqrt(max(pick_residual, numerical_zero / pick_weight))
-        update = (column - factor[:t, pick] @ factor[:t]) / length
-        factor[t] = update
+        update = factor[t]  # e = (S[:, p] - C^T c_p) / sqrt(r_p), written in place
+        if t:
+            np.subtract(column, factor[:t, pick] @ factor[:t], out=update)
+            update /= length
+        else:
+            np.divide(column, length, out=update)
         residual -= update * update
         if reweigh is not None:
             raised = reweigh.after_pick(t, pick, column)

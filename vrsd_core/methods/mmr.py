@@ -28,8 +28,12 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
 
     def run(one: Prepared, b: int) -> Picked:
         rel, room = one.rel[0], Room(one)
-        relevance = np.where(room.open, lam * rel, -np.inf)  # -inf: picked or shut out
-        score = np.where(room.open, rel, -np.inf)  # the first pick: the most relevant
+        if room.tracker is None and one.all_real:  # every candidate open
+            relevance, score = lam * rel, rel
+        else:
+            relevance = np.where(room.open, lam * rel, -np.inf)  # -inf: picked or shut out
+            score = np.where(room.open, rel, -np.inf)  # the first pick: the most relevant
+        penalty = 1.0 - lam
         max_similarity = None  # to the picks so far
         picks: list[int] = []
         gains: list[float] = []
@@ -38,7 +42,7 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
             if room.tracker is not None and not room.open.any():  # the cap or budget ran out
                 break
             if max_similarity is not None:
-                score = relevance - (1.0 - lam) * max_similarity
+                score = relevance - penalty * max_similarity
             pick = first_best(score, one.tie_rtol)
             picks.append(pick)
             gains.append(lam * rel[pick] if t == 0 else float(score[pick]))
@@ -47,9 +51,11 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
                 relevance[closed] = -np.inf
             if t == count - 1:
                 break
-            similarity = one.similarity.to_one(0, pick)
-            max_similarity = similarity if max_similarity is None else np.maximum(
-                max_similarity, similarity)
+            similarity = one.similarity.to_one(0, pick)  # a new array: ours to update
+            if max_similarity is None:
+                max_similarity = similarity
+            else:
+                np.maximum(max_similarity, similarity, out=max_similarity)
         return Picked(np.array(picks, dtype=np.int64), np.array(gains))
 
     return per_query(prep, run)

@@ -31,12 +31,13 @@ def _neighbours_tie(top: np.ndarray, rtol: float) -> bool:
     """Whether a score of ``top`` (sorted, best first, finite but maybe the last) is within
     the tie margin (``_prepare.tie_margin``) of the one after it; scores past 1e300 in
     size (whose margin would overflow) count as tied."""
-    above = top[:-1]
-    if not len(above):
+    values = top.tolist()  # a few Python floats: the same float64 arithmetic, no array calls
+    if len(values) < 2:
         return False
-    if not (above[0] < 1e300 and above[-1] > -1e300):
+    if not (values[0] < 1e300 and values[-2] > -1e300):
         return True
-    return bool((top[1:] >= above - rtol * np.maximum(1.0, np.abs(above))).any())
+    return any(after >= score - rtol * max(1.0, abs(score))
+               for score, after in zip(values, values[1:]))
 
 
 def _one_by_one(one: Prepared, scores: np.ndarray, count: int) -> Picked:
