@@ -26,7 +26,7 @@ import functools
 import math
 import numbers
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
@@ -339,6 +339,15 @@ class Geometry:
         # the pick's scale rides in its e-vector (a Python float keeps float32 data float32)
         pick_vector = self.vectors[b, j] * float(self.scale[b, j])
         return (self.vectors[b] @ pick_vector) * self.scale[b]  # type: ignore[no-any-return]
+
+    def columns(self, b: int) -> Callable[[int], np.ndarray]:
+        """``to_one(b, j)`` as a function of j, query b's arrays bound once (for a loop
+        that takes one column per pick)."""
+        vectors, scale = self.vectors[b], self.scale[b]
+        if not self.normalize:
+            return lambda j: (vectors @ vectors[j]).astype(np.float64)
+        factors = scale.tolist()  # the same floats as float(scale[j])
+        return lambda j: (vectors @ (vectors[j] * factors[j])) * scale  # type: ignore[no-any-return]
 
     def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
         """Similarities among candidates ``idx`` of query b (small |idx|)."""
@@ -730,6 +739,8 @@ def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
         deviation = np.where(valid, x - mean, 0.0)
     spread = np.sqrt(row_dots(deviation)[..., None] / count)
     varies = spread > 1e-12 * np.maximum(1.0, np.abs(mean))
+    if varies.all():
+        return deviation / spread  # type: ignore[no-any-return]
     return np.where(varies, deviation / np.where(varies, spread, 1.0), 0.0)
 
 

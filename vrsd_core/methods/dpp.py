@@ -77,6 +77,7 @@ def greedy_map(one: Prepared, count: int, quality: np.ndarray, reweigh: Reweigh 
     gains: list[float] = []
     closed: list[int] = []
     exhausted, raised, filled = False, None, 0
+    similarity_to = one.similarity.columns(0)
     may_stop = room.tracker is not None or may_take is not None  # may run out of candidates
     for t in range(count):
         pick = -1
@@ -108,7 +109,7 @@ def greedy_map(one: Prepared, count: int, quality: np.ndarray, reweigh: Reweigh 
             residual[shut] = relevance[shut] = -np.inf
         if t == count - 1 or exhausted:
             continue
-        column = one.similarity.to_one(0, pick)  # S[:, p]: the one product
+        column = similarity_to(pick)  # S[:, p]: the one product
         length = math.sqrt(max(pick_residual, numerical_zero / pick_weight))
         update = factor[t]  # e = (S[:, p] - C^T c_p) / sqrt(r_p), written in place
         if t:
@@ -124,7 +125,8 @@ def greedy_map(one: Prepared, count: int, quality: np.ndarray, reweigh: Reweigh 
     if may_take is not None:
         info["closed"] = closed
     open_ = relevance > -np.inf
-    open_[closed] = True
+    if closed:
+        open_[closed] = True
     return Picked(np.array(picks, dtype=np.int64), np.array(gains), info), open_
 
 

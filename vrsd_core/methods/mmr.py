@@ -33,7 +33,7 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
         else:
             relevance = np.where(room.open, lam * rel, -np.inf)  # -inf: picked or shut out
             score = np.where(room.open, rel, -np.inf)  # the first pick: the most relevant
-        penalty = 1.0 - lam
+        penalty, similarity_to = 1.0 - lam, one.similarity.columns(0)
         max_similarity = None  # to the picks so far
         picks: list[int] = []
         gains: list[float] = []
@@ -51,7 +51,7 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
                 relevance[closed] = -np.inf
             if t == count - 1:
                 break
-            similarity = one.similarity.to_one(0, pick)  # a new array: ours to update
+            similarity = similarity_to(pick)  # a new array: ours to update
             if max_similarity is None:
                 max_similarity = similarity
             else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .._prepare import Prepared
@@ -37,7 +39,7 @@ def _neighbours_tie(top: np.ndarray, rtol: float) -> bool:
     if not (values[0] < 1e300 and values[-2] > -1e300):
         return True
     return any(after >= score - rtol * max(1.0, abs(score))
-               for score, after in zip(values, values[1:]))
+               for score, after in itertools.pairwise(values))
 
 
 def _one_by_one(one: Prepared, scores: np.ndarray, count: int) -> Picked:
