@@ -332,17 +332,11 @@ class Geometry:
             return products * self.scale  # type: ignore[no-any-return]
         return products.astype(np.float64, copy=False)
 
-    def to_one(self, b: int, j: int) -> np.ndarray:
-        """(n,) float64: similarity of query b's candidates with its candidate j."""
-        if not self.normalize:
-            return (self.vectors[b] @ self.vectors[b, j]).astype(np.float64)
-        # the pick's scale rides in its e-vector (a Python float keeps float32 data float32)
-        pick_vector = self.vectors[b, j] * float(self.scale[b, j])
-        return (self.vectors[b] @ pick_vector) * self.scale[b]  # type: ignore[no-any-return]
-
     def columns(self, b: int) -> Callable[[int], np.ndarray]:
-        """``to_one(b, j)`` as a function of j, query b's arrays bound once (for a loop
-        that takes one column per pick)."""
+        """j -> (n,) float64: similarity of query b's candidates with its candidate j (the
+        one n x e matrix-vector product a pick is allowed; the pick's scale rides in its
+        e-vector, a Python float keeping float32 data float32); query b's arrays bound
+        once, for a loop that takes one column per pick."""
         vectors, scale = self.vectors[b], self.scale[b]
         if not self.normalize:
             return lambda j: (vectors @ vectors[j]).astype(np.float64)

@@ -92,6 +92,7 @@ def threshold(
         kept: list[int] = []
         gains: list[float] = []
         max_sim = np.full(len(drawn), -np.inf)  # per drawn item, max similarity to kept
+        similarity_to = prep.similarity.columns(b)
         pos, rejected = 0, 0
         while len(kept) < want:
             fits = max_sim[pos:] < limit
@@ -105,7 +106,7 @@ def threshold(
             j = int(drawn[at])
             kept.append(j)
             gains.append(0.0 if len(kept) == 1 else float(max_sim[at]))
-            max_sim = np.maximum(max_sim, prep.similarity.to_one(b, j)[drawn])
+            max_sim = np.maximum(max_sim, similarity_to(j)[drawn])
             if cons is not None:
                 cons.add_one(b, j)
             pos = at + 1

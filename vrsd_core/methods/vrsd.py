@@ -146,6 +146,7 @@ def _swap_refine(prep: Prepared, b: int, greedy: Picked, state: _GreedyState, ma
     start = current = float(cosine_from_parts(np.float64(s_dot_q), np.float64(s_sq), q_norm))
     swaps = 0
     limit_hit = False
+    similarity_to = prep.candidates.columns(b)
     room = None if cons is None else cons.group_room(b)
     tokens = None if cons is None or cons.tokens is None else cons.tokens[b]
     spare = 0 if cons is None or cons.left is None else int(cons.left[b])  # tokens left
@@ -179,7 +180,7 @@ def _swap_refine(prep: Prepared, b: int, greedy: Picked, state: _GreedyState, ma
             limit_hit = True
             break
         out = chosen[a]
-        new_prod = prep.candidates.to_one(b, j)
+        new_prod = similarity_to(j)
         s_dot_c += new_prod - prods[a]
         s_sq = float(den2[a, j])
         s_dot_q = float(num[a, j])
