@@ -28,7 +28,7 @@ import numbers
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -435,8 +435,7 @@ class Prepared:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Given:
+class Given(NamedTuple):
     """What the caller gives beside the vectors, as ``select`` takes it (checked by
     ``prepare``): an outside relevance, group labels with the cap, token counts with the
     budget."""
