@@ -51,6 +51,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import shlex  # noqa: E402
@@ -154,7 +155,7 @@ def overhead(store: Any, embeddings: Any, asked: list[str], rounds: int,
         for _ in range(rounds):
             for question in asked:
                 for name, call in calls.items():
-                    times[name].append(timed(lambda c=call, q=question: c(q), clock, forget))
+                    times[name].append(timed(functools.partial(call, question), clock, forget))
     finally:
         gc.enable()
     ms = {name: statistics.median(values) * 1000.0 for name, values in times.items()}
