@@ -28,3 +28,19 @@ def check_relevance(sel: Any, case: Any, ref: Any, i: int) -> None:
         else [float(C[j] @ q) for j in sel.indices]
     )
     assert_scores_close(sel.relevance, want, err_msg=f"case {i}")
+
+
+def matches_reference(ref: Any, case: Any, i: int, method: str, **options: Any) -> tuple[Any, Any]:
+    """``select(..., method=method, **options)`` and the plain reference of that method on
+    one case (its relevance, when it has one, and its normalisation), checked alike
+    (``check_against``, ``check_relevance``); returns (the selection, the reference's)."""
+    from vrsd_core import select
+
+    given = {"normalize": case.normalize, **options}
+    if case.relevance is not None:
+        given["relevance"] = case.relevance
+    sel = select(case.query, case.candidates, case.k, method=method, **given)
+    expected = getattr(ref, method)(case.query, case.candidates, case.k, **given)
+    check_against(sel, expected, case, i)
+    check_relevance(sel, case, ref, i)
+    return sel, expected

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers.reference import check_against, check_relevance
+from tests.helpers.reference import matches_reference
 from vrsd_core import select
 
 CASES_PER_METHOD = 240
@@ -19,12 +19,7 @@ def test_dpp_matches_fast_greedy_map(ref, cases_for, thetas):
     fills = 0
     for i, case in enumerate(cases_for(406, CASES_PER_METHOD, with_relevance=True)):
         theta = float(rng.uniform(0, 0.99)) if thetas == "uniform" else float(rng.choice(thetas))
-        sel = select(case.query, case.candidates, case.k, method="dpp", theta=theta,
-                     relevance=case.relevance, normalize=case.normalize)
-        exp = ref.dpp(case.query, case.candidates, case.k, theta=theta,
-                      relevance=case.relevance, normalize=case.normalize)
-        check_against(sel, exp, case, i)
-        check_relevance(sel, case, ref, i)
+        sel, exp = matches_reference(ref, case, i, "dpp", theta=theta)
         assert sel.info["filled_by_relevance"] == exp.info["filled_by_relevance"], f"case {i}"
         fills += exp.info["filled_by_relevance"] > 0
     # The cases must exercise the relevance fill (k > d, duplicates), not only plain steps.

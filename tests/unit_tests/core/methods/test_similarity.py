@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.reference import check_against, check_relevance
+from tests.helpers.reference import matches_reference
 from vrsd_core import select
 
 CASES_PER_METHOD = 240
@@ -19,12 +19,7 @@ CASES_PER_METHOD = 240
 
 def test_similarity_matches_reference(ref, cases_for):
     for i, case in enumerate(cases_for(101, CASES_PER_METHOD, with_relevance=True)):
-        sel = select(case.query, case.candidates, case.k, method="similarity",
-                     relevance=case.relevance, normalize=case.normalize)
-        exp = ref.similarity(case.query, case.candidates, case.k,
-                             relevance=case.relevance, normalize=case.normalize)
-        check_against(sel, exp, case, i)
-        check_relevance(sel, case, ref, i)
+        matches_reference(ref, case, i, "similarity")
 
 
 def _one_by_one(scores, k, rtol=1e-10):
