@@ -588,10 +588,7 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    if B == 1:  # a scalar of q's dtype: the same products as the (B, 1) column below
-        q = q * q.dtype.type(1.0 / float(q_norm[0]))
-    else:
-        q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
+    q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
     return q, _constant((B,), 1.0), scale, sq_norm
 
 
