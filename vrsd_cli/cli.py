@@ -717,9 +717,7 @@ def _run_search(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise _as_flag(exc, {"method": "--method"}) from None
-    with warnings.catch_warnings():  # (a deprecated name was warned about by the search)
-        warnings.simplefilter("ignore")
-        spec = parse_method(asked, expand_mmr=False, name_of_argument="method")[0]
+    spec = parse_method(asked, expand_mmr=False, name_of_argument="method")[0]
     if args.method is None:
         label = f"{DEFAULT_METHOD} (the default{', vectors only' if args.vectors_only else ''})"
     else:
@@ -794,8 +792,7 @@ _COMMANDS = {"demo": _run_demo, "eval": _run_eval, "index": _run_index, "search"
 @contextmanager
 def _one_line_warnings(command: str) -> Iterator[None]:
     """Warnings as one ``vrsd <command>: warning: ...`` line each (not Python's two-line
-    form with a source line), and vrsd's own deprecations shown: DeprecationWarning is
-    hidden by default, but a user typing a deprecated method name should see it."""
+    form with a source line)."""
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: object = None, line: str | None = None) -> None:
@@ -803,8 +800,6 @@ def _one_line_warnings(command: str) -> Iterator[None]:
         print(f"vrsd {command}: warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
-        warnings.filterwarnings("default", message=r"method '\w+' is deprecated",
-                                category=DeprecationWarning)
         warnings.showwarning = show
         yield
 

@@ -33,19 +33,16 @@ from .callers import register_internal_package
 from .options import OptionSpec
 from .registry import (
     DEFAULT_METHOD,
-    METHOD_ALIASES,
     METHOD_INFO,
     MethodInfo,
     MethodName,
     method_info,
     methods_where,
-    resolve_method,
 )
 
 __all__ = [
     "DEFAULT_METHOD",
     "Links",
-    "METHOD_ALIASES",
     "METHOD_INFO",
     "MethodInfo",
     "MethodName",
@@ -60,7 +57,6 @@ __all__ = [
     "metrics",
     "pool_units",
     "register_internal_package",
-    "resolve_method",
     "select",
     "select_batch",
 ]

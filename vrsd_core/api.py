@@ -30,7 +30,7 @@ from .registry import (
     METHOD_INFO,
     MethodInfo,
     MethodName,
-    resolve_method,
+    method_info,
 )
 
 # --- The result -----------------------------------------------------------------------
@@ -114,15 +114,13 @@ class Selection:
 def method_options(method: str) -> tuple[OptionSpec, ...]:
     """The options a method takes, declared as data (name, kind, range or choices,
     default; ``vrsd_core.options.OptionSpec``): its own, then the prior's and the
-    profiles' when it takes them. A deprecated alias gives its method's."""
-    return METHOD_INFO[resolve_method(method)[0]].options
+    profiles' when it takes them."""
+    return method_info(method).options
 
 
 def method_defaults(method: str) -> dict[str, Any]:
-    """The options a method accepts, with their defaults (for a deprecated alias such
-    as ``"vrsd_swap"``: its method's, with the options the alias stands for)."""
-    name, implied = resolve_method(method)
-    return {**_option_defaults(name), **implied}
+    """The options a method accepts, with their defaults."""
+    return dict(_option_defaults(method_info(method).name))
 
 
 @functools.cache
@@ -155,8 +153,7 @@ def check_options(method: str, options: Mapping[str, Any]) -> None:
     candidate, so only its place is checked here (the method must take it); its
     values are checked against the candidates at query time.
     """
-    name, options = resolve_method(method, options)  # an alias warns on every call
-    info = METHOD_INFO[name]
+    info = method_info(method)
     _refuse_unknown(info, options)
     for spec in info.options:
         if spec.name in options:
@@ -185,12 +182,7 @@ def _setup(
     named step, only when given: the quality prior blends into the relevance
     (``_prior.apply_prior``), and ``profiles`` give the similarity between candidates its
     own geometry (``_prepare.with_word_profiles``: ``Prepared.similarity``)."""
-    # a registered name is looked up once; an alias or an unknown name goes through
-    # resolve_method (which warns or raises)
-    info = METHOD_INFO.get(method) if isinstance(method, str) else None
-    if info is None:
-        name, options = resolve_method(method, options)
-        info = METHOD_INFO[name]
+    info = method_info(method)  # a ValueError naming method for an unknown name
     if options:
         _refuse_unknown(info, options)
     if relevance is not None and not info.takes_relevance:
@@ -330,8 +322,7 @@ def select(
         candidates: (n, d) candidate vectors, usually the store's top-n in its order.
         k: how many to choose. k >= n returns all n (in selection order);
             k <= 0 or no candidates returns an empty selection.
-        method: one of ``METHOD_INFO`` (docs/methods.md), or a deprecated alias
-            (``"vrsd_swap"``; see ``resolve_method``); default ``DEFAULT_METHOD``, the
+        method: one of ``METHOD_INFO`` (docs/methods.md); default ``DEFAULT_METHOD``, the
             project's recommendation, as in every adapter and the command line.
         relevance: optional (n,) relevance, one score per candidate, replacing
             cosine-to-query for relevance-based methods (not accepted by

@@ -15,13 +15,12 @@ method is one module in ``vrsd_core.methods`` (see its contract) and one
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-from .callers import user_stacklevel
+from ._prepare import did_you_mean
 from .methods import cluster, complement, dpp, mmr, threshold, top_m, top_p, vrsd, vrsd_exact
 from .methods._common import Picked
 from .methods.similarity import similarity
@@ -34,8 +33,8 @@ MethodName = Literal[
     "threshold", "top_m", "top_p", "cluster",
 ]
 """A registered method's name, for type checkers: ``METHOD_INFO``'s keys in its order
-(tests/unit_tests/core/test_registry.py holds the two equal). ``resolve_method`` turns a
-name as a user wrote it (any ``str``, a deprecated alias included) into one."""
+(tests/unit_tests/core/test_registry.py holds the two equal). ``method_info(name).name``
+turns a name as a user wrote it (any ``str``) into one, or refuses it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,72 +139,21 @@ DEFAULT_METHOD: Final[MethodName] = "complement"
 run when no method is named, chosen by evidence coverage on multi-hop questions
 (docs/evaluation.md). ``"vrsd"`` is the paper's algorithm, everywhere."""
 
-METHOD_ALIASES: Mapping[str, tuple[MethodName, Mapping[str, Any]]] = MappingProxyType({
-    # the command line's names for swap-refined VRSD; deprecated: one release, then removed
-    "vrsd_swap": ("vrsd", MappingProxyType({"refine": "swap"})),
-    "vrsd+swap": ("vrsd", MappingProxyType({"refine": "swap"})),
-})
-"""Deprecated method names -> (method, the options they stand for). Accepted wherever a
-method name is (``resolve_method``), with a ``DeprecationWarning``."""
-
-
-def resolve_method(
-    method: object, options: Mapping[str, Any] | None = None
-) -> tuple[MethodName, dict[str, Any]]:
-    """The registered method and its options for a method name as a user wrote it.
-
-    The one place where names are resolved: ``select``, ``select_batch``,
-    ``check_options``, both adapters and the command line call it, so a name means
-    the same everywhere. A registered name comes back as it is (with a copy of
-    ``options``); a deprecated alias (``METHOD_ALIASES``, e.g. ``"vrsd_swap"``)
-    becomes its method with the options it stands for, under the caller's, and a
-    ``DeprecationWarning`` naming the spelling to use instead, attributed to the
-    user's line (the first frame outside vrsd and the frameworks).
-
-    Raises:
-        ValueError: naming ``method`` for an unknown name; naming the option when
-            ``options`` contradict the alias (``"vrsd_swap"`` with ``refine=None``).
-
-    >>> resolve_method("mmr", {"lambda_mult": 0.3})
-    ('mmr', {'lambda_mult': 0.3})
-    >>> resolve_method("mmmr")
-    Traceback (most recent call last):
-    ValueError: method: unknown method 'mmmr'; choose from [...]
-    """
-    given = dict(options or {})
-    if isinstance(method, str) and method in METHOD_ALIASES:  # (a list is not hashable)
-        target, implied = METHOD_ALIASES[method]
-        for key, value in implied.items():
-            if key in given and given[key] != value:
-                raise ValueError(
-                    f"{key}: method {method!r} means method={target!r} with {key}={value!r}, "
-                    f"got {key}={given[key]!r}"
-                )
-        spelled = ", ".join(f"{key}={value!r}" for key, value in implied.items())
-        warnings.warn(
-            f"method {method!r} is deprecated and will be removed in the next release: "
-            f"use method={target!r} with the option {spelled}",
-            DeprecationWarning,
-            stacklevel=user_stacklevel(),
-        )
-        return target, {**implied, **given}
-    return method_info(method).name, given
-
 
 def method_info(method: object) -> MethodInfo:
-    """The record of ``method`` (a registered name; see ``resolve_method`` for aliases),
-    or ValueError naming ``method`` for an unknown name.
+    """The record of ``method`` (a registered name), or ValueError naming ``method`` for
+    an unknown name, with the closest registered one.
 
     >>> info = method_info("mmr")
     >>> info.takes_relevance, info.takes_prior, info.seeded
     (True, True, False)
+    >>> method_info("mmmr")
+    Traceback (most recent call last):
+    ValueError: method: unknown method 'mmmr'; choose from [...]; did you mean mmr?
     """
     if not isinstance(method, str) or method not in METHOD_INFO:
-        alias = (f" ({method!r} is a deprecated alias: pass it through resolve_method)"
-                 if isinstance(method, str) and method in METHOD_ALIASES else "")
-        raise ValueError(
-            f"method: unknown method {method!r}; choose from {sorted(METHOD_INFO)}{alias}"
-        )
+        raise ValueError(f"method: unknown method {method!r}; choose from "
+                         f"{sorted(METHOD_INFO)}{did_you_mean(str(method), METHOD_INFO)}")
     return METHOD_INFO[method]
 
 

@@ -1,9 +1,9 @@
 """Method tokens of the command line: ``vrsd eval --methods`` and ``vrsd search --method``.
 
 A token is a core method name (its defaults), ``mmr`` (the paper's λ grid in
-``eval``), or ``NAME:key=value,...`` with explicit options. Names are resolved by
-``vrsd_core.resolve_method``, as in the library: ``vrsd_swap`` and ``vrsd+swap``
-are deprecated aliases of ``vrsd:refine=swap``.
+``eval``), or ``NAME:key=value,...`` with explicit options: greedy VRSD with its
+1-swap refinement is ``vrsd:refine=swap``, as ``method="vrsd", refine="swap"`` in the
+library (its table row is labelled ``vrsd_swap``).
 """
 
 from __future__ import annotations
@@ -14,21 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from vrsd_core import (
-    METHOD_ALIASES,
     METHOD_INFO,
     MethodName,
     check_options,
     method_defaults,
     methods_where,
-    resolve_method,
 )
+from vrsd_kit.settings import did_you_mean
 
 MMR_LAMBDAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 # Registered methods left out of the default run: the exhaustive ones (vrsd_exact
 # enumerates all C(fetch_k, k) subsets, hopeless at fetch_k = 50).
 EXCLUDED_BY_DEFAULT = frozenset(methods_where(exhaustive=True))
 REFERENCE = "vrsd"  # the paper's greedy: the method whose win rates are reported
-SWAP_LABEL = "vrsd_swap"  # the table row of vrsd:refine=swap (the label outlives the alias)
+SWAP_LABEL = "vrsd_swap"  # the table row of vrsd:refine=swap (a label, not a method name)
 
 
 @dataclass
@@ -77,8 +76,7 @@ def parse_method(
     """Specs for one ``--methods`` token.
 
     ``similarity``, ``vrsd``, ``dpp``, any registered method (its defaults);
-    ``vrsd:refine=swap`` (row label ``vrsd_swap``; the deprecated alias ``vrsd_swap``,
-    and ``vrsd+swap``, warn): greedy VRSD with 1-swap refinement;
+    ``vrsd:refine=swap`` (row label ``vrsd_swap``): greedy VRSD with 1-swap refinement;
     ``mmr``: MMR at lambda_mult 0.2, 0.3, ..., 0.9 (the paper's grid), or with
     ``expand_mmr=False`` one MMR at its default lambda;
     ``NAME:key=value,key=value``: one method with explicit options
@@ -97,11 +95,6 @@ def parse_method(
         if not eq:
             raise ValueError(f"{name_of_argument}: {token!r}: options are written key=value")
         options[key.strip()] = _parse_value(value.strip())
-    if name in METHOD_ALIASES:
-        try:
-            name, options = resolve_method(name, options)  # warns: deprecated
-        except ValueError as exc:
-            raise ValueError(f"{name_of_argument}: {token!r}: {exc}") from None
     if name == "vrsd" and options == {"refine": "swap"}:
         label = SWAP_LABEL
     elif name == "mmr" and not options and expand_mmr:
@@ -111,9 +104,9 @@ def parse_method(
     else:
         label = token if options else name
     if name not in METHOD_INFO:
-        raise ValueError(
-            f"{name_of_argument}: unknown method {name!r}; choose from {available_methods()}"
-        )
+        choices = available_methods()
+        raise ValueError(f"{name_of_argument}: unknown method {name!r}; choose from {choices}"
+                         f"{did_you_mean(name, choices)}")
     method = METHOD_INFO[name].name  # the registered name, as its type says
     allowed = method_defaults(method)
     if METHOD_INFO[name].seeded and allowed["seed"] is None and "seed" not in options:

@@ -33,7 +33,7 @@ import numpy as np
 from vrsd_core import DEFAULT_METHOD, metrics
 
 from . import report
-from .methods import REFERENCE, MethodSpec
+from .methods import REFERENCE, SWAP_LABEL, MethodSpec
 from .report import save_figure
 from .store import build_store
 
@@ -78,9 +78,9 @@ class DatasetResult:
 
     def swap_never_below_greedy(self, k: int) -> tuple[int, int] | None:
         """(queries where vrsd_swap's Sim. >= greedy's, all queries), if both ran."""
-        if "vrsd_swap" not in self.sim[k]:
+        if SWAP_LABEL not in self.sim[k]:
             return None
-        swap, greedy = self.sim[k]["vrsd_swap"], self.sim[k][REFERENCE]
+        swap, greedy = self.sim[k][SWAP_LABEL], self.sim[k][REFERENCE]
         return int((swap >= greedy - 1e-9).sum()), len(greedy)
 
 
@@ -107,13 +107,13 @@ def format_table(result: DatasetResult, k: int) -> str:
         )
     best = max(rows, key=lambda r: r["sim_mean"])
     notes = [f"highest mean Sim.: {best['method']}"]
-    if best["method"] == "vrsd_swap":
-        runner_up = max((r for r in rows if r["method"] != "vrsd_swap"),
+    if best["method"] == SWAP_LABEL:
+        runner_up = max((r for r in rows if r["method"] != SWAP_LABEL),
                         key=lambda r: r["sim_mean"])
         notes[0] += f" (without it: {runner_up['method']})"
     swap = result.swap_never_below_greedy(k)
     if swap is not None:
-        notes.append(f"vrsd_swap Sim. >= vrsd on {swap[0]}/{swap[1]} queries")
+        notes.append(f"{SWAP_LABEL} Sim. >= {REFERENCE} on {swap[0]}/{swap[1]} queries")
     lines += ["", "; ".join(notes) + "."]
     return "\n".join(lines)
 
@@ -159,7 +159,7 @@ def plot_result(result: DatasetResult, path: str | Path) -> Path:
             ax.scatter([x], [y], color=color, s=36, zorder=2)
             # swap lands just up-left of greedy vrsd (higher Sim., lower Div.): label it
             # on its left so each label sits beside its own point
-            swap = spec.label == "vrsd_swap"
+            swap = spec.label == SWAP_LABEL
             ax.annotate(_short_label(spec), (x, y), textcoords="offset points",
                         xytext=(-5, 3) if swap else (4, 3), ha="right" if swap else "left",
                         fontsize=8)

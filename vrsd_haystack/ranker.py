@@ -66,7 +66,6 @@ from vrsd_kit.settings import (
     build_settings,
     check_item_spec,
     keywords_checked,
-    resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembedding
@@ -202,8 +201,7 @@ class DiverseRanker(SettingsFields):
     later (``ranker.top_k = 3``, ``vrsd_kit.settings.SettingsFields``): a bad value is a
     ValueError naming it (a misspelt option with the closest name), and the ranker keeps
     its previous settings. A value is stored as given and the checked settings
-    (``settings()``) hold what it means; a deprecated method alias (``"vrsd_swap"``) is
-    stored as its method and options by the constructor, and saved so by ``to_dict``.
+    (``settings()``) hold what it means.
     """
 
     SETTING_FIELDS: ClassVar[frozenset[str]] = frozenset({
@@ -230,12 +228,9 @@ class DiverseRanker(SettingsFields):
         fill_with_copies: bool = False,
         metadata_key: str = METADATA_KEY,
     ) -> None:
-        # "vrsd_swap" -> "vrsd" + refine="swap" (warns): one spelling per method
-        given = resolve_method_fields({"method": method, "method_kwargs": (
-            {} if method_kwargs is None else method_kwargs)})
         self.top_k = top_k
-        self.method = given["method"]
-        self.method_kwargs = given["method_kwargs"]
+        self.method = method
+        self.method_kwargs = {} if method_kwargs is None else method_kwargs
         self.relevance = relevance
         self.group_by = group_by
         self.max_per_group = max_per_group
@@ -287,7 +282,7 @@ class DiverseRanker(SettingsFields):
                 return component_to_dict(value, "document_embedder")
             return {_CALLABLE: serialize_callable(value)}
 
-        settings = self.settings()  # an alias assigned later is saved as its method
+        settings = self.settings()
         options = dict(settings.options)
         if callable(options.get("prior")):  # a (Document) -> float prior, by import path
             options["prior"] = ser(options["prior"])

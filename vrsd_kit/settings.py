@@ -23,12 +23,10 @@ from typing import Any, ClassVar, TypeVar
 
 from vrsd_core import (
     DEFAULT_METHOD,
-    METHOD_ALIASES,
     METHOD_INFO,
     MethodName,
     check_count,
     check_options,
-    resolve_method,
 )
 from vrsd_core._prepare import check_keywords
 from vrsd_core._prepare import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
@@ -92,10 +90,10 @@ def _optional_count(value: Any, name: str) -> int | None:
 
 
 def _method(value: Any, name: str) -> str:
-    if isinstance(value, str) and (value in METHOD_INFO or value in METHOD_ALIASES):
+    if isinstance(value, str) and value in METHOD_INFO:
         return value
     raise ValueError(f"{name}: unknown method {value!r}; choose from {sorted(METHOD_INFO)}"
-                     f"{did_you_mean(str(value), [*METHOD_INFO, *METHOD_ALIASES])}")
+                     f"{did_you_mean(str(value), METHOD_INFO)}")
 
 
 class FrozenDict(dict[str, Any]):
@@ -143,7 +141,7 @@ SETTINGS: tuple[Setting, ...] = (
             "how many candidates to fetch and choose from (>= k); None for a reranker, "
             "whose candidates are given"),
     Setting("method", DEFAULT_METHOD, _method,
-            "a vrsd_core.METHOD_INFO name (a deprecated alias becomes its method)"),
+            "a vrsd_core.METHOD_INFO name"),
     Setting("options", FrozenDict(), _mapping,
             "the method's options (vrsd_core.method_defaults); prior may name a metadata "
             "field or be a callable (item) -> float"),
@@ -235,8 +233,7 @@ def build_settings(values: Mapping[str, Any], *, names: Mapping[str, str] | None
     checked into a frozen ``Settings``.
 
     ``names`` renames settings in messages to the adapter's fields (``{"k": "top_n",
-    "options": "method_kwargs"}``). A deprecated method alias is resolved (with its
-    warning) into its method and options.
+    "options": "method_kwargs"}``).
 
     Raises:
         ValueError: naming the setting (by the adapter's name) at fault; for a name that
@@ -249,11 +246,8 @@ def build_settings(values: Mapping[str, Any], *, names: Mapping[str, str] | None
 
     check_keywords(values, DEFAULTS, "the settings")
     checked = {s.name: s.check(values.get(s.name, s.default), name(s.name)) for s in SETTINGS}
-    method, options = checked["method"], checked["options"]
-    if method in METHOD_ALIASES:  # "vrsd_swap" -> "vrsd" + refine="swap" (warns)
-        method, merged = resolve_method(method, options)
-        options = FrozenDict(merged)
-    check_method_options(method, options, name("options"))
+    method = checked["method"]
+    check_method_options(method, checked["options"], name("options"))
     if checked["relevance"] is not None and not METHOD_INFO[method].takes_relevance:
         raise ValueError(
             f"{name('relevance')}: method {method!r} scores candidates by their vectors "
@@ -264,7 +258,7 @@ def build_settings(values: Mapping[str, Any], *, names: Mapping[str, str] | None
             f"{name(missing)}: group_by (a metadata field or a callable giving each "
             "candidate's source) and max_per_group (the most picks per source) go together")
     _check_fetch(checked["k"], checked["fetch_k"], name)
-    return Settings(**{**checked, "method": method, "options": options}, names=renamed)
+    return Settings(**checked, names=renamed)
 
 
 def _check_fetch(k: int, fetch_k: int | None, name: Callable[[str], str]) -> None:
@@ -348,24 +342,6 @@ def keywords_checked(init: _Init) -> _Init:
         init(self, *args, **kwargs)
 
     return checked  # type: ignore[return-value]
-
-
-def resolve_method_fields(
-    data: Any, method_field: str = "method", options_field: str = "method_kwargs"
-) -> Any:
-    """For an adapter's pydantic ``mode="before"`` validator: the constructor's arguments
-    with a deprecated method alias (``"vrsd_swap"``) replaced by its method and options
-    (``vrsd_core.resolve_method``, which warns), so the adapter stores and reports the
-    registered name. Anything else is returned as it is, for the adapter's own checks.
-    """
-    if not isinstance(data, dict):
-        return data
-    method = data.get(method_field)
-    options = data.get(options_field) or {}
-    if not (isinstance(method, str) and method in METHOD_ALIASES and isinstance(options, Mapping)):
-        return data
-    name, merged = resolve_method(method, options)
-    return {**data, method_field: name, options_field: merged}
 
 
 # --- a framework class whose fields are settings --------------------------------------------

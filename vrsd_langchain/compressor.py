@@ -26,7 +26,6 @@ from vrsd_kit.settings import (
     SettingsModel,
     build_settings,
     check_model_keywords,
-    resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, run_steps
 from vrsd_kit.tokens import TokenCounter
@@ -107,7 +106,7 @@ class DiverseCompressor(SettingsModel, BaseDocumentCompressor):
     @classmethod
     def _check_input(cls, data: Any) -> Any:
         check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
-        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> DiverseCompressor:

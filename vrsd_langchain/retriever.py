@@ -29,7 +29,6 @@ from vrsd_kit.settings import (
     Settings,
     SettingsModel,
     check_model_keywords,
-    resolve_method_fields,
 )
 from vrsd_kit.steps import arun_steps, run_steps
 from vrsd_kit.stores import Reembed
@@ -110,8 +109,7 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     """How many candidates to fetch from the store and choose from (>= k)."""
     method: SkipValidation[MethodName] = DEFAULT_METHOD
     """A ``vrsd_core.METHOD_INFO`` name; default ``"complement"``, the project's recommendation
-    (``"vrsd"`` is the paper's greedy). The deprecated ``"vrsd_swap"`` is stored as
-    ``"vrsd"`` with ``method_kwargs={"refine": "swap"}``."""
+    (``"vrsd"`` is the paper's greedy)."""
     method_kwargs: SkipValidation[dict[str, Any]] = Field(default_factory=dict)
     """The method's options, e.g. ``{"refine": "swap"}`` or ``{"lambda_mult": 0.7}``."""
     search_kwargs: SkipValidation[dict[str, Any]] = Field(default_factory=dict)
@@ -187,7 +185,7 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     @classmethod
     def _check_input(cls, data: Any) -> Any:
         check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
-        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> DiverseRetriever:

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from vrsd_core import method_defaults, resolve_method
+from vrsd_core import method_defaults
 from vrsd_kit.settings import DEFAULTS, Settings, build_settings
 
 from .candidates import check_reembed_policy, check_search_kwargs
@@ -98,7 +98,7 @@ def call_settings(store: VectorStore, settings: Settings, kwargs: Mapping[str, A
     given = dict(kwargs)
     values = settings.values()
     if "method" in given:  # invoke(q, method=...): that method, with only this call's options
-        values["method"], values["options"] = resolve_method(given.pop("method"))
+        values["method"], values["options"] = given.pop("method"), {}
     for name in ("k", "fetch_k", *PER_CANDIDATE):
         if name in given:
             values[name] = given.pop(name)

@@ -15,8 +15,7 @@ a ``VectorStoreRetriever`` whose search types are
 * ``"vrsd"``: the paper's greedy VRSD, as ``method="vrsd"`` everywhere
   (``search_kwargs={"refine": "swap"}`` adds its 1-swap refinement);
 * ``"mmr"``, ``"dpp"`` and every other ``vrsd_core`` method by its own name
-  (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``, ``"cluster"``), and
-  the deprecated alias ``"vrsd_swap"`` (``"vrsd"`` with ``refine="swap"``);
+  (``"vrsd_exact"``, ``"threshold"``, ``"top_m"``, ``"top_p"``, ``"cluster"``);
 * all of these run the shared pipeline (fetch ``fetch_k`` candidates with their
   vectors, let the core choose ``k``), returning annotated copies in selection order.
 
@@ -56,7 +55,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore, VectorStoreRetriever
 from pydantic import ConfigDict, model_validator
 
-from vrsd_core import DEFAULT_METHOD, METHOD_ALIASES, METHOD_INFO, MethodName, resolve_method
+from vrsd_core import DEFAULT_METHOD, METHOD_INFO, MethodName
 from vrsd_kit.settings import (
     DEFAULT_FETCH_K,
     Settings,
@@ -81,11 +80,9 @@ from .settings import (
 
 STOCK_SEARCH_TYPES = ("similarity", "similarity_score_threshold")
 """Search types run by the store itself, as in LangChain's ``VectorStoreRetriever``."""
-CORE_SEARCH_TYPES = (
-    "mmr", *(m for m in METHOD_INFO if m not in ("similarity", "mmr")), *METHOD_ALIASES
-)
+CORE_SEARCH_TYPES = ("mmr", *(m for m in METHOD_INFO if m not in ("similarity", "mmr")))
 """Search types run by ``vrsd_core`` (``"mmr"``, ``"vrsd"``, ``"dpp"``, ...): every core
-method but ``"similarity"``, and the deprecated aliases."""
+method but ``"similarity"``."""
 DEFAULT_K = 4
 LANGCHAIN_MMR_FETCH_K: int = inspect.signature(
     VectorStore.max_marginal_relevance_search).parameters["fetch_k"].default
@@ -164,10 +161,6 @@ class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
 
     @model_validator(mode="after")
     def _check_core_settings(self) -> DiverseVectorStoreRetriever:
-        if self.search_type in METHOD_ALIASES:  # "vrsd_swap": warns, stored as its method
-            self.search_type, self.search_kwargs = resolve_method(
-                self.search_type, self.search_kwargs
-            )
         if self.cache is None:
             shared = getattr(self.vectorstore, "cache", None)
             self.cache = shared if isinstance(shared, EmbeddingCache) else EmbeddingCache()
@@ -200,7 +193,7 @@ class DiverseVectorStoreRetriever(SettingsModel, VectorStoreRetriever):
         if "method" in merged:
             raise ValueError(f"search_kwargs: 'method' is not a search argument; the search "
                              f"type names the method (search_type={search_type!r})")
-        method = cast(MethodName, search_type)  # a core method (an alias resolved already)
+        method = cast(MethodName, search_type)  # a core method (CORE_SEARCH_TYPES)
         options, search = split_options(method, merged)
         return store_settings(store, {**values, "method": method, "options": options,
                                       "search": search},

@@ -70,7 +70,6 @@ from vrsd_kit.settings import (
     SettingsModel,
     build_settings,
     check_model_keywords,
-    resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed, check_reembedding
@@ -301,7 +300,7 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
     @classmethod
     def _check_input(cls, data: Any) -> Any:
         check_model_keywords(cls, data)  # fetchk=4: a ValueError naming fetch_k
-        return resolve_method_fields(data)  # "vrsd_swap" -> "vrsd" + refine="swap"
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> DiversePostprocessor:

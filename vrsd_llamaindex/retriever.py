@@ -37,7 +37,6 @@ from vrsd_kit.settings import (
     Settings,
     SettingsFields,
     keywords_checked,
-    resolve_method_fields,
 )
 from vrsd_kit.steps import Steps, arun_steps, call, run_steps
 from vrsd_kit.stores import Reembed
@@ -154,15 +153,14 @@ class DiverseRerankRetriever(SettingsFields, BaseRetriever):
             raise ValueError(
                 f"retriever: expected a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
             )
-        # "vrsd_swap" -> "vrsd" + refine="swap" (warns once), then every setting checked
-        # before anything is built: a ValueError naming the argument
-        fields = resolve_method_fields({
+        # every setting checked before anything is built: a ValueError naming the argument
+        fields = {
             "top_n": top_n, "method": method, "method_kwargs": dict(method_kwargs or {}),
             "relevance": relevance, "group_by": group_by, "max_per_group": max_per_group,
             "max_tokens": max_tokens, "token_counter": token_counter, "reembed": reembed,
             "lexical": lexical, "language": language, "background": background,
             "fill_with_copies": fill_with_copies,
-            "metadata_key": metadata_key})
+            "metadata_key": metadata_key}
         self._checked_settings({**fields, "fetch_k": fetch_k})
         self.retriever = retriever
         self.fetch_k = fetch_k

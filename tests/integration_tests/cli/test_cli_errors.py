@@ -118,7 +118,23 @@ def test_an_unexpected_error_is_one_line_too_and_vrsd_debug_shows_the_traceback(
         vrsd("index", tmp_path)
 
 
-def test_a_deprecated_method_name_is_one_warning_line_and_still_runs(vrsd, monkeypatch):
+@pytest.mark.parametrize("name", ["vrsd_swap", "vrsd+swap"])
+def test_the_unreleased_swap_names_are_refused_with_the_spelling_to_use(
+        vrsd, monkeypatch, tmp_path, name):
+    monkeypatch.chdir(tmp_path)
+    forbid_work(monkeypatch)
+    choices = ("choose from ['similarity', 'vrsd', 'vrsd:refine=swap', 'mmr', 'complement', "
+               "'vrsd_exact', 'dpp', 'threshold', 'top_m', 'top_p', 'cluster']; "
+               "did you mean vrsd:refine=swap?")
+    run = vrsd("search", "what?", "--method", name)
+    assert run.code == 2
+    assert one_line(run.err) == f"vrsd search: error: --method: unknown method '{name}'; {choices}"
+    run = vrsd("eval", "paper", "--methods", "vrsd", name)
+    assert run.code == 2
+    assert one_line(run.err) == f"vrsd eval: error: --methods: unknown method '{name}'; {choices}"
+
+
+def test_vrsd_with_refine_swap_is_asked_for_as_vrsd_colon_refine_swap(vrsd, monkeypatch):
     from vrsd_cli import indexing
     from vrsd_eval.methods import parse_method
 
@@ -129,16 +145,9 @@ def test_a_deprecated_method_name_is_one_warning_line_and_still_runs(vrsd, monke
         return []
 
     monkeypatch.setattr(indexing, "search_index", fake_search)
-    run = vrsd("search", "what?", "--method", "vrsd_swap")
-    assert run.code == 0, run.err
-    assert one_line(run.err) == (
-        "vrsd search: warning: method 'vrsd_swap' is deprecated and will be removed in the "
-        "next release: use method='vrsd' with the option refine='swap'")
+    run = vrsd("search", "what?", "--method", "vrsd:refine=swap")
+    assert run.code == 0 and run.err == ""
     assert (seen[0].method, seen[0].options, seen[0].label) == (
-        "vrsd", {"refine": "swap"}, "vrsd_swap")
-    modern = vrsd("search", "what?", "--method", "vrsd:refine=swap")
-    assert modern.code == 0 and modern.err == ""
-    assert (seen[1].method, seen[1].options, seen[1].label) == (
         "vrsd", {"refine": "swap"}, "vrsd_swap")
 
 

@@ -1,17 +1,20 @@
 """One vocabulary across select, the retrievers, the compressor, ``search_type``, the
 postprocessor, the Haystack ranker and the command line: ``"vrsd"`` is the paper's
-algorithm everywhere, no method named means the recommendation (``complement``), the
-deprecated ``"vrsd_swap"`` is accepted everywhere as ``"vrsd"`` with ``refine="swap"``
-(and says so), and both text-query adapters refuse a blank query as the command line
-does (the Haystack ranker takes only a query vector).
+algorithm everywhere, no method named means the recommendation (``complement``),
+``"vrsd"`` with ``refine="swap"`` is swap-refined VRSD everywhere, the never-released
+names ``"vrsd_swap"`` and ``"vrsd+swap"`` are refused everywhere as unknown methods, and
+both text-query adapters refuse a blank query as the command line does (the Haystack
+ranker takes only a query vector).
 
 Hand-built geometry with an obvious answer (the README's): the query is +x; t1
 duplicates t0; t2 is as relevant from the other side; t3 is off-topic. Plain top-2
-is [t0, t1]; the paper's VRSD takes [t0, t2].
+is [t0, t1]; the paper's VRSD takes [t0, t2]. A second one separates the swap search
+from greedy VRSD: greedy takes s0 first, but s1 + s2 lies almost along the query.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -34,14 +37,20 @@ VECTORS = {
     "t1": [0.88, 0.42, 0.12],
     "t2": [0.85, -0.45, 0.05],
     "t3": [0.30, 0.10, 0.90],
+    "s0": [0.95, 0.0, 0.31],
+    "s1": [0.90, 0.43, 0.0],
+    "s2": [0.88, -0.45, 0.0],
+    "s3": [0.30, 0.10, 0.90],
 }
 QUERY_VECTOR = [1.0, 0.0, 0.0]
-TEXTS = list(VECTORS)
+TEXTS = ["t0", "t1", "t2", "t3"]
+SWAP_TEXTS = ["s0", "s1", "s2", "s3"]
+UNRELEASED = ["vrsd_swap", "vrsd+swap"]
 
 
-def picks(method: str, k: int = 2, **options) -> list[str]:
-    sel = select(QUERY_VECTOR, [VECTORS[t] for t in TEXTS], k, method=method, **options)
-    return [TEXTS[i] for i in sel.indices]
+def picks(method: str, k: int = 2, texts: list[str] = TEXTS, **options) -> list[str]:
+    sel = select(QUERY_VECTOR, [VECTORS[t] for t in texts], k, method=method, **options)
+    return [texts[i] for i in sel.indices]
 
 
 class TableEmbeddings(Embeddings):
@@ -67,11 +76,15 @@ class TableEmbedModel(BaseEmbedding):
         return VECTORS[text]
 
 
+def table_store(texts: list[str]) -> InMemoryVectorStore:
+    s = InMemoryVectorStore(TableEmbeddings())
+    s.add_texts(texts, ids=texts)
+    return s
+
+
 @pytest.fixture
 def store() -> InMemoryVectorStore:
-    s = InMemoryVectorStore(TableEmbeddings())
-    s.add_texts(TEXTS, ids=TEXTS)
-    return s
+    return table_store(TEXTS)
 
 
 def contents(docs) -> list[str]:
@@ -82,15 +95,17 @@ def li_texts(nodes) -> list[str]:
     return [n.node.get_content() for n in nodes]
 
 
-def li_nodes() -> list[NodeWithScore]:
+def li_nodes(texts: list[str] = TEXTS) -> list[NodeWithScore]:
     return [NodeWithScore(node=TextNode(text=t, id_=t, embedding=VECTORS[t]), score=0.5)
-            for t in TEXTS]
+            for t in texts]
 
 
 def test_the_geometry_separates_the_names():
     assert picks("similarity") == ["t0", "t1"]
     assert picks("vrsd") == ["t0", "t2"]
     assert picks("vrsd", refine="swap") == ["t0", "t2"]
+    assert picks("vrsd", texts=SWAP_TEXTS) == ["s0", "s1"]
+    assert picks("vrsd", texts=SWAP_TEXTS, refine="swap") == ["s1", "s2"]
 
 
 def test_vrsd_means_the_papers_algorithm_in_every_layer(store):
@@ -134,36 +149,50 @@ def test_no_method_named_is_the_recommendation_everywhere(store):
     assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
 
 
-def test_vrsd_swap_is_accepted_everywhere_as_vrsd_with_refine_swap(store):
-    want = picks("vrsd", refine="swap")
-    with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
-        retriever = DiverseRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd_swap")
-        compressor = DiverseCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd_swap")
-        by_type = DiverseVectorStore(store).as_retriever(
-            search_type="vrsd_swap", search_kwargs={"k": 2, "fetch_k": 4})
-        post = DiversePostprocessor(top_n=2, method="vrsd_swap", embed_model=TableEmbedModel())
-        per_call = DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke(
-            "q", method="vrsd_swap")
-    assert len(caught) == 5 and {w.filename for w in caught} == {__file__}
-    with pytest.warns(DeprecationWarning):  # the CLI prints it as one line (test_cli_errors)
-        cli = parse_method("vrsd_swap", name_of_argument="method")[0]
-    # stored and reported under the registered name, with the option it stands for
-    for holder in (retriever, compressor, post):
-        assert (holder.method, holder.method_kwargs) == ("vrsd", {"refine": "swap"})
-    assert (by_type.search_type, by_type.search_kwargs["refine"]) == ("vrsd", "swap")
-    assert (cli.label, cli.method, cli.options) == ("vrsd_swap", "vrsd", {"refine": "swap"})
-    assert contents(retriever.invoke("q")) == contents(per_call) == want
+def test_vrsd_with_refine_swap_is_the_swap_search_in_every_layer():
+    want = picks("vrsd", texts=SWAP_TEXTS, refine="swap")
+    store, swap = table_store(SWAP_TEXTS), {"refine": "swap"}
+    retriever = DiverseRetriever(vectorstore=store, k=2, fetch_k=4, method="vrsd",
+                                 method_kwargs=swap)
+    assert contents(retriever.invoke("q")) == want
+    per_call = DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke(
+        "q", method="vrsd", refine="swap")
+    assert contents(per_call) == want
+    by_type = DiverseVectorStore(store).as_retriever(
+        search_type="vrsd", search_kwargs={"k": 2, "fetch_k": 4, **swap})
     assert contents(by_type.invoke("q")) == want
-    docs = [Document(page_content=t) for t in TEXTS]
+    compressor = DiverseCompressor(embeddings=TableEmbeddings(), k=2, method="vrsd",
+                                   method_kwargs=swap)
+    docs = [Document(page_content=t) for t in SWAP_TEXTS]
     assert contents(compressor.compress_documents(docs, "q")) == want
-    assert li_texts(post.postprocess_nodes(li_nodes(), query_str="q")) == want
-    assert {d.metadata["vrsd"]["method"] for d in retriever.invoke("q")} == {"vrsd"}
+    post = DiversePostprocessor(top_n=2, method="vrsd", method_kwargs=swap,
+                                embed_model=TableEmbedModel())
+    assert li_texts(post.postprocess_nodes(li_nodes(SWAP_TEXTS), query_str="q")) == want
+    cli = parse_method("vrsd:refine=swap", name_of_argument="method")[0]
+    assert (cli.label, cli.method, cli.options) == ("vrsd_swap", "vrsd", swap)
 
 
-def test_an_alias_contradicted_by_its_options_is_refused(store):
-    with pytest.raises(ValueError, match="refine: method 'vrsd_swap' means method='vrsd' with "
-                                         "refine='swap', got refine=None"):
-        DiverseRetriever(vectorstore=store, method="vrsd_swap", method_kwargs={"refine": None})
+@pytest.mark.parametrize("name", UNRELEASED)
+def test_the_unreleased_swap_names_are_refused_everywhere(store, name):
+    from vrsd_haystack import DiverseRanker
+
+    unknown = rf"method: unknown method {re.escape(repr(name))}"
+    calls = [
+        lambda: DiverseRetriever(vectorstore=store, k=2, fetch_k=4, method=name),
+        lambda: DiverseRetriever(vectorstore=store, k=2, fetch_k=4).invoke("q", method=name),
+        lambda: DiverseCompressor(embeddings=TableEmbeddings(), k=2, method=name),
+        lambda: DiversePostprocessor(top_n=2, method=name, embed_model=TableEmbedModel()),
+        lambda: LIRetriever(retriever=_index().as_retriever(), top_n=2, fetch_k=4, method=name),
+        lambda: DiverseRanker(method=name),
+        lambda: parse_method(name, name_of_argument="method"),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=unknown):
+            call()
+    # LangChain's own check of the search type, as for any search type it does not allow
+    with pytest.raises(ValueError, match=rf"search_type of {re.escape(name)} not allowed"):
+        DiverseVectorStore(store).as_retriever(search_type=name,
+                                               search_kwargs={"k": 2, "fetch_k": 4})
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\n\t"])
@@ -190,8 +219,8 @@ async def test_a_blank_query_is_refused_by_both_adapters(store, blank):
             li_nodes(), query_str=blank)
 
 
-def _index() -> VectorStoreIndex:
-    return VectorStoreIndex.from_documents([LIDocument(text=t, id_=t) for t in TEXTS],
+def _index(texts: list[str] = TEXTS) -> VectorStoreIndex:
+    return VectorStoreIndex.from_documents([LIDocument(text=t, id_=t) for t in texts],
                                            embed_model=TableEmbedModel())
 
 
@@ -223,10 +252,11 @@ async def test_the_postprocessor_warns_on_the_async_path_too():
 
 def test_the_llamaindex_retriever_takes_the_same_names():
     index = _index()
-    with pytest.warns(DeprecationWarning):
-        swap = LIRetriever(retriever=index.as_retriever(), top_n=2, fetch_k=4, method="vrsd_swap")
+    swap_index = _index(SWAP_TEXTS)
+    swap = LIRetriever(retriever=swap_index.as_retriever(similarity_top_k=4), top_n=2,
+                       fetch_k=4, method="vrsd", method_kwargs={"refine": "swap"})
     assert (swap.method, swap.postprocessor.method_kwargs) == ("vrsd", {"refine": "swap"})
-    assert li_texts(swap.retrieve("q")) == picks("vrsd", refine="swap")
+    assert li_texts(swap.retrieve("q")) == picks("vrsd", texts=SWAP_TEXTS, refine="swap")
     plain = LIRetriever(retriever=index.as_retriever(), top_n=2, fetch_k=4)
     assert plain.method == DEFAULT_METHOD
     assert li_texts(plain.retrieve("q")) == picks(DEFAULT_METHOD)
@@ -237,17 +267,13 @@ def test_the_haystack_ranker_takes_the_same_names():
 
     from vrsd_haystack import DiverseRanker
 
-    docs = [HSDocument(content=t, id=t, embedding=VECTORS[t]) for t in TEXTS]
-
-    def ranked(ranker) -> list[str]:
+    def ranked(ranker, texts: list[str] = TEXTS) -> list[str]:
+        docs = [HSDocument(content=t, id=t, embedding=VECTORS[t]) for t in texts]
         return [d.content for d in ranker.run(documents=docs, query_embedding=QUERY_VECTOR,
                                               top_k=2)["documents"]]
 
-    with pytest.warns(DeprecationWarning, match="'vrsd_swap' is deprecated") as caught:
-        swap = DiverseRanker(method="vrsd_swap")
-    assert caught[0].filename == __file__
-    assert (swap.method, swap.method_kwargs) == ("vrsd", {"refine": "swap"})
-    assert ranked(swap) == picks("vrsd", refine="swap")
+    swap = DiverseRanker(method="vrsd", method_kwargs={"refine": "swap"})
+    assert ranked(swap, SWAP_TEXTS) == picks("vrsd", texts=SWAP_TEXTS, refine="swap")
     assert ranked(DiverseRanker(method="vrsd")) == picks("vrsd")
     assert DiverseRanker().method == DEFAULT_METHOD
     assert ranked(DiverseRanker()) == picks(DEFAULT_METHOD)

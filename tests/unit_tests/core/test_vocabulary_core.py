@@ -1,94 +1,102 @@
-"""One vocabulary of method names, resolved in one place (``vrsd_core.resolve_method``):
-a registered name is itself, the deprecated ``"vrsd_swap"`` is ``"vrsd"`` with
-``refine="swap"`` everywhere the core takes a method name, and says so."""
+"""One vocabulary of method names, read from one table (``vrsd_core.METHOD_INFO``): a
+registered name is itself, any other name is a ValueError naming ``method`` wherever the
+core takes one. Swap-refined VRSD is ``method="vrsd", refine="swap"``; the names
+``"vrsd_swap"`` and ``"vrsd+swap"`` were never released and are refused like any other."""
 
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pytest
 
 from vrsd_core import (
-    METHOD_ALIASES,
-    METHOD_INFO,
     check_options,
     method_defaults,
     method_info,
-    resolve_method,
+    method_options,
     select,
     select_batch,
 )
 
-# The README's geometry: 1 duplicates 0, 2 is as relevant from the other side.
-QUERY = np.array([1.0, 0.0, 0.0])
-CANDIDATES = np.array([
-    [0.90, 0.40, 0.10],
-    [0.88, 0.42, 0.12],
-    [0.85, -0.45, 0.05],
+UNRELEASED = ["vrsd_swap", "vrsd+swap"]
+
+# Greedy takes candidate 0 first (the most similar); 1 and 2 sum exactly to the query,
+# so the swap search exchanges 0 for 2.
+SWAP_QUERY = np.array([1.0, 0.0, 0.0])
+SWAP_CANDIDATES = np.array([
+    [0.95, 0.0, 0.31],
+    [0.90, 0.43, 0.0],
+    [0.90, -0.43, 0.0],
     [0.30, 0.10, 0.90],
 ])
 
 
-def test_a_registered_name_is_itself_and_says_nothing():
-    options = {"lambda_mult": 0.3}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for name in METHOD_INFO:
-            got, opts = resolve_method(name, options if name == "mmr" else {})
-            assert got == name
-    assert resolve_method("mmr", options)[1] == options
-    assert resolve_method("mmr", options)[1] is not options  # a copy: inputs never mutated
+def seeded_pool(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """12 candidates in 6 dimensions leaning towards the query."""
+    rng = np.random.default_rng(seed)
+    query = rng.normal(size=6)
+    return query, rng.normal(size=(12, 6)) + 0.5 * query
 
 
-@pytest.mark.parametrize("alias", ["vrsd+swap"])
-def test_every_alias_of_swap_refined_vrsd_resolves_alike(alias):
-    with pytest.warns(DeprecationWarning, match=f"'{re.escape(alias)}' is deprecated"):
-        assert resolve_method(alias) == ("vrsd", {"refine": "swap"})
+# The picks of ``method="vrsd_swap"`` (and ``"vrsd+swap"``, the same) before the names
+# were removed, at k = 2 on the hand-built pool and k = 4 on the seeded ones; each differs
+# from plain greedy VRSD's.
+ALIAS_PICKS = {
+    "hand-built": [2, 1],
+    2: [0, 2, 11, 9],
+    5: [5, 0, 8, 3],
+    6: [2, 11, 4, 5],
+    7: [9, 10, 11, 3],
+}
 
 
-def test_vrsd_swap_is_vrsd_with_refine_swap_and_warns_at_the_callers_line():
-    with pytest.warns(DeprecationWarning, match=r"'vrsd_swap' is deprecated.*method='vrsd'.*"
-                                                r"refine='swap'") as caught:
-        assert resolve_method("vrsd_swap") == ("vrsd", {"refine": "swap"})
-    assert caught[0].filename == __file__  # attributed to the user's line, not vrsd's
-    with pytest.warns(DeprecationWarning):
-        assert resolve_method("vrsd_swap", {"max_swaps": 3}) == (
-            "vrsd", {"refine": "swap", "max_swaps": 3})
+def pool(key: str | int) -> tuple[np.ndarray, np.ndarray, int]:
+    if key == "hand-built":
+        return SWAP_QUERY, SWAP_CANDIDATES, 2
+    return (*seeded_pool(int(key)), 4)
 
 
-def test_an_alias_contradicted_by_its_options_is_refused():
-    with pytest.raises(ValueError, match=r"^refine: method 'vrsd_swap' means method='vrsd' "
-                                         r"with refine='swap', got refine=None"):
-        resolve_method("vrsd_swap", {"refine": None})
+@pytest.mark.parametrize("key", list(ALIAS_PICKS))
+def test_vrsd_with_refine_swap_picks_what_the_removed_alias_picked(key):
+    query, candidates, k = pool(key)
+    swap = select(query, candidates, k, method="vrsd", refine="swap")
+    greedy = select(query, candidates, k, method="vrsd")
+    assert swap.indices.tolist() == ALIAS_PICKS[key]
+    assert greedy.indices.tolist() != ALIAS_PICKS[key]  # the refinement is what changed them
+    assert swap.objective >= greedy.objective - 1e-12
+    assert swap.method == "vrsd" and swap.params["refine"] == "swap"
+    batch = select_batch(query[None], candidates[None], k, method="vrsd", refine="swap")
+    assert batch[0].indices.tolist() == ALIAS_PICKS[key]
+
+
+@pytest.mark.parametrize("name", UNRELEASED)
+def test_the_unreleased_names_are_refused_by_every_core_entry_point(name):
+    calls = [
+        lambda: select(SWAP_QUERY, SWAP_CANDIDATES, 2, method=name),
+        lambda: select_batch(SWAP_QUERY[None], SWAP_CANDIDATES[None], 2, method=name),
+        lambda: check_options(name, {}),
+        lambda: method_defaults(name),
+        lambda: method_options(name),
+        lambda: method_info(name),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=rf"^method: unknown method {re.escape(repr(name))};"):
+            call()
 
 
 @pytest.mark.parametrize("bad", ["nope", "", None, 3, ["vrsd"], "VRSD"])
 def test_an_unknown_name_is_a_value_error_naming_method(bad):
     with pytest.raises(ValueError, match="^method: unknown method"):
-        resolve_method(bad)
+        method_info(bad)
 
 
-def test_method_info_refuses_an_alias_and_says_where_it_is_resolved():
-    with pytest.raises(ValueError, match="deprecated alias.*resolve_method"):
-        method_info("vrsd_swap")
+def test_an_unknown_name_is_told_the_closest_registered_one():
+    with pytest.raises(ValueError, match=r"unknown method 'mmmr'.*; did you mean mmr\?$"):
+        select(SWAP_QUERY, SWAP_CANDIDATES, 2, method="mmmr")
 
 
-def test_every_core_entry_point_accepts_the_alias_as_its_meaning():
-    want = select(QUERY, CANDIDATES, 2, method="vrsd", refine="swap")
-    with pytest.warns(DeprecationWarning) as caught:
-        got = select(QUERY, CANDIDATES, 2, method="vrsd_swap")
-        batch = select_batch(QUERY[None], CANDIDATES[None], 2, method="vrsd_swap")
-        check_options("vrsd_swap", {"max_swaps": 5})
-        defaults = method_defaults("vrsd_swap")
-    assert len(caught) == 4 and {w.filename for w in caught} == {__file__}
-    assert got.method == "vrsd" and got.params == want.params
-    assert got.indices.tolist() == want.indices.tolist() == batch[0].indices.tolist()
-    assert defaults == {**method_defaults("vrsd"), "refine": "swap"}
-
-
-def test_the_alias_table_points_at_registered_methods_and_their_options():
-    for alias, (target, implied) in METHOD_ALIASES.items():
-        assert alias not in METHOD_INFO and target in METHOD_INFO
-        assert set(implied) <= set(method_defaults(target))
+def test_method_defaults_is_a_copy():
+    defaults = method_defaults("vrsd")
+    defaults["refine"] = "swap"
+    assert method_defaults("vrsd")["refine"] is None

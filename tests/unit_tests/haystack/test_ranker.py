@@ -122,10 +122,15 @@ def test_a_run_reaches_the_selection_without_the_steps_machinery(in_memory_store
         documents=cands, query_embedding=query_vectors[0]))) == ["run_async", "_rerank", "rerank"]
 
 
-def test_a_deprecated_method_alias_is_resolved_once():
-    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        ranker = DiverseRanker(method="vrsd_swap")
-    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+@pytest.mark.parametrize("name", ["vrsd_swap", "vrsd+swap"])
+def test_the_unreleased_swap_names_are_refused_at_construction_and_assignment(name):
+    with pytest.raises(ValueError, match=r"^method: unknown method .*did you mean"):
+        DiverseRanker(method=name)
+    ranker = DiverseRanker(method="vrsd", method_kwargs={"refine": "swap"})
+    with pytest.raises(ValueError, match=r"^method: unknown method"):
+        ranker.method = name
+    saved = ranker.to_dict()["init_parameters"]
+    assert (saved["method"], saved["method_kwargs"]) == ("vrsd", {"refine": "swap"})
 
 
 def test_empty_candidates_give_no_documents(query_vectors):
@@ -168,11 +173,11 @@ def test_a_good_assignment_is_checked_into_what_it_means(in_memory_store, query_
     ranker.top_k = K - 1
     ranker.max_tokens = 10_000
     assert ranker.settings().token_counter is not None  # the budget's counter
-    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        ranker.method = "vrsd_swap"
+    ranker.method = "vrsd"
+    ranker.method_kwargs = {"refine": "swap"}
     settings = ranker.settings()
     assert (settings.method, settings.options) == ("vrsd", {"refine": "swap"})
-    saved = ranker.to_dict()["init_parameters"]  # saved as its method and options
+    saved = ranker.to_dict()["init_parameters"]
     assert (saved["method"], saved["method_kwargs"]) == ("vrsd", {"refine": "swap"})
     cands = candidates(in_memory_store, query_vectors[0])
     out = ranker.run(documents=cands, query_embedding=query_vectors[0])["documents"]

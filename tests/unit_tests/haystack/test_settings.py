@@ -82,22 +82,15 @@ def test_a_dict_changed_in_place_is_checked_at_the_next_run(in_memory_store, que
 
 
 def test_a_value_is_stored_as_given_and_the_settings_hold_what_it_means():
-    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        ranker = DiverseRanker(method="vrsd_swap")  # the constructor: one spelling per method
-    assert (ranker.method, ranker.method_kwargs) == ("vrsd", {"refine": "swap"})
+    ranker = DiverseRanker(method="vrsd", method_kwargs={"refine": "swap"})
     assert ranker.token_counter is None and ranker.settings().token_counter is approx_token_count
-    assert ranker.to_dict()["init_parameters"]["token_counter"] is None  # loads anywhere
-    ranker.token_counter = len
-    assert ranker.to_dict()["init_parameters"]["token_counter"] == {"callable": "builtins.len"}
-    other = DiverseRanker(method="mmr")
-    with pytest.warns(DeprecationWarning, match="vrsd_swap"):
-        other.method = "vrsd_swap"
-    assert other.method == "vrsd_swap"  # as given; what it means:
-    assert (other.settings().method, other.settings().options) == ("vrsd", {"refine": "swap"})
-    saved = other.to_dict()
+    saved = ranker.to_dict()
+    assert saved["init_parameters"]["token_counter"] is None  # loads anywhere
     assert (saved["init_parameters"]["method"], saved["init_parameters"]["method_kwargs"]) == (
         "vrsd", {"refine": "swap"})
     assert DiverseRanker.from_dict(saved).to_dict() == saved
+    ranker.token_counter = len
+    assert ranker.to_dict()["init_parameters"]["token_counter"] == {"callable": "builtins.len"}
 
 
 def test_a_runs_top_k_is_checked_and_is_that_runs_only(in_memory_store, query_vectors):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import subprocess
 import sys
 
@@ -77,9 +78,11 @@ def test_options_and_typos():
         kit.build_settings({"method": "mmrr"})
 
 
-def test_a_deprecated_alias_becomes_its_method():
-    with pytest.warns(DeprecationWarning):
-        built = kit.build_settings({"method": "vrsd_swap"})
+@pytest.mark.parametrize("name", ["vrsd_swap", "vrsd+swap"])
+def test_the_unreleased_swap_names_are_refused_as_unknown_methods(name):
+    with pytest.raises(ValueError, match=rf"^method: unknown method {re.escape(repr(name))}"):
+        kit.build_settings({"method": name})
+    built = kit.build_settings({"method": "vrsd", "options": {"refine": "swap"}})
     assert built.method == "vrsd" and built.options == {"refine": "swap"}
 
 

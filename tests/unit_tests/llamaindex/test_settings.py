@@ -56,11 +56,15 @@ def test_a_good_assignment_takes_effect(index, embed_model):
     assert "lexical" not in pp.postprocess_nodes(nodes, query_str=QUERY)[0].node.metadata["vrsd"]
 
 
-def test_an_alias_assigned_is_its_method_in_the_settings(index, embed_model):
+@pytest.mark.parametrize("name", ["vrsd_swap", "vrsd+swap"])
+def test_the_unreleased_swap_names_are_refused_when_built_and_assigned(index, embed_model, name):
+    with pytest.raises(ValueError, match=r"method: unknown method .*did you mean"):
+        postprocessor(index, method=name)
     pp = postprocessor(index, top_n=2)
-    with pytest.warns(DeprecationWarning, match="vrsd_swap") as caught:
-        pp.method = "vrsd_swap"
-    assert len(caught) == 1 and caught[0].filename == __file__  # once, at the user's line
+    with pytest.raises(ValueError, match=r"^method: unknown method"):
+        pp.method = name
+    pp.method = "vrsd"
+    pp.method_kwargs = {"refine": "swap"}
     assert (pp.settings().method, dict(pp.settings().options)) == ("vrsd", {"refine": "swap"})
     out = pp.postprocess_nodes(candidates(index, embed_model), query_str=QUERY)
     assert {n.node.metadata["vrsd"]["method"] for n in out} == {"vrsd"}
