@@ -182,7 +182,9 @@ def _setup(
     named step, only when given: the quality prior blends into the relevance
     (``_prior.apply_prior``), and ``profiles`` give the similarity between candidates its
     own geometry (``_prepare.with_word_profiles``: ``Prepared.similarity``)."""
-    info = method_info(method)  # a ValueError naming method for an unknown name
+    info = METHOD_INFO.get(method) if isinstance(method, str) else None
+    if info is None:  # an unknown name: method_info raises the ValueError naming method
+        info = method_info(method)
     if options:
         _refuse_unknown(info, options)
     if relevance is not None and not info.takes_relevance:
