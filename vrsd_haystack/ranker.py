@@ -298,8 +298,10 @@ class DiverseRanker(SettingsFields):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DiverseRanker:
-        """The ranker ``to_dict`` described."""
-        params = data.get("init_parameters", {})
+        """The ranker ``to_dict`` described; ``data`` is left as it was (its parameters are
+        read into a copy)."""
+        params = dict(data.get("init_parameters", {}))
+        data = {**data, "init_parameters": params}
         for name in (*_CALLABLE_INITS, "document_embedder"):
             value = params.get(name)
             if isinstance(value, dict) and _CALLABLE in value:

@@ -5,6 +5,7 @@ the settings resolve is what the ranker shows and saves."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import pytest
@@ -132,3 +133,13 @@ def test_no_query_text_warns_once_where_the_method_would_read_the_words(
             ranker.run(documents=docs, query_embedding=query_vectors[0])
     said = [w for w in caught if "no query text" in str(w.message)]
     assert len(said) == (1 if warns else 0)
+
+
+def test_from_dict_leaves_the_callers_dict_as_it_was():
+    saved = DiverseRanker(token_counter=len, method="mmr",
+                          method_kwargs={"lambda_mult": 0.7}).to_dict()
+    before = copy.deepcopy(saved)
+    again = DiverseRanker.from_dict(saved)
+    assert saved == before  # the saved callables stay saved, not turned into functions
+    assert again.token_counter is len
+    assert again.to_dict() == before
