@@ -165,9 +165,18 @@ class _Parser(argparse.ArgumentParser):
         for token in extras:
             name = token.split("=", 1)[0]
             if name.startswith("-") and not _is_number(name):
-                hint = did_you_mean(name, options) or f"; its options: {', '.join(options)}"
+                hint = did_you_mean(name, options) or (
+                    f"; its options: {', '.join(options)}" if options else self._commands())
                 return f"{name}: unknown option{hint}"
         return f"unrecognized arguments: {' '.join(extras)}"
+
+    def _commands(self) -> str:
+        """``; choose one of: ...``, the sub-commands of a parser that takes no options of
+        its own but them (``vrsd eval``'s protocols); else nothing."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return f"; choose one of: {', '.join(action.choices)}"
+        return ""
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         super()._print_message(safe(message) if message else message, file)
@@ -464,51 +473,6 @@ def _add_evidence_flags(p: argparse.ArgumentParser, *, one_model: bool) -> None:
         p.add_argument("--model", nargs="+", default=None, metavar="MODEL",
                        help=f"embedding model(s): {models}; all (the four), or several (one "
                        "table per model)")
-
-
-def legacy_eval_argv(argv: Sequence[str]) -> tuple[list[str], str | None]:
-    """``vrsd eval [--protocol P] ...`` (the spelling before the subcommands) rewritten
-    as ``vrsd eval PROTOCOL ...``, and the deprecation message (None: ``argv`` is not the
-    old spelling). ``--protocol evidence --budget [B]`` is ``budget [--budgets B]``,
-    ``--protocol evidence --haystack`` is ``haystack``."""
-    args = list(argv)
-    if not args or args[0] != "eval" or (len(args) > 1 and args[1] in
-                                         (*PROTOCOLS, "-h", "--help")):
-        return args, None
-    rest, protocol, budgets, budget = args[1:], None, None, False
-    for i, token in enumerate(rest):
-        if token.startswith("--protocol="):
-            protocol = token.split("=", 1)[1]
-            del rest[i]
-            break
-        if token == "--protocol" and i + 1 < len(rest):
-            protocol = rest[i + 1]
-            del rest[i:i + 2]
-            break
-    old = "vrsd eval" if protocol is None else f"vrsd eval --protocol {protocol}"
-    protocol = protocol or "paper"
-    if protocol == "evidence" and "--haystack" in rest:
-        rest.remove("--haystack")
-        protocol, old = "haystack", f"{old} --haystack"
-    for i, token in enumerate(rest):
-        if protocol == "evidence" and (token == "--budget" or token.startswith("--budget=")):
-            budget = True
-            if "=" in token:
-                budgets = token.split("=", 1)[1]
-                del rest[i]
-            elif i + 1 < len(rest) and not rest[i + 1].startswith("-"):
-                budgets = rest[i + 1]
-                del rest[i:i + 2]
-            else:
-                del rest[i]
-            break
-    if budget:
-        protocol, old = "budget", f"{old} --budget"
-        rest = [*rest, "--budgets", budgets] if budgets not in (None, "typical") else rest
-    message = (f"'{old}' is deprecated and goes in the next release: write "
-               f"'vrsd eval {protocol} ...' (each protocol has its own flags: "
-               f"vrsd eval {protocol} --help)")
-    return ["eval", protocol, *rest], message
 
 
 def _add_inspect(ins: argparse.ArgumentParser) -> None:
@@ -810,13 +774,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar
     parser = build_parser()
-    given, deprecated = legacy_eval_argv(sys.argv[1:] if argv is None else argv)
+    given = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(given)  # usage errors exit 2 with argparse's message
     args.argv = given  # for the reports' headings
     try:
         with stopped_by_signals(), _one_line_warnings(args.command):
-            if deprecated is not None:
-                warnings.warn(deprecated, FutureWarning, stacklevel=1)
             return _COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: the same clean end
         print("vrsd: interrupted" + (f" ({exc})" if isinstance(exc, Stopped) else ""),

@@ -400,39 +400,15 @@ def test_each_protocol_takes_only_its_own_flags(vrsd, args, message):
     assert run.code == 2 and message in run.err, run.err
 
 
-@pytest.mark.parametrize(("old", "new"), [
-    ([], "paper"),
-    (["--k", "0"], "paper"),
-    (["--protocol", "paper", "--k", "0"], "paper"),
-    (["--protocol", "evidence", "--k", "0"], "evidence"),
-    (["--protocol=evidence", "--budget", "--k", "0"], "budget"),
-    (["--protocol", "evidence", "--haystack", "--k", "0"], "haystack"),
+@pytest.mark.parametrize(("old", "message"), [
+    ([], "the following arguments are required: PROTOCOL"),
+    (["--protocol", "evidence"],
+     "--protocol: unknown option; choose one of: evidence, budget, haystack, paper"),
+    (["--protocol=evidence", "--budget"], "the following arguments are required: PROTOCOL"),
 ])
-def test_the_spelling_before_the_subcommands_still_works_with_a_warning(old, new):
-    """``vrsd eval --protocol P`` is ``vrsd eval P`` for one release, with a warning that
-    names the new spelling (docs and scripts may hold the old one)."""
-    from vrsd_cli.cli import legacy_eval_argv
-
-    argv, message = legacy_eval_argv(["eval", *old])
-    assert argv[:2] == ["eval", new] and "--protocol" not in argv
-    assert message is not None and f"'vrsd eval {new} ...'" in message
-
-
-def test_the_old_budget_flag_keeps_its_budgets():
-    from vrsd_cli.cli import legacy_eval_argv
-
-    for old in (["--budget", "120,240"], ["--budget=120,240"]):
-        argv, _ = legacy_eval_argv(["eval", "--protocol", "evidence", *old, "--limit", "4"])
-        assert argv == ["eval", "budget", "--limit", "4", "--budgets", "120,240"]
-    assert legacy_eval_argv(["eval", "evidence", "--k", "2"]) == (
-        ["eval", "evidence", "--k", "2"], None)
-
-
-def test_the_old_spelling_runs_and_warns_on_stderr(vrsd, data_dir, tmp_path):
-    run = vrsd("eval", "--protocol", "evidence", "--model", "lsa", "--limit", 2,
-               "--data-dir", data_dir, "--methods", "default", "--k", 2,
-               "--out", tmp_path, "--no-progress")
-    assert run.code == 0, run.err
-    assert ("vrsd eval: warning: 'vrsd eval --protocol evidence' is deprecated and goes in "
-            "the next release: write 'vrsd eval evidence ...'") in run.err
-    assert (tmp_path / "evidence.json").exists()
+def test_eval_needs_its_protocol_as_a_subcommand(vrsd, old, message):
+    """``vrsd eval --protocol P`` (a spelling never released) is a usage error naming the
+    protocols."""
+    run = vrsd("eval", *old)
+    assert run.code == 2 and "Traceback" not in run.err, run.err
+    assert f"vrsd eval: error: {message}" in run.err, run.err
