@@ -754,8 +754,8 @@ class IndexSource:
 
         vector = check_query_vector(self.embeddings.embed_query(question))
         rows = self.index.top(vector, n) if len(self.index) else np.zeros(0, dtype=np.int64)
-        return Pool(vector, self._passages(rows),
-                    self.index.vectors(rows).astype(np.float64))
+        return Pool(vector, self._passages(rows), self.index.vectors(rows).astype(np.float64),
+                    lambda query, texts: corpus_background(self.index, query, texts))
 
     def sample(self, count: int, rng: np.random.Generator) -> list[Passage]:
         from vrsd_kit.inspection.run import pick
