@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.cli_fixtures import write
 from tests.integration_tests.cli.test_index_store import CHUNK, edit_round, note
 from vrsd_cli import flat_index
-from vrsd_cli.indexing import index_embeddings, open_index, search_index
+from vrsd_cli.indexing import index_embeddings, open_index
 from vrsd_kit.lexical import Background, bm25, document_frequencies, pool_links
 
 
@@ -190,3 +190,25 @@ def test_a_footer_the_index_repeats_lifts_no_candidate_and_makes_no_link(vrsd, b
         link = entry.get("linked_to")
         assert link is None or link["words"] == ["Tim Burton"], link
     assert expected[garden] < plain[garden] / 4  # the footer lifted the note, alone
+
+
+def test_vrsd_inspect_reads_the_index_with_its_background(boilerplate, monkeypatch):
+    from vrsd_cli.indexing import IndexSource
+    from vrsd_kit.inspection import figures
+
+    seen = []
+
+    def spy(k, max_per_group=None, background=None):
+        seen.append(background)
+        return default_settings(k, max_per_group, background)
+
+    default_settings = figures.default_settings
+    monkeypatch.setattr(figures, "default_settings", spy)
+    from vrsd_kit.inspection.run import inspect_source
+
+    inspect_source(lambda: IndexSource(boilerplate, 3, 6, None), [QUESTION])
+    _, texts, others = _pool(boilerplate, 6)
+    words, _ = document_frequencies([QUESTION, *texts])
+    assert len(seen) == 1 and isinstance(seen[0], Background)
+    np.testing.assert_allclose(seen[0].shares(words, 10.0),
+                               Background.of_texts(others).shares(words, 10.0), atol=1e-12)
