@@ -17,11 +17,10 @@ the settings in one SQLite transaction: a commit costs what changed, and a run s
 before it, or a full disk during it, leaves the index as it was. The same transaction
 counts the words of the chunks added and removed (``words``: each word's id as
 ``vrsd_kit.lexical`` reads it, and how many chunks hold it), so a search knows how common
-each of its candidates' words is in the whole index (``FlatIndex.background``); an index
-written before the table was kept gets it, counted from the stored texts, at its next
-commit. A reader reads in one
-read transaction (a snapshot of the write-ahead log): one committed state, whole,
-however many commits land meanwhile.
+each of its candidates' words is in the rest of the index (``FlatIndex.background``); an
+index written before the table was kept gets it, counted from the stored texts, at its
+next commit. A reader reads in one read transaction (a snapshot of the write-ahead log):
+one committed state, whole, however many commits land meanwhile.
 
 Search is exact: ``sqlite-vec``'s ``vec0`` scan computes the distance of the unit question
 vector to every stored vector (L2 on unit vectors ranks as cosine does), the top ``n``

@@ -628,8 +628,9 @@ class Background:
 
     @classmethod
     def of_texts(cls, texts: Sequence[str], language: str | None = None) -> Background:
-        """Each word's document frequency in ``texts`` (a corpus: every chunk of an index),
-        read in ``language`` (None: the words as written)."""
+        """Each word's document frequency in ``texts`` (a corpus: the documents a pool is
+        drawn from; ``document_frequencies``), read in ``language`` (None: the words as
+        written)."""
         language = check_language(language)
         vocabulary, df = document_frequencies(texts, language)
         return cls(vocabulary, df / float(max(len(texts), 1)), True, language)
