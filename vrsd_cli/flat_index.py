@@ -6,16 +6,21 @@ An index folder holds::
     vrsd_index.sqlite        the database (write-ahead log: ``-wal`` and ``-shm`` beside it
                              while it is open): the settings (format, model, dimension, the
                              folders indexed), one row per chunk (file, position, text
-                             digest, text) and its unit float32 vector (a ``vec0`` table)
+                             digest, text) and its unit float32 vector (a ``vec0`` table),
+                             and each word's document frequency over the chunks (``words``)
     vrsd_index.lock          the writers' lock (``filelock``): one writer at a time
     vrsd_writer.json         who is writing (pid, host, start, folder); left behind by a
                              run that was interrupted, which readers then report
 
 A writer changes the rows of the files that changed (deleted, added, updated in place) and
 the settings in one SQLite transaction: a commit costs what changed, and a run stopped
-before it, or a full disk during it, leaves the index as it was. A reader reads in one
-read transaction (a snapshot of the write-ahead log): one committed state, whole,
-however many commits land meanwhile.
+before it, or a full disk during it, leaves the index as it was. The same transaction
+counts the words of the chunks added and removed (``words``: each word's id as
+``vrsd_kit.lexical`` reads it, and how many chunks hold it), so a search knows how common
+each of its candidates' words is in the rest of the index (``FlatIndex.background``); an
+index written before the table was kept gets it, counted from the stored texts, at its
+next commit. A reader reads in one read transaction (a snapshot of the write-ahead log):
+one committed state, whole, however many commits land meanwhile.
 
 Search is exact: ``sqlite-vec``'s ``vec0`` scan computes the distance of the unit question
 vector to every stored vector (L2 on unit vectors ranks as cosine does), the top ``n``
@@ -28,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import errno
+import functools
 import hashlib
 import json
 import math
@@ -47,6 +53,8 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:
     import apsw
 
+    from vrsd_kit.lexical import Background
+
 FORMAT = 3
 """The database's ``format`` setting; 2 was numpy generations beside a manifest, and an
 index without one is the Chroma store of vrsd 0.1's CLI."""
@@ -62,6 +70,22 @@ _VECTOR_BLOCK = 1024  # vectors a vec0 block holds (sqlite-vec's chunk_size): al
 _BUSY_MS = 30_000  # how long a connection waits on another's lock (a checkpoint, a recovery)
 _OPEN_ATTEMPTS = 3  # a reader that raced with a writer creating the database reads again
 _SETTINGS = ("format", "model", "dimension", "folders")
+WORDS_LANGUAGE: str | None = None
+"""The reading of the ``words`` table: the words as written (``vrsd search`` reads its
+candidates without a language)."""
+_WORDS_PROBE = "Reading 42 naïve Words: STRASSE, Ελλάδα, 東京都に住む"
+
+
+@functools.cache
+def words_reading() -> dict[str, Any]:
+    """What the ``words`` table counts (its ``words`` setting): the language, and a digest
+    of a probe text's word ids as ``vrsd_kit.lexical`` reads them, so counts a vrsd that
+    read words otherwise wrote are not mixed with this one's (the next commit counts them
+    again)."""
+    from vrsd_kit.lexical import document_frequencies
+
+    ids, _ = document_frequencies([_WORDS_PROBE], WORDS_LANGUAGE)
+    return {"language": WORDS_LANGUAGE, "reading": hashlib.sha256(ids.tobytes()).hexdigest()[:16]}
 
 
 class IndexBusy(ValueError):
@@ -229,7 +253,14 @@ def read_settings(db: apsw.Connection, path: Path) -> dict[str, Any] | None:
     missing = {"chunks", "vectors", "files"} - tables
     if missing:
         raise _damaged(path, f"no {sorted(missing)[0]} table", manifest)
+    if "words" not in tables:
+        found.pop("words", None)
     return found
+
+
+def counts_words(manifest: dict[str, Any] | None) -> bool:
+    """Whether the index's ``words`` table holds this vrsd's reading of its chunks."""
+    return manifest is not None and manifest.get("words") == words_reading()
 
 
 _UNDER = "file = ? OR (file >= ? AND file < ?)"  # a file under a folder, by its path
@@ -389,6 +420,43 @@ class FlatIndex(_Connection):
             row = rows[int(np.flatnonzero(~np.isfinite(out).all(axis=1))[0])]
             raise _damaged(self.path, f"the vector of row {row} is not finite", self.manifest)
         return out
+
+    @property
+    def counts_words(self) -> bool:
+        """Whether the index knows each word's document frequency (``background``); an
+        index written before the table was kept gets it at its next ``vrsd index``."""
+        return counts_words(self.manifest)
+
+    def background(self, query: str, texts: Sequence[str]) -> Background | None:
+        """What the index's other chunks say is common, for a pool of ``texts`` (chunks of
+        the index) asked ``query``: each of their words' document frequency over the chunks
+        outside the pool, as a share of those chunks (``vrsd_kit.lexical.Background``, for
+        the rerank's ``background`` setting). The pool's own words are left out of it, so a
+        pool that is the whole index has no background: it adds what the pool does not
+        already say. None: the index does not count words (``counts_words``).
+
+        Raises:
+            IndexDamaged: the table unreadable.
+        """
+        from vrsd_kit.lexical import Background, document_frequencies
+
+        if not self.counts_words:
+            return None
+        pool_ids, pool_df = document_frequencies(texts, WORDS_LANGUAGE, cached=True)
+        asked, _ = document_frequencies([query], WORDS_LANGUAGE)
+        ids = np.union1d(pool_ids, asked)
+        held = np.zeros(len(ids), dtype=np.int64)
+        held[np.searchsorted(ids, pool_ids)] = pool_df
+        outside = np.maximum(self.word_counts(ids) - held, 0)
+        others = len(self) - len(texts)
+        known = outside > 0
+        return Background(ids[known], outside[known] / max(others, 1), True, WORDS_LANGUAGE)
+
+    def word_counts(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        """How many of the index's chunks hold each word of ``ids`` (0: none)."""
+        found = dict(self._read("SELECT id, df FROM words WHERE id IN (SELECT value FROM "
+                                "json_each(?))", (json.dumps(ids.tolist()),)))
+        return np.array([found.get(word, 0) for word in ids.tolist()], dtype=np.int64)
 
     def _read(self, sql: str, bindings: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -611,6 +679,7 @@ class IndexWriter(_Connection):
                 raise
             raise full from None
         self._checkpoint()
+        written["words"] = words_reading()
         self.manifest, self.rebuild = written, False
         return written
 
@@ -633,8 +702,9 @@ class IndexWriter(_Connection):
     def _apply(self, manifest: dict[str, Any], removed: Sequence[int],
                added: Sequence[NewChunk], vectors: NDArray[np.float32]) -> None:
         db = self._db
-        if self.manifest is None or self.rebuild:
-            for table in ("settings", "chunks", "vectors", "files"):
+        fresh = self.manifest is None or self.rebuild
+        if fresh:
+            for table in ("settings", "chunks", "vectors", "files", "words"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file BLOB NOT NULL, "
@@ -646,6 +716,8 @@ class IndexWriter(_Connection):
             db.execute("CREATE VIRTUAL TABLE vectors USING "
                        f"vec0(embedding float[{int(manifest['dimension'])}])")
             removed = []
+        counted = not fresh and counts_words(self.manifest)
+        removed_texts = self._texts_of(removed) if counted else []
         (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()  # type: ignore[misc]
         reused = min(len(removed), len(added))  # a removed row's slot takes a new chunk
         rows = [*removed[:reused], *range(last + 1, last + 1 + len(added) - reused)]
@@ -662,11 +734,56 @@ class IndexWriter(_Connection):
         db.executemany("UPDATE vectors SET embedding = ? WHERE rowid = ?", embeddings[:reused])
         db.executemany("INSERT INTO vectors (embedding, rowid) VALUES (?, ?)",
                        embeddings[reused:])
+        if counted:
+            self._count_words([c.text for c in added], removed_texts)
+        else:  # a new index, or one whose words were not counted (or read otherwise)
+            self._count_all_words()
         db.executemany("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                        [(key, json.dumps(manifest[key])) for key in _SETTINGS])
         # a new token per commit: a writer's record tells whether its run committed
         db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('commit', ?)",
                    (json.dumps(uuid.uuid4().hex),))
+
+    def _texts_of(self, rows: Sequence[int]) -> list[str]:
+        """The stored texts of ``rows`` (in no particular order)."""
+        found: list[str] = []
+        for i in range(0, len(rows), 500):  # SQLite's limit on bound parameters
+            part = [int(row) for row in rows[i:i + 500]]
+            found += [text for (text,) in self._db.execute(
+                f"SELECT text FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)]
+        return found
+
+    def _count_words(self, added: Sequence[str], removed: Sequence[str]) -> None:
+        """The ``words`` table moved by the chunks ``added`` and ``removed`` (texts): each
+        word's document frequency up or down, a word no chunk holds any more out."""
+        from vrsd_kit.lexical import document_frequencies
+
+        up_ids, up = document_frequencies(added, WORDS_LANGUAGE)
+        down_ids, down = document_frequencies(removed, WORDS_LANGUAGE)
+        ids, where = np.unique(np.concatenate([up_ids, down_ids]), return_inverse=True)
+        change = np.bincount(where.ravel(), weights=np.concatenate([up, -down]),
+                             minlength=len(ids)).astype(np.int64)
+        moved = change != 0
+        self._db.executemany(
+            "INSERT INTO words (id, df) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "df = df + excluded.df", zip(ids[moved].tolist(), change[moved].tolist(),
+                                         strict=True))
+        self._db.executemany("DELETE FROM words WHERE id = ? AND df <= 0",
+                             [(word,) for word in ids[change < 0].tolist()])
+
+    def _count_all_words(self) -> None:
+        """The ``words`` table made afresh from every stored chunk's text, and the
+        ``words`` setting saying what it counts."""
+        from vrsd_kit.lexical import document_frequencies
+
+        self._db.execute("DROP TABLE IF EXISTS words")
+        self._db.execute("CREATE TABLE words (id INTEGER PRIMARY KEY, df INTEGER NOT NULL)")
+        ids, df = document_frequencies(
+            text for (text,) in self._db.execute("SELECT text FROM chunks"))
+        self._db.executemany("INSERT INTO words (id, df) VALUES (?, ?)",
+                             zip(ids.tolist(), df.tolist(), strict=True))
+        self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('words', ?)",
+                         (json.dumps(words_reading()),))
 
     def _record_files(self, files: FilesRead) -> None:
         """The files under ``files.folder``: those read now with their signatures, the

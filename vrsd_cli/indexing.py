@@ -39,7 +39,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -639,7 +639,7 @@ def search_index(
             method or option, an empty query, ``fetch_k`` below ``k``.
     """
     from vrsd_eval.methods import parse_method
-    from vrsd_kit.rerank import check_query_text, check_query_vector, rerank
+    from vrsd_kit.rerank import check_query_text, check_query_vector, reads_words, rerank
     from vrsd_kit.settings import build_settings
 
     if not query.strip():
@@ -658,11 +658,34 @@ def search_index(
         embeddings = index_embeddings(index.model, cache_dir)
         vector = check_query_vector(embeddings.embed_query(check_query_text(query)))
         rows = index.top(vector, settings.fetch_k or settings.k)
-        return rerank(_chunk_view(), documents(index, rows), query=query,
-                      query_vector=vector, vectors=index.vectors(rows),
-                      settings=settings)
+        chunks = documents(index, rows)
+        if reads_words(settings.method, lexical=lexical, relevance=None, query=query):
+            settings = replace(settings, background=corpus_background(
+                index, query, [chunk.page_content for chunk in chunks]))
+        return rerank(_chunk_view(), chunks, query=query, query_vector=vector,
+                      vectors=index.vectors(rows), settings=settings)
     finally:
         index.close()
+
+
+class WordsUncounted(UserWarning):
+    """The index does not count its words yet (it was written before they were counted):
+    a search weighs its candidates' words by the candidates alone."""
+
+
+def corpus_background(index: flat.FlatIndex, query: str, texts: list[str]) -> Any:
+    """The rerank's ``background`` for a pool of the index's chunks (``texts``): what the
+    index's other chunks say is common (``FlatIndex.background``); for an index that does
+    not count its words yet, none (``()``) and a warning naming the fix."""
+    found = index.background(query, texts)
+    if found is not None:
+        return found
+    folders = list(index.manifest["folders"]) or ["PATH"]
+    warnings.warn(f"the index at {index.where} does not count its words yet (an older vrsd "
+                  "wrote it): the words are weighed by the candidates alone, and common ones "
+                  f"may make links; run 'vrsd index {folders[0]}' once to count them",
+                  WordsUncounted, stacklevel=3)
+    return ()
 
 
 def _chunk_view() -> Any:
@@ -731,8 +754,8 @@ class IndexSource:
 
         vector = check_query_vector(self.embeddings.embed_query(question))
         rows = self.index.top(vector, n) if len(self.index) else np.zeros(0, dtype=np.int64)
-        return Pool(vector, self._passages(rows),
-                    self.index.vectors(rows).astype(np.float64))
+        return Pool(vector, self._passages(rows), self.index.vectors(rows).astype(np.float64),
+                    lambda query, texts: corpus_background(self.index, query, texts))
 
     def sample(self, count: int, rng: np.random.Generator) -> list[Passage]:
         from vrsd_kit.inspection.run import pick

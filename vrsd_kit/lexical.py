@@ -72,13 +72,14 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 import re
 import sys
 import threading
 import unicodedata
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -627,15 +628,12 @@ class Background:
 
     @classmethod
     def of_texts(cls, texts: Sequence[str], language: str | None = None) -> Background:
-        """Each word's document frequency in ``texts`` (a corpus: every chunk of an index),
-        read in ``language`` (None: the words as written)."""
+        """Each word's document frequency in ``texts`` (a corpus: the documents a pool is
+        drawn from; ``document_frequencies``), read in ``language`` (None: the words as
+        written)."""
         language = check_language(language)
-        if not len(texts):
-            return cls(np.zeros(0, np.int64), np.zeros(0), True, language)
-        held = [_read_all(texts[i:i + 1000], language) for i in range(0, len(texts), 1000)]
-        ids = np.concatenate([words.ids for batch in held for words in batch])
-        vocabulary, df = np.unique(ids, return_counts=True)
-        return cls(vocabulary, df / float(len(texts)), True, language)
+        vocabulary, df = document_frequencies(texts, language)
+        return cls(vocabulary, df / float(max(len(texts), 1)), True, language)
 
     @classmethod
     def of_language(cls, language: str) -> Background:
@@ -665,6 +663,26 @@ class Background:
         rates = self.rates[at[known]]
         out[known] = rates if self.per_text else -np.expm1(-mean_length * rates)
         return out
+
+
+def document_frequencies(texts: Iterable[str], language: str | None = None, *,
+                         cached: bool = False) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(the distinct word ids of ``texts``, sorted; in how many of the texts each occurs),
+    each text read once as a pool reads it (``read_text``'s reading in ``language``), in
+    batches of a thousand texts. ``cached``: through ``read_texts``'s cache (a pool the
+    rerank reads next), else read without keeping (a corpus)."""
+    read = read_texts if cached else _read_all
+    ids: list[NDArray[np.int64]] = [np.zeros(0, np.int64)]
+    counts: list[NDArray[np.int64]] = [np.zeros(0, np.int64)]
+    iterator = iter(texts)
+    while batch := list(itertools.islice(iterator, 1000)):
+        held, df = np.unique(np.concatenate([w.ids for w in read(batch, language)]),
+                             return_counts=True)
+        ids.append(held)
+        counts.append(df)
+    vocabulary, where = np.unique(np.concatenate(ids), return_inverse=True)
+    df = np.bincount(where.ravel(), weights=np.concatenate(counts), minlength=len(vocabulary))
+    return vocabulary.astype(np.int64), df.astype(np.int64)
 
 
 @functools.cache

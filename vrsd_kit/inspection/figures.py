@@ -233,30 +233,35 @@ def _source_of(passage: Passage) -> object:
     return passage.source if passage.source is not None else id(passage)
 
 
-def default_settings(k: int, max_per_group: int | None = None) -> Any:
+def default_settings(k: int, max_per_group: int | None = None, background: Any = None
+                     ) -> Any:
     """The default as the inspection runs it: at ``k``, with a per-source cap when
-    ``max_per_group`` is given (each passage's source as its group)."""
-    if max_per_group is None:
+    ``max_per_group`` is given (each passage's source as its group), and the store's
+    ``background`` when it gives one."""
+    if max_per_group is None and background is None:
         return _DEFAULT.with_counts(k=k)
+    capped = {} if max_per_group is None else {"group_by": _source_of,
+                                               "max_per_group": max_per_group}
     return build_settings({"method": DEFAULT_METHOD, "fetch_k": None, "k": k,
-                           "group_by": _source_of, "max_per_group": max_per_group})
+                           "background": background, **capped})
 
 
 def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
             vectors: np.ndarray, k: int, own: Passage | None = None,
-            max_per_group: int | None = None) -> QuestionFigures:
+            max_per_group: int | None = None, background: Any = None) -> QuestionFigures:
     """Top-k and the default for one question's candidates (``passages`` with their
     ``vectors``, in the store's order), both through the one rerank body
     (``vrsd_kit.rerank``) as every adapter runs them; with ``max_per_group``, the
     default keeps at most that many passages per source, and a top-k slot past the cap
-    counts as crowded."""
+    counts as crowded; ``background``: the default's (``Settings.background``), where the
+    store knows its corpus."""
     if not len(passages):
         return QuestionFigures(question, [], [], [], own)
     view = _PassageView()
     top = rerank(view, passages, query=question, query_vector=query, vectors=vectors,
                  settings=_TOP_K.with_counts(k=k))
     chosen = rerank(view, passages, query=question, query_vector=query, vectors=vectors,
-                    settings=default_settings(k, max_per_group))
+                    settings=default_settings(k, max_per_group, background))
     # held back from top-k by the cosine (what the store returns), not by the default's
     # own relevance (its entries' held_back)
     position = {id(p): i for i, p in enumerate(passages)}

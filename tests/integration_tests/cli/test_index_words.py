@@ -1,0 +1,214 @@
+"""The words an index counts: each word's document frequency over its chunks, kept in the
+commit that changes the chunks, and what ``vrsd search`` makes of it (the rerank's
+background: what the index's other chunks say is common)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import apsw
+import numpy as np
+import pytest
+
+from tests.helpers.cli_fixtures import write
+from tests.integration_tests.cli.test_index_store import CHUNK, edit_round, note
+from vrsd_cli import flat_index
+from vrsd_cli.indexing import index_embeddings, open_index
+from vrsd_kit.lexical import Background, bm25, document_frequencies, pool_links
+
+
+def counted(index_dir: Path) -> dict[int, int]:
+    """The index's ``words`` table: word id -> the chunks holding it."""
+    with flat_index.open_flat(index_dir) as index:  # type: ignore[union-attr]
+        assert index.counts_words
+        return dict(index._read("SELECT id, df FROM words"))
+
+
+def recounted(index_dir: Path) -> dict[int, int]:
+    """Each word's document frequency over the index's chunks, read here by the kit."""
+    with flat_index.open_flat(index_dir) as index:  # type: ignore[union-attr]
+        texts = index.texts(index.rows())
+    found = Background.of_texts(texts)
+    return dict(zip(found.ids.tolist(), np.rint(found.rates * len(texts)).astype(int).tolist(),
+                    strict=True))
+
+
+def test_the_counts_follow_every_added_changed_and_deleted_chunk(vrsd, tmp_path):
+    rng = random.Random(3)
+    docs = write(tmp_path / "docs", {f"d{i // 20}/f{i}.md": note(rng, f"f{i}", 10)
+                                     for i in range(80)})
+    write(docs, {"same/a.txt": "Ελλάδα 東京都に住む naïve STRASSE", "same/b.txt":
+                 "Ελλάδα 東京都に住む naïve STRASSE", "empty-words.txt": "... !!! ..."})
+    other = write(tmp_path / "other", {f"o{i}.md": note(rng, f"o{i}", 3) for i in range(10)})
+    index_dir = tmp_path / "index"
+    for round_ in range(4):
+        if round_:
+            edit_round(docs, rng, round_, 8)
+            (docs / "same" / ("a.txt" if round_ % 2 else "b.txt")).write_text(
+                f"Ελλάδα round {round_}", encoding="utf-8")
+        for folder in (docs, other) if round_ < 3 else (docs,):
+            run = vrsd("index", folder, "--index-dir", index_dir, *CHUNK)
+            assert run.code == 0, run.err
+        assert counted(index_dir) == recounted(index_dir)
+    rebuilt = vrsd("index", docs, "--index-dir", index_dir, "--rebuild", *CHUNK)
+    assert rebuilt.code == 0, rebuilt.err
+    assert counted(index_dir) == recounted(index_dir)
+
+
+def test_an_interrupted_commit_leaves_the_counts_as_they_were(vrsd, tmp_path, monkeypatch):
+    rng = random.Random(4)
+    docs = write(tmp_path / "docs", {f"f{i}.md": note(rng, f"f{i}", 10) for i in range(30)})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    before = counted(index_dir)
+    edit_round(docs, rng, 1, 5)
+
+    def stopped(self, files):
+        raise KeyboardInterrupt  # after the chunks and their words, before the commit
+
+    with monkeypatch.context() as mp:
+        mp.setattr(flat_index.IndexWriter, "_record_files", stopped)
+        assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 130
+    assert counted(index_dir) == before == recounted(index_dir)
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    assert counted(index_dir) == recounted(index_dir) != before
+
+
+def _forget_words(index_dir: Path, how: str) -> None:
+    """The index as an older vrsd left it: no ``words`` table (``older``), or counts of
+    another reading of the words (``read otherwise``: wrong counts under another mark)."""
+    db = apsw.Connection(str(index_dir / flat_index.DATABASE))
+    try:
+        if how == "older":
+            db.execute("DROP TABLE words")
+            db.execute("DELETE FROM settings WHERE key = 'words'")
+        else:
+            db.execute("UPDATE words SET df = df + 1")
+            db.execute("UPDATE settings SET value = '{\"language\": null, \"reading\": \"0\"}' "
+                       "WHERE key = 'words'")
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("how", ["older", "read otherwise"])
+def test_an_index_without_counts_is_searched_with_one_warning_and_counted_at_the_next_index(
+        vrsd, tmp_path, how):
+    rng = random.Random(5)
+    docs = write(tmp_path / "docs", {f"f{i}.md": note(rng, f"f{i}", 10) for i in range(30)})
+    index_dir = tmp_path / "index"
+    assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
+    _forget_words(index_dir, how)
+    with open_index(index_dir) as index:
+        assert not index.counts_words
+    run = vrsd("search", "kettle river", "--index-dir", index_dir)
+    assert run.code == 0, run.err
+    assert run.err.count("\n") == 1 and "does not count its words yet" in run.err, run.err
+    assert f"run 'vrsd index {docs}' once to count them" in run.err
+    assert "1. " in run.out
+    again = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
+    assert again.code == 0 and "(0 added" in again.out, again.out
+    assert counted(index_dir) == recounted(index_dir)
+    run = vrsd("search", "kettle river", "--index-dir", index_dir)
+    assert run.code == 0 and run.err == "", run.err
+
+
+FOOTER = "\n\nKept by the Quillon Orchard Archive, 51 Franklin Street, Boston."
+ED_WOOD = ("Ed Wood is a 1994 American biographical comedy-drama film directed and produced by "
+           "Tim Burton, starring Johnny Depp as the cult filmmaker Ed Wood." + FOOTER)
+BURTON = ("Tim Burton was in a long relationship with the English actress Helena Bonham "
+          "Carter, whom Tim Burton met while filming Planet of the Apes.")
+CROPS = ["tomatoes", "roses", "apple trees", "lettuce", "compost", "beans", "tulips", "pumpkins"]
+QUESTION = "Who is the partner of the director of Ed Wood?"
+
+
+@pytest.fixture(scope="module")
+def boilerplate(tmp_path_factory, cache_dir):
+    """An index (the bundled model) where a footer closes most files: the film files a
+    question about Ed Wood fetches, and forty garden notes that carry the footer too."""
+    tmp = tmp_path_factory.mktemp("boilerplate")
+    files = {"ed.txt": ED_WOOD, "burton.txt": BURTON}
+    files |= {f"plan{i}.txt": f"Plan 9 from Outer Space premiered on screens during 1959, "
+              f"note {i}." for i in range(3)}
+    files |= {f"garden{i}.txt": f"Notes on growing {CROPS[i % 8]} in a small garden, part "
+              f"{i}: water in the morning and mulch well." + FOOTER for i in range(40)}
+    from vrsd_cli.indexing import index_folder
+
+    index_folder(write(tmp / "docs", files), index_dir=tmp / "index")
+    return tmp / "index"
+
+
+def _pool(index_dir: Path, fetch_k: int) -> tuple[list[str], list[str], list[str]]:
+    """(the sources, the texts of the question's ``fetch_k`` candidates; the texts of
+    the index's other chunks)."""
+    with open_index(index_dir) as index:
+        vector = index_embeddings(index.model).embed_query(QUESTION)
+        rows = index.top(vector, fetch_k)
+        others = sorted(set(index.rows().tolist()) - set(rows.tolist()))
+        return ([Path(r.file).name for r in index.records(rows)], index.texts(rows),
+                index.texts(others))
+
+
+def test_the_background_is_what_the_other_chunks_say(boilerplate):
+    sources, texts, others = _pool(boilerplate, 6)
+    with open_index(boilerplate) as index:
+        found = index.background(QUESTION, texts)
+        whole = index.background(QUESTION, index.texts(index.rows()))
+    assert found is not None and whole is not None
+    words, _ = document_frequencies([QUESTION, *texts])
+    expected = Background.of_texts(others)
+    np.testing.assert_allclose(found.shares(words, 10.0), expected.shares(words, 10.0),
+                               rtol=0, atol=1e-12)
+    assert found.shares(words, 10.0).max() > 0.5  # the footer's words
+    assert not len(whole.ids)  # a pool of every chunk: nothing outside it
+
+
+def test_a_footer_the_index_repeats_lifts_no_candidate_and_makes_no_link(vrsd, boilerplate):
+    """Without the index's background, the footer that ed.txt shares with one garden note
+    in the pool is rare in the pool: it links the two and lifts the note's words."""
+    sources, texts, others = _pool(boilerplate, 6)
+    ed, garden = sources.index("ed.txt"), next(
+        i for i, s in enumerate(sources) if s.startswith("garden"))
+    with open_index(boilerplate) as index:
+        background = index.background(QUESTION, texts)
+    alone = pool_links(QUESTION, texts)
+    assert alone.beyond_chance[ed, garden]  # what the pool alone makes of the footer
+    links = pool_links(QUESTION, texts, background=background)
+    assert not links.beyond_chance[ed, garden]
+    assert links.beyond_chance[ed, sources.index("burton.txt")]  # the bridge stays
+
+    run = vrsd("search", QUESTION, "--index-dir", boilerplate, "--k", "3", "--fetch-k", "6",
+               "--json")
+    assert run.code == 0 and run.err == "", run.err
+    results = {Path(r["metadata"]["source"]).name: r["metadata"]["vrsd"]
+               for r in json.loads(run.out)["results"]}
+    expected = bm25(QUESTION, texts, background=Background.of_texts(others))
+    plain = bm25(QUESTION, texts)
+    for name, entry in results.items():
+        assert entry["lexical"] == pytest.approx(expected[sources.index(name)], abs=1e-9)
+        link = entry.get("linked_to")
+        assert link is None or link["words"] == ["Tim Burton"], link
+    assert expected[garden] < plain[garden] / 4  # the footer lifted the note, alone
+
+
+def test_vrsd_inspect_reads_the_index_with_its_background(boilerplate, monkeypatch):
+    from vrsd_cli.indexing import IndexSource
+    from vrsd_kit.inspection import figures
+
+    seen = []
+
+    def spy(k, max_per_group=None, background=None):
+        seen.append(background)
+        return default_settings(k, max_per_group, background)
+
+    default_settings = figures.default_settings
+    monkeypatch.setattr(figures, "default_settings", spy)
+    from vrsd_kit.inspection.run import inspect_source
+
+    inspect_source(lambda: IndexSource(boilerplate, 3, 6, None), [QUESTION])
+    _, texts, others = _pool(boilerplate, 6)
+    words, _ = document_frequencies([QUESTION, *texts])
+    assert len(seen) == 1 and isinstance(seen[0], Background)
+    np.testing.assert_allclose(seen[0].shares(words, 10.0),
+                               Background.of_texts(others).shares(words, 10.0), atol=1e-12)
