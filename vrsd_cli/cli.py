@@ -174,7 +174,7 @@ class _Parser(argparse.ArgumentParser):
         """``; choose one of: ...``, the sub-commands of a parser that takes no options of
         its own but them (``vrsd eval``'s protocols); else nothing."""
         for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
+            if isinstance(action.choices, dict):  # the sub-commands: name -> parser
                 return f"; choose one of: {', '.join(action.choices)}"
         return ""
 

@@ -198,7 +198,8 @@ def test_every_llamaindex_and_haystack_entry_point_refuses_below_one(li_retrieve
 
 
 @pytest.mark.parametrize("argv", [["demo", "--k", "0"], ["search", "q", "--k", "0"],
-                                  ["eval", "--k", "0"], ["search", "q", "--fetch-k", "0"]])
+                                  ["eval", "evidence", "--k", "0"],
+                                  ["search", "q", "--fetch-k", "0"]])
 def test_the_command_line_refuses_k_below_one(argv, capsys):
     from vrsd_cli.cli import main
 
