@@ -10,6 +10,7 @@ them by the names below (as ``tests/helpers/fixtures.py``'s).
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,3 +87,10 @@ def stored(index_dir: Path) -> list[tuple[str, int, str]]:
     finally:
         index.close()
     return sorted((d.metadata["source"], d.metadata["chunk"], d.page_content) for d in docs)
+
+
+def as_a_terminal_starts_it() -> None:
+    """``preexec_fn`` of a ``vrsd`` process a test sends SIGINT: SIGINT's default action, as
+    a terminal starts a command (a suite run in the background inherits SIGINT ignored,
+    and Python then raises no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

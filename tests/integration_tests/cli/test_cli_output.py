@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli_fixtures import write
+from tests.helpers.cli_fixtures import as_a_terminal_starts_it, write
 from vrsd_cli import cli
 from vrsd_cli.printing import fit, format_hits, safe, safe_json
 
@@ -255,7 +255,8 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "vrsd_cli.cli", "demo", "--corpus",
                              str(fifo)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_a_terminal_starts_it)
     writer = None
     try:
         while writer is None and proc.poll() is None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli_fixtures import stored, write
+from tests.helpers.cli_fixtures import as_a_terminal_starts_it, stored, write
 from vrsd_cli import flat_index
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -63,7 +63,8 @@ def vrsd_script(body: str, *args: object) -> subprocess.Popen[str]:
     code = textwrap.dedent(body) + "\nfrom vrsd_cli.cli import main\nsys.exit(main(sys.argv[1:]))"
     return subprocess.Popen([sys.executable, "-c", "import sys\n" + code, *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=as_a_terminal_starts_it)
 
 
 _HOLD_WHILE_ENCODING = """
