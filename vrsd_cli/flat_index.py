@@ -7,7 +7,8 @@ An index folder holds::
                              while it is open): the settings (format, model, dimension, the
                              folders indexed), one row per chunk (file, position, text
                              digest, text) and its unit float32 vector (a ``vec0`` table),
-                             and how many files hold each word (``words``)
+                             how many files hold each word (``words``), and each
+                             file's words (``file_words``)
     vrsd_index.lock          the writers' lock (``filelock``): one writer at a time
     vrsd_writer.json         who is writing (pid, host, start, folder); left behind by a
                              run that was interrupted, which readers then report
@@ -16,13 +17,14 @@ A writer changes the rows of the files that changed (deleted, added, updated in 
 the settings in one SQLite transaction: a commit costs what changed, and a run stopped
 before it, or a full disk during it, leaves the index as it was. The same transaction
 counts the words of the files it changes (``words``: each word's id as
-``vrsd_kit.lexical`` reads it, and how many files hold it, a file's chunks read together),
-so a search knows how common each of its candidates' words is in the rest of the index
-(``FlatIndex.background``). Files, not chunks: boilerplate a long file states once (a
-licence's header) is rare among its chunks but common among files. An index written
-before the table was kept, or counting otherwise, is counted from the stored texts at its
-next commit. A reader reads in one read transaction (a snapshot of the write-ahead log):
-one committed state, whole, however many commits land meanwhile.
+``vrsd_kit.lexical`` reads it, and how many files hold it, a file's chunks read together;
+``file_words``: each file's words), so a search knows how common each of its candidates'
+words is in the rest of the index (``FlatIndex.background``). Files, not chunks:
+boilerplate a long file states once (a licence's header) is rare among its chunks but
+common among files. An index written before the tables were kept, or counting otherwise,
+is counted from the stored texts at its next commit. A reader reads in one read
+transaction (a snapshot of the write-ahead log): one committed state, whole, however many
+commits land meanwhile.
 
 Search is exact: ``sqlite-vec``'s ``vec0`` scan computes the distance of the unit question
 vector to every stored vector (L2 on unit vectors ranks as cosine does), the top ``n``
@@ -259,7 +261,7 @@ def read_settings(db: apsw.Connection, path: Path) -> dict[str, Any] | None:
     missing = {"chunks", "vectors", "files"} - tables
     if missing:
         raise _damaged(path, f"no {sorted(missing)[0]} table", manifest)
-    if "words" not in tables:
+    if not {"words", "file_words"} <= tables:
         found.pop("words", None)
     return found
 
@@ -279,21 +281,19 @@ def _under(folder: str) -> tuple[bytes, bytes, bytes]:
     return os.fsencode(folder), start, start[:-1] + bytes([start[-1] + 1])
 
 
-def file_words(rows: Iterable[tuple[bytes, str]], *, cached: bool = False
-               ) -> Iterator[tuple[bytes, NDArray[np.int64]]]:
+def read_file_words(rows: Iterable[tuple[bytes, str]]
+                    ) -> Iterator[tuple[bytes, NDArray[np.int64]]]:
     """(file, the distinct word ids of its chunks, sorted) for each file of ``rows``
-    ((file, chunk text), a file's rows together), read as the ``words`` table counts them
-    (``cached``: through ``vrsd_kit.lexical``'s cache of readings)."""
+    ((file, chunk text), a file's rows together), read as the ``words`` table counts them."""
     from vrsd_kit.lexical import document_frequencies
 
     for file, group in itertools.groupby(rows, key=lambda row: row[0]):
-        yield file, document_frequencies([text for _, text in group], WORDS_LANGUAGE,
-                                         cached=cached)[0]
+        yield file, document_frequencies([text for _, text in group], WORDS_LANGUAGE)[0]
 
 
 def count_files(found: Iterable[tuple[bytes, NDArray[np.int64]]]
                 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(the word ids, sorted; how many of the files ``found`` (``file_words``) hold each),
+    """(the word ids, sorted; how many of the files ``found`` ((file, its word ids)) hold each),
     folded every million ids so memory holds the vocabulary, not every file's words."""
     vocabulary, df = np.zeros(0, np.int64), np.zeros(0, np.int64)
     pending: list[NDArray[np.int64]] = []
@@ -472,7 +472,7 @@ class FlatIndex(_Connection):
         asked ``query``: each of their words' count of files outside the pool's files (the
         files holding a chunk of the pool), as a share of those files
         (``vrsd_kit.lexical.Background``, for the rerank's ``background`` setting). The
-        pool's files' words (all their chunks, read from the index) are left out of it, so
+        pool's files' words (all their chunks: ``file_words``) are left out of it, so
         a pool that touches every file has no background: it adds what the pool does not
         already say. None: the index does not count words (``counts_words``).
 
@@ -484,7 +484,7 @@ class FlatIndex(_Connection):
         if not self.counts_words:
             return None
         files = sorted({file for (file,) in self._select("chunks", "id", "file", rows).values()})
-        held_ids, held = count_files(file_words(self._chunks_of(files), cached=True))
+        held_ids, held = count_files(self._words_of(files))
         asked, _ = document_frequencies([query], WORDS_LANGUAGE)
         ids = np.union1d(held_ids, asked)
         inside = np.zeros(len(ids), dtype=np.int64)
@@ -494,12 +494,19 @@ class FlatIndex(_Connection):
         known = outside > 0
         return Background(ids[known], outside[known] / max(others, 1), True, WORDS_LANGUAGE)
 
-    def _chunks_of(self, files: Sequence[bytes]) -> Iterator[tuple[bytes, str]]:
-        """(file, text) of every chunk of ``files`` (sorted), a file's chunks together."""
+    def _words_of(self, files: Sequence[bytes]) -> list[tuple[bytes, NDArray[np.int64]]]:
+        """(file, its word ids) of each of ``files`` (files of the index's chunks)."""
+        found: dict[bytes, NDArray[np.int64]] = {}
         for i in range(0, len(files), 500):  # SQLite's limit on bound parameters
             part = files[i:i + 500]
-            yield from self._read(f"SELECT file, text FROM chunks WHERE file IN "
-                                  f"({','.join('?' * len(part))}) ORDER BY file", tuple(part))
+            for file, ids in self._read(f"SELECT file, ids FROM file_words WHERE file IN "
+                                        f"({','.join('?' * len(part))})", tuple(part)):
+                found[file] = np.frombuffer(ids, dtype=np.int64)
+        missing = set(files) - set(found)
+        if missing:
+            raise _damaged(self.path, f"no words of {os.fsdecode(min(missing))}",
+                           self.manifest)
+        return list(found.items())
 
     def file_count(self) -> int:
         """How many files hold a chunk of the index."""
@@ -757,7 +764,7 @@ class IndexWriter(_Connection):
         db = self._db
         fresh = self.manifest is None or self.rebuild
         if fresh:
-            for table in ("settings", "chunks", "vectors", "files", "words"):
+            for table in ("settings", "chunks", "vectors", "files", "words", "file_words"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file BLOB NOT NULL, "
@@ -828,19 +835,25 @@ class IndexWriter(_Connection):
                      ) -> None:
         """The ``words`` table moved by the files a commit changes (``_held_by_files``):
         a word a file holds now and did not before counts one more file, one it held and
-        no longer holds one fewer; a word no file holds any more goes. Each text is read
-        once: a file's words before are those of its chunks that stay and go, after those
-        that stay and come."""
+        no longer holds one fewer; a word no file holds any more goes; each file's words
+        (``file_words``) become those it holds now (a file left without chunks goes). Each
+        text is read once: a file's words before are those of its chunks that stay and go,
+        after those that stay and come."""
         from vrsd_kit.lexical import document_frequencies
 
         up: list[NDArray[np.int64]] = [np.zeros(0, np.int64)]
         down: list[NDArray[np.int64]] = [np.zeros(0, np.int64)]
-        for stay, going, coming in held.values():
+        for file, (stay, going, coming) in held.items():
             stays, went, came = (document_frequencies(texts, WORDS_LANGUAGE)[0]
                                  for texts in (stay, going, coming))
             before, after = np.union1d(stays, went), np.union1d(stays, came)
             up.append(np.setdiff1d(after, before, assume_unique=True))
             down.append(np.setdiff1d(before, after, assume_unique=True))
+            if stay or coming:
+                self._db.execute("INSERT OR REPLACE INTO file_words (file, ids) VALUES (?, ?)",
+                                 (file, after.astype(np.int64).tobytes()))
+            else:
+                self._db.execute("DELETE FROM file_words WHERE file = ?", (file,))
         ups, downs = np.concatenate(up), np.concatenate(down)
         ids, where = np.unique(np.concatenate([ups, downs]), return_inverse=True)
         change = np.bincount(where.ravel(), weights=np.concatenate(
@@ -854,12 +867,23 @@ class IndexWriter(_Connection):
                              [(word,) for word in ids[change < 0].tolist()])
 
     def _count_all_words(self) -> None:
-        """The ``words`` table made afresh from every stored chunk's text (how many files
-        hold each word), and the ``words`` setting saying what it counts."""
-        self._db.execute("DROP TABLE IF EXISTS words")
+        """The ``words`` and ``file_words`` tables made afresh from every stored chunk's
+        text (how many files hold each word; each file's words), and the ``words`` setting
+        saying what they count."""
+        for table in ("words", "file_words"):
+            self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.execute("CREATE TABLE words (id INTEGER PRIMARY KEY, df INTEGER NOT NULL)")
-        ids, df = count_files(file_words(
-            self._db.execute("SELECT file, text FROM chunks ORDER BY file")))
+        self._db.execute("CREATE TABLE file_words (file BLOB PRIMARY KEY, ids BLOB NOT NULL)")
+
+        def kept(found: Iterator[tuple[bytes, NDArray[np.int64]]]
+                 ) -> Iterator[tuple[bytes, NDArray[np.int64]]]:
+            for file, held in found:
+                self._db.execute("INSERT INTO file_words (file, ids) VALUES (?, ?)",
+                                 (file, held.astype(np.int64).tobytes()))
+                yield file, held
+
+        ids, df = count_files(kept(read_file_words(
+            self._db.execute("SELECT file, text FROM chunks ORDER BY file"))))
         self._db.executemany("INSERT INTO words (id, df) VALUES (?, ?)",
                              zip(ids.tolist(), df.tolist(), strict=True))
         self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('words', ?)",

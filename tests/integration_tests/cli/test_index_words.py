@@ -5,6 +5,7 @@ index's other files say is common)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -21,9 +22,13 @@ from vrsd_kit.lexical import Background, bm25, document_frequencies, pool_links
 
 
 def counted(index_dir: Path) -> dict[int, int]:
-    """The index's ``words`` table: word id -> the files holding it."""
+    """The index's ``words`` table: word id -> the files holding it (and its
+    ``file_words`` table checked against the files' word sets)."""
     with flat_index.open_flat(index_dir) as index:  # type: ignore[union-attr]
         assert index.counts_words
+        kept = {os.fsdecode(file): set(np.frombuffer(ids, dtype=np.int64).tolist())
+                for file, ids in index._read("SELECT file, ids FROM file_words")}
+        assert kept == word_sets(index, index.rows())
         return dict(index._read("SELECT id, df FROM words"))
 
 
@@ -91,6 +96,7 @@ def _forget_words(index_dir: Path, how: str) -> None:
     try:
         if how == "older":
             db.execute("DROP TABLE words")
+            db.execute("DROP TABLE file_words")
             db.execute("DELETE FROM settings WHERE key = 'words'")
         elif how == "per chunk":
             db.execute("UPDATE words SET df = df + 1")
