@@ -469,12 +469,12 @@ class FlatIndex(_Connection):
     def background(self, query: str, rows: Sequence[int] | NDArray[np.int64]
                    ) -> Background | None:
         """What the index's other files say is common, for a pool of its chunks (``rows``)
-        asked ``query``: each of their words' count of files outside the pool's files (the
-        files holding a chunk of the pool), as a share of those files
-        (``vrsd_kit.lexical.Background``, for the rerank's ``background`` setting). The
-        pool's files' words (all their chunks: ``file_words``) are left out of it, so
-        a pool that touches every file has no background: it adds what the pool does not
-        already say. None: the index does not count words (``counts_words``).
+        asked ``query``: for each word of the pool and the question, how many files
+        outside the pool's files (those holding a chunk of the pool) hold it, as a share
+        of those files (``vrsd_kit.lexical.Background``, for the rerank's ``background``
+        setting). The pool's files are left out (their words: ``file_words``), so a pool
+        that touches every file has no background: it adds what the pool does not already
+        say. None: the index does not count words (``counts_words``).
 
         Raises:
             IndexDamaged: the table unreadable.
@@ -483,12 +483,13 @@ class FlatIndex(_Connection):
 
         if not self.counts_words:
             return None
-        files = sorted({file for (file,) in self._select("chunks", "id", "file", rows).values()})
-        held_ids, held = count_files(self._words_of(files))
-        asked, _ = document_frequencies([query], WORDS_LANGUAGE)
-        ids = np.union1d(held_ids, asked)
+        by_row = self._select("chunks", "id", "file, text", rows)
+        files = sorted({file for file, _ in by_row.values()})
+        ids, _ = document_frequencies([query, *(text for _, text in by_row.values())],
+                                      WORDS_LANGUAGE, cached=True)
         inside = np.zeros(len(ids), dtype=np.int64)
-        inside[np.searchsorted(ids, held_ids)] = held
+        for _, held in self._words_of(files):
+            inside += np.isin(ids, held, assume_unique=True)
         outside = np.maximum(self.word_counts(ids) - inside, 0)
         others = self.file_count() - len(files)
         known = outside > 0
@@ -509,8 +510,8 @@ class FlatIndex(_Connection):
         return list(found.items())
 
     def file_count(self) -> int:
-        """How many files hold a chunk of the index."""
-        return int(self._read("SELECT count(DISTINCT file) FROM chunks")[0][0])
+        """How many files hold a chunk of the index (``file_words`` has a row for each)."""
+        return int(self._read("SELECT count(*) FROM file_words")[0][0])
 
     def word_counts(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """How many of the index's files hold each word of ``ids`` (0: none)."""
