@@ -7,7 +7,8 @@ An index folder holds::
                              while it is open): the settings (format, model, dimension, the
                              folders indexed), one row per chunk (file, position, text
                              digest, text) and its unit float32 vector (a ``vec0`` table),
-                             and each word's document frequency over the chunks (``words``)
+                             how many files hold each word (``words``), and each
+                             file's words (``file_words``)
     vrsd_index.lock          the writers' lock (``filelock``): one writer at a time
     vrsd_writer.json         who is writing (pid, host, start, folder); left behind by a
                              run that was interrupted, which readers then report
@@ -15,12 +16,15 @@ An index folder holds::
 A writer changes the rows of the files that changed (deleted, added, updated in place) and
 the settings in one SQLite transaction: a commit costs what changed, and a run stopped
 before it, or a full disk during it, leaves the index as it was. The same transaction
-counts the words of the chunks added and removed (``words``: each word's id as
-``vrsd_kit.lexical`` reads it, and how many chunks hold it), so a search knows how common
-each of its candidates' words is in the rest of the index (``FlatIndex.background``); an
-index written before the table was kept gets it, counted from the stored texts, at its
-next commit. A reader reads in one read transaction (a snapshot of the write-ahead log):
-one committed state, whole, however many commits land meanwhile.
+counts the words of the files it changes (``words``: each word's id as
+``vrsd_kit.lexical`` reads it, and how many files hold it, a file's chunks read together;
+``file_words``: each file's words), so a search knows how common each of its candidates'
+words is in the rest of the index (``FlatIndex.background``). Files, not chunks:
+boilerplate a long file states once (a licence's header) is rare among its chunks but
+common among files. An index written before the tables were kept, or counting otherwise,
+is counted from the stored texts at its next commit. A reader reads in one read
+transaction (a snapshot of the write-ahead log): one committed state, whole, however many
+commits land meanwhile.
 
 Search is exact: ``sqlite-vec``'s ``vec0`` scan computes the distance of the unit question
 vector to every stored vector (L2 on unit vectors ranks as cosine does), the top ``n``
@@ -35,6 +39,7 @@ import datetime
 import errno
 import functools
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -73,19 +78,22 @@ _SETTINGS = ("format", "model", "dimension", "folders")
 WORDS_LANGUAGE: str | None = None
 """The reading of the ``words`` table: the words as written (``vrsd search`` reads its
 candidates without a language)."""
+WORDS_PER = "file"
+"""What the ``words`` table counts of each word: the files holding it."""
 _WORDS_PROBE = "Reading 42 naïve Words: STRASSE, Ελλάδα, 東京都に住む"
 
 
 @functools.cache
 def words_reading() -> dict[str, Any]:
-    """What the ``words`` table counts (its ``words`` setting): the language, and a digest
-    of a probe text's word ids as ``vrsd_kit.lexical`` reads them, so counts a vrsd that
-    read words otherwise wrote are not mixed with this one's (the next commit counts them
-    again)."""
+    """What the ``words`` table counts (its ``words`` setting): the language, a digest of
+    a probe text's word ids as ``vrsd_kit.lexical`` reads them, and what is counted (the
+    files holding each word), so counts a vrsd that read or counted words otherwise wrote
+    are not mixed with this one's (the next commit counts them again)."""
     from vrsd_kit.lexical import document_frequencies
 
     ids, _ = document_frequencies([_WORDS_PROBE], WORDS_LANGUAGE)
-    return {"language": WORDS_LANGUAGE, "reading": hashlib.sha256(ids.tobytes()).hexdigest()[:16]}
+    return {"language": WORDS_LANGUAGE, "reading": hashlib.sha256(ids.tobytes()).hexdigest()[:16],
+            "per": WORDS_PER}
 
 
 class IndexBusy(ValueError):
@@ -253,7 +261,7 @@ def read_settings(db: apsw.Connection, path: Path) -> dict[str, Any] | None:
     missing = {"chunks", "vectors", "files"} - tables
     if missing:
         raise _damaged(path, f"no {sorted(missing)[0]} table", manifest)
-    if "words" not in tables:
+    if not {"words", "file_words"} <= tables:
         found.pop("words", None)
     return found
 
@@ -271,6 +279,37 @@ def _under(folder: str) -> tuple[bytes, bytes, bytes]:
     separator (the separator's successor bounds them)."""
     start = os.fsencode(folder.rstrip(os.sep) + os.sep)
     return os.fsencode(folder), start, start[:-1] + bytes([start[-1] + 1])
+
+
+def read_file_words(rows: Iterable[tuple[bytes, str]]
+                    ) -> Iterator[tuple[bytes, NDArray[np.int64]]]:
+    """(file, the distinct word ids of its chunks, sorted) for each file of ``rows``
+    ((file, chunk text), a file's rows together), read as the ``words`` table counts them."""
+    from vrsd_kit.lexical import document_frequencies
+
+    for file, group in itertools.groupby(rows, key=lambda row: row[0]):
+        yield file, document_frequencies([text for _, text in group], WORDS_LANGUAGE)[0]
+
+
+def count_files(found: Iterable[tuple[bytes, NDArray[np.int64]]]
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(the word ids, sorted; how many of the files ``found`` ((file, its word ids)) hold each),
+    folded every million ids so memory holds the vocabulary, not every file's words."""
+    vocabulary, df = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pending: list[NDArray[np.int64]] = []
+    size = 0
+    for _, held in itertools.chain(found, [(b"", None)]):
+        if held is not None:
+            pending.append(held)
+            size += len(held)
+        if pending and (held is None or size > 1_000_000):
+            ids = np.concatenate([vocabulary, *pending])
+            weights = np.concatenate([df, np.ones(size, np.int64)])
+            vocabulary, where = np.unique(ids, return_inverse=True)
+            df = np.bincount(where.ravel(), weights=weights,
+                             minlength=len(vocabulary)).astype(np.int64)
+            pending, size = [], 0
+    return vocabulary.astype(np.int64), df
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -427,13 +466,15 @@ class FlatIndex(_Connection):
         index written before the table was kept gets it at its next ``vrsd index``."""
         return counts_words(self.manifest)
 
-    def background(self, query: str, texts: Sequence[str]) -> Background | None:
-        """What the index's other chunks say is common, for a pool of ``texts`` (chunks of
-        the index) asked ``query``: each of their words' document frequency over the chunks
-        outside the pool, as a share of those chunks (``vrsd_kit.lexical.Background``, for
-        the rerank's ``background`` setting). The pool's own words are left out of it, so a
-        pool that is the whole index has no background: it adds what the pool does not
-        already say. None: the index does not count words (``counts_words``).
+    def background(self, query: str, rows: Sequence[int] | NDArray[np.int64]
+                   ) -> Background | None:
+        """What the index's other files say is common, for a pool of its chunks (``rows``)
+        asked ``query``: for each word of the pool and the question, how many files
+        outside the pool's files (those holding a chunk of the pool) hold it, as a share
+        of those files (``vrsd_kit.lexical.Background``, for the rerank's ``background``
+        setting). The pool's files are left out (their words: ``file_words``), so a pool
+        that touches every file has no background: it adds what the pool does not already
+        say. None: the index does not count words (``counts_words``).
 
         Raises:
             IndexDamaged: the table unreadable.
@@ -442,18 +483,38 @@ class FlatIndex(_Connection):
 
         if not self.counts_words:
             return None
-        pool_ids, pool_df = document_frequencies(texts, WORDS_LANGUAGE, cached=True)
-        asked, _ = document_frequencies([query], WORDS_LANGUAGE)
-        ids = np.union1d(pool_ids, asked)
-        held = np.zeros(len(ids), dtype=np.int64)
-        held[np.searchsorted(ids, pool_ids)] = pool_df
-        outside = np.maximum(self.word_counts(ids) - held, 0)
-        others = len(self) - len(texts)
+        by_row = self._select("chunks", "id", "file, text", rows)
+        files = sorted({file for file, _ in by_row.values()})
+        ids, _ = document_frequencies([query, *(text for _, text in by_row.values())],
+                                      WORDS_LANGUAGE, cached=True)
+        inside = np.zeros(len(ids), dtype=np.int64)
+        for _, held in self._words_of(files):
+            inside += np.isin(ids, held, assume_unique=True)
+        outside = np.maximum(self.word_counts(ids) - inside, 0)
+        others = self.file_count() - len(files)
         known = outside > 0
         return Background(ids[known], outside[known] / max(others, 1), True, WORDS_LANGUAGE)
 
+    def _words_of(self, files: Sequence[bytes]) -> list[tuple[bytes, NDArray[np.int64]]]:
+        """(file, its word ids) of each of ``files`` (files of the index's chunks)."""
+        found: dict[bytes, NDArray[np.int64]] = {}
+        for i in range(0, len(files), 500):  # SQLite's limit on bound parameters
+            part = files[i:i + 500]
+            for file, ids in self._read(f"SELECT file, ids FROM file_words WHERE file IN "
+                                        f"({','.join('?' * len(part))})", tuple(part)):
+                found[file] = np.frombuffer(ids, dtype=np.int64)
+        missing = set(files) - set(found)
+        if missing:
+            raise _damaged(self.path, f"no words of {os.fsdecode(min(missing))}",
+                           self.manifest)
+        return list(found.items())
+
+    def file_count(self) -> int:
+        """How many files hold a chunk of the index (``file_words`` has a row for each)."""
+        return int(self._read("SELECT count(*) FROM file_words")[0][0])
+
     def word_counts(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
-        """How many of the index's chunks hold each word of ``ids`` (0: none)."""
+        """How many of the index's files hold each word of ``ids`` (0: none)."""
         found = dict(self._read("SELECT id, df FROM words WHERE id IN (SELECT value FROM "
                                 "json_each(?))", (json.dumps(ids.tolist()),)))
         return np.array([found.get(word, 0) for word in ids.tolist()], dtype=np.int64)
@@ -704,7 +765,7 @@ class IndexWriter(_Connection):
         db = self._db
         fresh = self.manifest is None or self.rebuild
         if fresh:
-            for table in ("settings", "chunks", "vectors", "files", "words"):
+            for table in ("settings", "chunks", "vectors", "files", "words", "file_words"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file BLOB NOT NULL, "
@@ -717,7 +778,7 @@ class IndexWriter(_Connection):
                        f"vec0(embedding float[{int(manifest['dimension'])}])")
             removed = []
         counted = not fresh and counts_words(self.manifest)
-        removed_texts = self._texts_of(removed) if counted else []
+        held = self._held_by_files(removed, added) if counted else {}
         (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()  # type: ignore[misc]
         reused = min(len(removed), len(added))  # a removed row's slot takes a new chunk
         rows = [*removed[:reused], *range(last + 1, last + 1 + len(added) - reused)]
@@ -735,7 +796,7 @@ class IndexWriter(_Connection):
         db.executemany("INSERT INTO vectors (embedding, rowid) VALUES (?, ?)",
                        embeddings[reused:])
         if counted:
-            self._count_words([c.text for c in added], removed_texts)
+            self._count_words(held)
         else:  # a new index, or one whose words were not counted (or read otherwise)
             self._count_all_words()
         db.executemany("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
@@ -744,25 +805,60 @@ class IndexWriter(_Connection):
         db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('commit', ?)",
                    (json.dumps(uuid.uuid4().hex),))
 
-    def _texts_of(self, rows: Sequence[int]) -> list[str]:
-        """The stored texts of ``rows`` (in no particular order)."""
-        found: list[str] = []
-        for i in range(0, len(rows), 500):  # SQLite's limit on bound parameters
-            part = [int(row) for row in rows[i:i + 500]]
-            found += [text for (text,) in self._db.execute(
-                f"SELECT text FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)]
-        return found
+    def _held_by_files(self, removed: Sequence[int], added: Sequence[NewChunk]
+                       ) -> dict[bytes, tuple[list[str], list[str], list[str]]]:
+        """Per file the commit changes (one losing ``removed`` rows or gaining ``added``
+        chunks): the texts of its chunks that stay, of those that go and of those that
+        come, read before the change."""
+        held: dict[bytes, tuple[list[str], list[str], list[str]]] = {}
+        for i in range(0, len(removed), 500):  # SQLite's limit on bound parameters
+            part = [int(row) for row in removed[i:i + 500]]
+            for file, text in self._db.execute(
+                    f"SELECT file, text FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                    part):
+                held.setdefault(file, ([], [], []))[1].append(text)
+        for chunk in added:
+            held.setdefault(os.fsencode(chunk.file), ([], [], []))[2].append(chunk.text)
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS changed (file BLOB PRIMARY KEY)")
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS going (id INTEGER PRIMARY KEY)")
+        self._db.execute("DELETE FROM temp.changed")
+        self._db.execute("DELETE FROM temp.going")
+        self._db.executemany("INSERT INTO temp.changed VALUES (?)", [(f,) for f in held])
+        self._db.executemany("INSERT OR IGNORE INTO temp.going VALUES (?)",
+                             [(int(row),) for row in removed])
+        for file, text in self._db.execute(
+                "SELECT file, text FROM chunks WHERE file IN (SELECT file FROM temp.changed) "
+                "AND id NOT IN (SELECT id FROM temp.going)"):
+            held[file][0].append(text)
+        return held
 
-    def _count_words(self, added: Sequence[str], removed: Sequence[str]) -> None:
-        """The ``words`` table moved by the chunks ``added`` and ``removed`` (texts): each
-        word's document frequency up or down, a word no chunk holds any more out."""
+    def _count_words(self, held: dict[bytes, tuple[list[str], list[str], list[str]]]
+                     ) -> None:
+        """The ``words`` table moved by the files a commit changes (``_held_by_files``):
+        a word a file holds now and did not before counts one more file, one it held and
+        no longer holds one fewer; a word no file holds any more goes; each file's words
+        (``file_words``) become those it holds now (a file left without chunks goes). Each
+        text is read once: a file's words before are those of its chunks that stay and go,
+        after those that stay and come."""
         from vrsd_kit.lexical import document_frequencies
 
-        up_ids, up = document_frequencies(added, WORDS_LANGUAGE)
-        down_ids, down = document_frequencies(removed, WORDS_LANGUAGE)
-        ids, where = np.unique(np.concatenate([up_ids, down_ids]), return_inverse=True)
-        change = np.bincount(where.ravel(), weights=np.concatenate([up, -down]),
-                             minlength=len(ids)).astype(np.int64)
+        up: list[NDArray[np.int64]] = [np.zeros(0, np.int64)]
+        down: list[NDArray[np.int64]] = [np.zeros(0, np.int64)]
+        for file, (stay, going, coming) in held.items():
+            stays, went, came = (document_frequencies(texts, WORDS_LANGUAGE)[0]
+                                 for texts in (stay, going, coming))
+            before, after = np.union1d(stays, went), np.union1d(stays, came)
+            up.append(np.setdiff1d(after, before, assume_unique=True))
+            down.append(np.setdiff1d(before, after, assume_unique=True))
+            if stay or coming:
+                self._db.execute("INSERT OR REPLACE INTO file_words (file, ids) VALUES (?, ?)",
+                                 (file, after.astype(np.int64).tobytes()))
+            else:
+                self._db.execute("DELETE FROM file_words WHERE file = ?", (file,))
+        ups, downs = np.concatenate(up), np.concatenate(down)
+        ids, where = np.unique(np.concatenate([ups, downs]), return_inverse=True)
+        change = np.bincount(where.ravel(), weights=np.concatenate(
+            [np.ones(len(ups)), -np.ones(len(downs))]), minlength=len(ids)).astype(np.int64)
         moved = change != 0
         self._db.executemany(
             "INSERT INTO words (id, df) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET "
@@ -772,14 +868,23 @@ class IndexWriter(_Connection):
                              [(word,) for word in ids[change < 0].tolist()])
 
     def _count_all_words(self) -> None:
-        """The ``words`` table made afresh from every stored chunk's text, and the
-        ``words`` setting saying what it counts."""
-        from vrsd_kit.lexical import document_frequencies
-
-        self._db.execute("DROP TABLE IF EXISTS words")
+        """The ``words`` and ``file_words`` tables made afresh from every stored chunk's
+        text (how many files hold each word; each file's words), and the ``words`` setting
+        saying what they count."""
+        for table in ("words", "file_words"):
+            self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.execute("CREATE TABLE words (id INTEGER PRIMARY KEY, df INTEGER NOT NULL)")
-        ids, df = document_frequencies(
-            text for (text,) in self._db.execute("SELECT text FROM chunks"))
+        self._db.execute("CREATE TABLE file_words (file BLOB PRIMARY KEY, ids BLOB NOT NULL)")
+
+        def kept(found: Iterator[tuple[bytes, NDArray[np.int64]]]
+                 ) -> Iterator[tuple[bytes, NDArray[np.int64]]]:
+            for file, held in found:
+                self._db.execute("INSERT INTO file_words (file, ids) VALUES (?, ?)",
+                                 (file, held.astype(np.int64).tobytes()))
+                yield file, held
+
+        ids, df = count_files(kept(read_file_words(
+            self._db.execute("SELECT file, text FROM chunks ORDER BY file"))))
         self._db.executemany("INSERT INTO words (id, df) VALUES (?, ?)",
                              zip(ids.tolist(), df.tolist(), strict=True))
         self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('words', ?)",

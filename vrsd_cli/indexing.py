@@ -660,8 +660,7 @@ def search_index(
         rows = index.top(vector, settings.fetch_k or settings.k)
         chunks = documents(index, rows)
         if reads_words(settings.method, lexical=lexical, relevance=None, query=query):
-            settings = replace(settings, background=corpus_background(
-                index, query, [chunk.page_content for chunk in chunks]))
+            settings = replace(settings, background=corpus_background(index, query, rows))
         return rerank(_chunk_view(), chunks, query=query, query_vector=vector,
                       vectors=index.vectors(rows), settings=settings)
     finally:
@@ -673,11 +672,11 @@ class WordsUncounted(UserWarning):
     a search weighs its candidates' words by the candidates alone."""
 
 
-def corpus_background(index: flat.FlatIndex, query: str, texts: list[str]) -> Any:
-    """The rerank's ``background`` for a pool of the index's chunks (``texts``): what the
-    index's other chunks say is common (``FlatIndex.background``); for an index that does
+def corpus_background(index: flat.FlatIndex, query: str, rows: Any) -> Any:
+    """The rerank's ``background`` for a pool of the index's chunks (``rows``): what the
+    index's other files say is common (``FlatIndex.background``); for an index that does
     not count its words yet, none (``()``) and a warning naming the fix."""
-    found = index.background(query, texts)
+    found = index.background(query, rows)
     if found is not None:
         return found
     folders = list(index.manifest["folders"]) or ["PATH"]
@@ -754,8 +753,11 @@ class IndexSource:
 
         vector = check_query_vector(self.embeddings.embed_query(question))
         rows = self.index.top(vector, n) if len(self.index) else np.zeros(0, dtype=np.int64)
-        return Pool(vector, self._passages(rows), self.index.vectors(rows).astype(np.float64),
-                    lambda query, texts: corpus_background(self.index, query, texts))
+        passages = self._passages(rows)
+        row_of = {passage.id: int(row) for passage, row in zip(passages, rows, strict=True)}
+        return Pool(vector, passages, self.index.vectors(rows).astype(np.float64),
+                    lambda query, pool: corpus_background(
+                        self.index, query, [row_of[passage.id] for passage in pool]))
 
     def sample(self, count: int, rng: np.random.Generator) -> list[Passage]:
         from vrsd_kit.inspection.run import pick

@@ -36,13 +36,13 @@ strings, or None: a sample of the store's own passages."""
 class Pool:
     """One question's candidates: the query vector, the passages and their vectors
     (row i belongs to passage i), in the store's order; ``background``, where the store
-    knows its corpus: (question, the candidates' texts) -> what the store's other
-    passages say is common (the rerank's ``background`` setting)."""
+    knows its corpus: (question, the candidates) -> what the store's other passages say
+    is common (the rerank's ``background`` setting)."""
 
     query: np.ndarray
     passages: list[Passage]
     vectors: np.ndarray
-    background: Callable[[str, list[str]], Any] | None = None
+    background: Callable[[str, list[Passage]], Any] | None = None
 
 
 class Source(Protocol):
@@ -156,8 +156,7 @@ def _question(pool: Pool, text: str, own: Passage | None, k: int,
     if own is not None:
         passages, vectors = _without(own, passages, vectors)
     passages, vectors = passages[:fetch_k], vectors[:fetch_k]
-    background = None if pool.background is None else pool.background(
-        text, [p.text for p in passages])
+    background = None if pool.background is None else pool.background(text, passages)
     return compare(text, pool.query, passages, vectors, k, own, max_per_group, background)
 
 
