@@ -75,6 +75,14 @@ _VECTOR_BLOCK = 1024  # vectors a vec0 block holds (sqlite-vec's chunk_size): al
 _BUSY_MS = 30_000  # how long a connection waits on another's lock (a checkpoint, a recovery)
 _OPEN_ATTEMPTS = 3  # a reader that raced with a writer creating the database reads again
 _SETTINGS = ("format", "model", "dimension", "folders")
+
+
+def _in_parts(execute: Any, sql: str, keys: Sequence[Any]) -> Iterator[Any]:
+    """The rows ``execute(sql, part)`` gives for ``keys`` in parts of 500 (SQLite's limit on
+    bound parameters); ``sql``'s ``{marks}`` is a part's placeholders."""
+    for i in range(0, len(keys), 500):
+        part = tuple(keys[i:i + 500])
+        yield from execute(sql.format(marks=",".join("?" * len(part))), part)
 WORDS_LANGUAGE: str | None = None
 """The reading of the ``words`` table: the words as written (``vrsd search`` reads its
 candidates without a language)."""
@@ -498,11 +506,9 @@ class FlatIndex(_Connection):
     def _words_of(self, files: Sequence[bytes]) -> list[tuple[bytes, NDArray[np.int64]]]:
         """(file, its word ids) of each of ``files`` (files of the index's chunks)."""
         found: dict[bytes, NDArray[np.int64]] = {}
-        for i in range(0, len(files), 500):  # SQLite's limit on bound parameters
-            part = files[i:i + 500]
-            for file, ids in self._read(f"SELECT file, ids FROM file_words WHERE file IN "
-                                        f"({','.join('?' * len(part))})", tuple(part)):
-                found[file] = np.frombuffer(ids, dtype=np.int64)
+        for file, ids in _in_parts(self._read, "SELECT file, ids FROM file_words WHERE file "
+                                   "IN ({marks})", files):
+            found[file] = np.frombuffer(ids, dtype=np.int64)
         missing = set(files) - set(found)
         if missing:
             raise _damaged(self.path, f"no words of {os.fsdecode(min(missing))}",
@@ -529,13 +535,10 @@ class FlatIndex(_Connection):
                 rows: Sequence[int] | NDArray[np.int64]) -> dict[int, tuple[Any, ...]]:
         wanted = sorted({int(r) for r in rows})
         found: dict[int, tuple[Any, ...]] = {}
-        for i in range(0, len(wanted), 500):  # SQLite's limit on bound parameters
-            part = wanted[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for row, *values in self._read(
-                    f"SELECT {key}, {columns} FROM {table} WHERE {key} IN ({marks})",
-                    tuple(part)):
-                found[row] = tuple(values)
+        for row, *values in _in_parts(
+                self._read, f"SELECT {key}, {columns} FROM {table} WHERE {key} IN ({{marks}})",
+                wanted):
+            found[row] = tuple(values)
         missing = set(wanted) - set(found)
         if missing:
             raise _damaged(self.path, f"row {min(missing)} has no {table[:-1]}",
@@ -694,15 +697,12 @@ class IndexWriter(_Connection):
             return {}
         wanted = list(dict.fromkeys(digests))
         found: dict[str, NDArray[np.float32]] = {}
-        for i in range(0, len(wanted), 500):
-            part = wanted[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for text_digest, blob in self._db.execute(
-                    f"SELECT c.digest, v.embedding FROM chunks c JOIN vectors v ON "
-                    f"v.rowid = c.id WHERE c.digest IN ({marks})", part):
-                vector = np.frombuffer(blob, dtype=np.float32)
-                if len(vector) == self.manifest["dimension"] and np.isfinite(vector).all():
-                    found.setdefault(text_digest, vector)
+        for text_digest, blob in _in_parts(
+                self._db.execute, "SELECT c.digest, v.embedding FROM chunks c JOIN vectors v "
+                "ON v.rowid = c.id WHERE c.digest IN ({marks})", wanted):
+            vector = np.frombuffer(blob, dtype=np.float32)
+            if len(vector) == self.manifest["dimension"] and np.isfinite(vector).all():
+                found.setdefault(text_digest, vector)
         return found
 
     def commit(self, manifest: dict[str, Any], removed: Sequence[int],
@@ -811,12 +811,9 @@ class IndexWriter(_Connection):
         chunks): the texts of its chunks that stay, of those that go and of those that
         come, read before the change."""
         held: dict[bytes, tuple[list[str], list[str], list[str]]] = {}
-        for i in range(0, len(removed), 500):  # SQLite's limit on bound parameters
-            part = [int(row) for row in removed[i:i + 500]]
-            for file, text in self._db.execute(
-                    f"SELECT file, text FROM chunks WHERE id IN ({','.join('?' * len(part))})",
-                    part):
-                held.setdefault(file, ([], [], []))[1].append(text)
+        for file, text in _in_parts(self._db.execute, "SELECT file, text FROM chunks WHERE id "
+                                    "IN ({marks})", [int(row) for row in removed]):
+            held.setdefault(file, ([], [], []))[1].append(text)
         for chunk in added:
             held.setdefault(os.fsencode(chunk.file), ([], [], []))[2].append(chunk.text)
         self._db.execute("CREATE TEMP TABLE IF NOT EXISTS changed (file BLOB PRIMARY KEY)")
