@@ -94,10 +94,10 @@ SentenceTransformer(bundled_model_path(), device="cpu").encode(texts)
     "numpy encoder": """
 import sys
 from pathlib import Path
-from vrsd_eval.lazy_embeddings import DOCUMENT_BATCH
+from vrsd_eval.lazy_embeddings import DOCUMENT_BATCH, DOCUMENT_THREADS
 from vrsd_kit.numpy_encoder import bundled_numpy_encoder
 texts = [p.read_text(encoding="utf-8").strip() for p in sorted(Path(sys.argv[1]).iterdir())]
-bundled_numpy_encoder().embed(texts, batch_size=DOCUMENT_BATCH)
+bundled_numpy_encoder().embed(texts, batch_size=DOCUMENT_BATCH, threads=DOCUMENT_THREADS)
 """,
 }
 

@@ -44,8 +44,9 @@ from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
-STEPS = ("evidence", "paper", "gap", "speed", "index", "index-search", "crowding",
-         "startup", "demo", "copies", "fetch-k", "fetch-k-cost", "overhead", "render")
+STEPS = ("evidence", "paper", "gap", "speed", "index", "index-startup", "index-search",
+         "crowding", "startup", "demo", "copies", "fetch-k", "fetch-k-cost", "overhead",
+         "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:

@@ -47,7 +47,8 @@ class LazyEmbeddings(Embeddings):
             return []
         encoder = _numpy_encoder() if self.model is None else None
         if encoder is not None:
-            found = encoder.embed(distinct, batch_size=DOCUMENT_BATCH).tolist()
+            found = encoder.embed(distinct, batch_size=DOCUMENT_BATCH,
+                                  threads=DOCUMENT_THREADS).tolist()
         else:
             found = self.loaded.embed_documents(distinct)
         vectors = dict(zip(distinct, found, strict=True))
@@ -68,7 +69,12 @@ class LazyEmbeddings(Embeddings):
 
 DOCUMENT_BATCH = 8
 """Texts per forward pass of the numpy encoder on documents (in order of length, so
-little padding), on one BLAS thread (``NumpyEncoder.embed``)."""
+little padding, ``NumpyEncoder.embed``)."""
+
+DOCUMENT_THREADS = None
+"""BLAS threads of the numpy encoder on documents: the library's default (every core,
+or what ``OPENBLAS_NUM_THREADS`` says). A batch of passages is large enough for threads
+to pay; a question stays on one thread (``embed_query``)."""
 
 
 @lru_cache(maxsize=1)

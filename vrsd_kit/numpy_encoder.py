@@ -167,8 +167,11 @@ class NumpyEncoder:
             q, k, v = (self._linear(x, at + "attention.self." + part)
                        .reshape(count, n, self.heads, size).transpose(0, 2, 1, 3)
                        for part in ("query", "key", "value"))
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + padding
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores = q @ k.transpose(0, 1, 3, 2)  # softmax in place: no array per step
+            scores *= scale
+            scores += padding
+            scores -= scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             attended = (scores @ v).transpose(0, 2, 1, 3).reshape(count, n, -1)
             x = self._norm(self._linear(attended, at + "attention.output.dense") + x,
@@ -185,21 +188,37 @@ class NumpyEncoder:
 
         centred = x - x.mean(axis=-1, keepdims=True)
         scale = np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + self.eps)
-        return centred / scale * self.weights[name + ".weight"] + self.weights[name + ".bias"]
+        centred /= scale
+        centred *= self.weights[name + ".weight"]
+        centred += self.weights[name + ".bias"]
+        return centred
 
 
 def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
     """BERT's exact GELU, ``x/2 (1 + erf(x/sqrt 2))``; erf by Abramowitz & Stegun 7.1.26
-    (absolute error below 1.5e-7, float32's own rounding), as numpy has no erf."""
+    (absolute error below 1.5e-7, float32's own rounding), as numpy has no erf. In place
+    on two arrays of x's shape (the layer's widest), not one array per step."""
     import numpy as np
 
-    z = np.abs(x) * np.float32(1 / math.sqrt(2))
-    t = 1 / (1 + np.float32(0.3275911) * z)
-    poly = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t
-              + np.float32(1.421413741)) * t - np.float32(0.284496736)) * t
-            + np.float32(0.254829592)) * t
-    erf = np.copysign(1 - poly * np.exp(-z * z), x)
-    return 0.5 * x * (1 + erf)
+    z = np.abs(x)
+    z *= np.float32(1 / math.sqrt(2))
+    t = z * np.float32(0.3275911)
+    t += 1
+    np.reciprocal(t, out=t)
+    poly = t * np.float32(1.061405429)  # Horner's rule in t
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(coefficient)
+        poly *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    poly *= z  # 1 - erf(|x| / sqrt 2)
+    np.subtract(1, poly, out=poly)
+    np.copysign(poly, x, out=poly)  # erf(x / sqrt 2)
+    poly += 1
+    poly *= x
+    poly *= np.float32(0.5)
+    return poly
 
 
 @lru_cache(maxsize=1)
