@@ -72,9 +72,8 @@ DOCUMENT_BATCH = 8
 little padding, ``NumpyEncoder.embed``)."""
 
 DOCUMENT_THREADS = None
-"""BLAS threads of the numpy encoder on documents: the library's default (every core,
-or what ``OPENBLAS_NUM_THREADS`` says). A batch of passages is large enough for threads
-to pay; a question stays on one thread (``embed_query``)."""
+"""Batches of documents the numpy encoder computes at once: one per CPU core, each on one
+BLAS thread (``NumpyEncoder.embed``); a question is encoded alone (``embed_query``)."""
 
 
 @lru_cache(maxsize=1)

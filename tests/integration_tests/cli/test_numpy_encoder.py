@@ -207,6 +207,22 @@ def test_batches_give_each_text_the_vector_it_gets_alone(encoder, batch_size):
         encoder.embed(TEXTS, batch_size=0)
 
 
+@pytest.mark.parametrize("threads", [2, 3, None])
+def test_batches_on_several_threads_give_the_vectors_of_one(encoder, threads):
+    """Batches computed at once, each on one BLAS thread: every vector is the one a single
+    thread computes (to float32 rounding), and BLAS's threads are as they were."""
+    from threadpoolctl import threadpool_info
+
+    before = [pool["num_threads"] for pool in threadpool_info()]
+    one = encoder.embed(TEXTS, batch_size=4)
+    several = encoder.embed(TEXTS, batch_size=4, threads=threads)
+    np.testing.assert_allclose(several, one, atol=1e-6, rtol=0)
+    assert [pool["num_threads"] for pool in threadpool_info()] == before
+    for wrong in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="^threads: expected a whole number >= 1 or None"):
+            encoder.embed(TEXTS[:2], threads=wrong)
+
+
 def test_documents_of_the_bundled_model_are_encoded_without_loading_it(monkeypatch):
     """``vrsd index``'s chunks: the numpy encoder's vectors, the model's within 1e-5, and
     torch's model never loaded (a text twice in a call encoded once)."""
