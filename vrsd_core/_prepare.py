@@ -718,7 +718,20 @@ def pool_units(signals: Any) -> NDArray[np.float64]:
 def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     """z-scores of ``x`` (B, n) within each row's real candidates: (x - mean) / std over
     the row, 0 at padding and everywhere in a row whose values do not vary (std at most
-    1e-12 of max(1, |mean|)); ``valid`` None: every candidate is real."""
+    1e-12 of max(1, |mean|)); ``valid`` None: every candidate is real. Values whose sum
+    or spread passes the float range are read in units of the row's largest one (a
+    z-score does not change with the scale)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = _z_scores(x, valid)
+    if z is None:
+        real = x if valid is None else np.where(valid, x, 0.0)
+        largest = np.abs(real).max(axis=-1, keepdims=True)
+        z = _z_scores(x / np.where(largest > 0, largest, 1.0), valid)
+    return z  # type: ignore[return-value]
+
+
+def _z_scores(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray | None:
+    """``standardised``'s z-scores, None when a row's sum or spread is past float range."""
     if valid is None:
         count: Any = max(x.shape[-1], 1)
         mean = x.sum(axis=-1, keepdims=True) / count
@@ -728,6 +741,8 @@ def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
         mean = np.where(valid, x, 0.0).sum(axis=-1, keepdims=True) / count
         deviation = np.where(valid, x - mean, 0.0)
     spread = np.sqrt(row_dots(deviation)[..., None] / count)
+    if not np.isfinite(spread).all():  # an infinite mean makes the deviations infinite too
+        return None
     varies = spread > 1e-12 * np.maximum(1.0, np.abs(mean))
     if varies.all():
         return deviation / spread  # type: ignore[no-any-return]

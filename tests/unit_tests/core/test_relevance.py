@@ -99,3 +99,21 @@ def test_the_callers_signals_are_not_changed():
     before = signals.copy()
     pool_units(signals)
     np.testing.assert_array_equal(signals, before)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_values_near_the_float_range_keep_their_z_scores():
+    """A signal whose sum or spread passes float64's range (values near 1.8e308) has the
+    z-scores of the same values scaled down, without a warning; before, its overflowed
+    mean made every score 0 and the default read every candidate as equally relevant."""
+    small = np.array([1.0, 1.0, -1.0, 0.25])
+    huge = small * 1e308
+    np.testing.assert_allclose(pool_units([huge]), pool_units([small]), rtol=1e-12)
+    np.testing.assert_allclose(pool_units([huge, small]), pool_units([small, small]),
+                               rtol=1e-12)
+    # the default reads relevance in pool units: the scale changes nothing
+    rng = np.random.default_rng(3)
+    q, C = rng.normal(size=8), rng.normal(size=(4, 8))
+    for k in (1, 2, 3):
+        assert select(q, C, k, relevance=huge).indices.tolist() == \
+            select(q, C, k, relevance=small).indices.tolist()
