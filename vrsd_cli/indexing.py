@@ -76,7 +76,7 @@ can take."""
 WHOLE_FILE_SUFFIXES = HTML_SUFFIXES | {PDF_SUFFIX}  # read whole even when capped
 LargeFiles = Literal["index", "skip", "cap"]
 LARGE_FILES: tuple[str, ...] = ("index", "skip", "cap")
-ESTIMATED_RATE = 14.0
+ESTIMATED_RATE = 19.0
 """Chunks embedded per second for the time a large file is announced with: the bundled
 model's rate in ``vrsd index`` on 2 CPU cores (docs/speed.md)."""
 
