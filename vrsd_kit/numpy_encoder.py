@@ -13,9 +13,9 @@ the token limit too); nothing is exported or cached.
 
 A question runs alone (no padding) on one BLAS thread: milliseconds. Documents in
 bulk run in batches of texts of about the same length, the padding masked out (each
-text's vector is the one it gets alone), on one BLAS thread too: on a shared 2-core
-machine that encodes faster than sentence-transformers, whose threads wait on each
-other (``benchmarks/indexing.py --passages``).
+text's vector is the one it gets alone), one batch per thread at once, each on one BLAS
+thread: no thread waits on another, as BLAS's own threads do (on a busy machine they
+cost more than they gain; ``benchmarks/indexing.py --passages``).
 A model folder whose files describe anything else (another architecture,
 activation, pooling) is refused with ``UnsupportedModel`` naming what differs.
 """
