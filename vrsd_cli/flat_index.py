@@ -76,6 +76,13 @@ _BUSY_MS = 30_000  # how long a connection waits on another's lock (a checkpoint
 _OPEN_ATTEMPTS = 3  # a reader that raced with a writer creating the database reads again
 _SETTINGS = ("format", "model", "dimension", "folders")
 
+WORDS_LANGUAGE: str | None = None
+"""The reading of the ``words`` table: the words as written (``vrsd search`` reads its
+candidates without a language)."""
+WORDS_PER = "file"
+"""What the ``words`` table counts of each word: the files holding it."""
+_WORDS_PROBE = "Reading 42 naïve Words: STRASSE, Ελλάδα, 東京都に住む"
+
 
 def _in_parts(execute: Any, sql: str, keys: Sequence[Any]) -> Iterator[Any]:
     """The rows ``execute(sql, part)`` gives for ``keys`` in parts of 500 (SQLite's limit on
@@ -83,12 +90,6 @@ def _in_parts(execute: Any, sql: str, keys: Sequence[Any]) -> Iterator[Any]:
     for i in range(0, len(keys), 500):
         part = tuple(keys[i:i + 500])
         yield from execute(sql.format(marks=",".join("?" * len(part))), part)
-WORDS_LANGUAGE: str | None = None
-"""The reading of the ``words`` table: the words as written (``vrsd search`` reads its
-candidates without a language)."""
-WORDS_PER = "file"
-"""What the ``words`` table counts of each word: the files holding it."""
-_WORDS_PROBE = "Reading 42 naïve Words: STRASSE, Ελλάδα, 東京都に住む"
 
 
 @functools.cache

@@ -980,9 +980,8 @@ class PoolLinks:
         if not linking.any():
             return []
         found = list(_WORD.finditer(text))  # the one scan of the text: spellings, phrases
-        # an ASCII text folds to the same words at the same places
-        spelled = _WORD.findall(fold(text)) if text.isascii() else \
-            [match.group(0).casefold() for match in found]
+        # folded together (folding is per character; no word holds "\0")
+        spelled = fold("\0".join(match.group(0) for match in found)).split("\0")
         # each written word's id in the reading (its stem's, with a language)
         read_as_ids = word_ids(stem(spelled, self.language))
         read_as = read_as_ids.tolist()
