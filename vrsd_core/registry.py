@@ -153,8 +153,23 @@ def method_info(method: object) -> MethodInfo:
     """
     if not isinstance(method, str) or method not in METHOD_INFO:
         raise ValueError(f"method: unknown method {method!r}; choose from "
-                         f"{sorted(METHOD_INFO)}{did_you_mean(str(method), METHOD_INFO)}")
+                         f"{sorted(METHOD_INFO)}{method_hint(str(method))}")
     return METHOD_INFO[method]
+
+
+def method_hint(name: str) -> str:
+    """The hint for an unknown method name: the method in other letter case, a method
+    and one of its choices joined (``vrsd_swap``, as the evaluation tables name the run
+    ``method="vrsd", refine="swap"``), else the closest name."""
+    lowered = name.casefold()
+    if lowered in METHOD_INFO:
+        return f"; did you mean {lowered}?"
+    for method, info in METHOD_INFO.items():
+        value = lowered.removeprefix(method + "_")
+        for spec in info.options if value != lowered else ():
+            if spec.kind == "choice" and value in spec.choices:
+                return f"; did you mean method={method!r} with {spec.name}={value!r}?"
+    return did_you_mean(name, METHOD_INFO)
 
 
 FLAGS = frozenset(f.name for f in dataclasses.fields(MethodInfo) if f.type in (bool, "bool"))

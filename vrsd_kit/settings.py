@@ -30,6 +30,7 @@ from vrsd_core import (
 )
 from vrsd_core._prepare import check_keywords
 from vrsd_core._prepare import did_you_mean as did_you_mean  # the one "did you mean" (re-exported)
+from vrsd_core.registry import method_hint
 
 from .lexical import Background, check_background, check_language
 from .stores import Reembed, check_reembed
@@ -93,7 +94,7 @@ def _method(value: Any, name: str) -> str:
     if isinstance(value, str) and value in METHOD_INFO:
         return value
     raise ValueError(f"{name}: unknown method {value!r}; choose from {sorted(METHOD_INFO)}"
-                     f"{did_you_mean(str(value), METHOD_INFO)}")
+                     f"{method_hint(str(value))}")
 
 
 class FrozenDict(dict[str, Any]):

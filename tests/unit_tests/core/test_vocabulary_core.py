@@ -96,6 +96,17 @@ def test_an_unknown_name_is_told_the_closest_registered_one():
         select(SWAP_QUERY, SWAP_CANDIDATES, 2, method="mmmr")
 
 
+@pytest.mark.parametrize(("name", "hint"), [
+    ("vrsd_swap", "method='vrsd' with refine='swap'"),  # the evaluation tables' row name
+    ("VRSD_Swap", "method='vrsd' with refine='swap'"),
+    ("MMR", "mmr"),
+    ("vrsd_swapp", "vrsd_exact"),  # no choice of vrsd: the closest name
+])
+def test_an_unknown_name_is_told_how_to_write_it(name, hint):
+    with pytest.raises(ValueError, match=rf"unknown method '{name}'.*; did you mean {re.escape(hint)}\?$"):
+        method_info(name)
+
+
 def test_method_defaults_is_a_copy():
     defaults = method_defaults("vrsd")
     defaults["refine"] = "swap"
