@@ -95,6 +95,8 @@ def check_keywords(given: Iterable[Any], valid: Iterable[str], owner: str) -> No
 
 def check_unit(value: Any, name: str, *, closed_right: bool = True) -> float:
     """A float in [0, 1] (or [0, 1) when ``closed_right`` is False)."""
+    if type(value) is float and 0.0 <= value < 1.0:  # the common case, at once
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name}: expected a number in [0, 1], got {value!r}")
     v = float(value)
@@ -334,14 +336,13 @@ class Geometry:
 
     def columns(self, b: int) -> Callable[[int], np.ndarray]:
         """j -> (n,) float64: similarity of query b's candidates with its candidate j (the
-        one n x e matrix-vector product a pick is allowed; the pick's scale rides in its
-        e-vector, a Python float keeping float32 data float32); query b's arrays bound
-        once, for a loop that takes one column per pick."""
-        vectors, scale = self.vectors[b], self.scale[b]
-        if not self.normalize:
-            return lambda j: (vectors @ vectors[j]).astype(np.float64)
-        factors = scale.tolist()  # the same floats as float(scale[j])
-        return lambda j: (vectors @ (vectors[j] * factors[j])) * scale  # type: ignore[no-any-return]
+        one n x e matrix-vector product a pick is allowed), for a loop that takes one
+        column per pick: query b's unit vectors (when normalising), in the vectors'
+        dtype, are made once."""
+        vectors = self.vectors[b]
+        if self.normalize:
+            vectors = vectors * self.scale[b][:, None].astype(vectors.dtype)
+        return lambda j: (vectors @ vectors[j]).astype(np.float64)
 
     def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
         """Similarities among candidates ``idx`` of query b (small |idx|)."""
@@ -732,6 +733,16 @@ def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
 
 def _z_scores(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray | None:
     """``standardised``'s z-scores, None when a row's sum or spread is past float range."""
+    if valid is None and x.shape[0] == 1:  # one row: its mean and spread as Python floats
+        count1 = max(x.shape[-1], 1)
+        mean1 = float(x.sum()) / count1
+        deviation = x - mean1
+        spread1 = math.sqrt(float(row_dots(deviation)[0]) / count1)
+        if not math.isfinite(spread1):
+            return None
+        if spread1 > 1e-12 * max(1.0, abs(mean1)):
+            return deviation / spread1  # type: ignore[no-any-return]
+        return np.zeros_like(x)
     if valid is None:
         count: Any = max(x.shape[-1], 1)
         mean = x.sum(axis=-1, keepdims=True) / count
