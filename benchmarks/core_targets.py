@@ -12,6 +12,10 @@ beside their targets:
 - LangChain's ``maximal_marginal_relevance`` (lambda 0.5) against ``select(...,
   method="mmr")``: at least 10x.
 
+One more row, for reading the first ratio: ``core checks`` is what every ``select`` does
+before a method runs (``vrsd_core._prepare.prepare``: the inputs checked finite, non-zero
+and in float range, the cosine geometry, each candidate's cosine to the query).
+
 Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/core_targets.py [--repeats N]``.
 Prints the medians, the ratios and the load average (a busy machine shifts every figure).
 """
@@ -29,6 +33,7 @@ import numpy as np
 from speed import retrieved_pool
 
 from vrsd_core import select
+from vrsd_core._prepare import prepare
 
 N, D, K = 50, 384, 10
 POOLS = 64
@@ -41,6 +46,7 @@ def implementations() -> dict[str, Callable[[np.ndarray, np.ndarray], object]]:
     return {
         "bare argsort": lambda q, C: np.argsort(-(C @ q))[:K],
         "core similarity": lambda q, C: select(q, C, K, method="similarity"),
+        "core checks": lambda q, C: prepare(q, C, batched=False),
         "core default (no words)": lambda q, C: select(q, C, K),
         "pyversity dpp": lambda q, C: pyversity.dpp(C, C @ q, K, diversity=0.5),
         "core mmr": lambda q, C: select(q, C, K, method="mmr"),
@@ -82,6 +88,7 @@ def main() -> None:
     ratios = [
         ("core similarity / bare argsort", med["core similarity"] / med["bare argsort"],
          "<= 5"),
+        ("core checks / bare argsort", med["core checks"] / med["bare argsort"], "-"),
         ("core default (no words) / pyversity dpp",
          med["core default (no words)"] / med["pyversity dpp"], "<= 1"),
         ("LangChain mmr / core mmr", med["LangChain mmr"] / med["core mmr"], ">= 10"),
