@@ -733,11 +733,11 @@ def standardised(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
 
 def _z_scores(x: np.ndarray, valid: np.ndarray | None) -> np.ndarray | None:
     """``standardised``'s z-scores, None when a row's sum or spread is past float range."""
-    if valid is None and x.shape[0] == 1:  # one row: its mean and spread as Python floats
+    if valid is None and (x.ndim == 1 or x.shape[0] == 1):  # one row: Python floats
         count1 = max(x.shape[-1], 1)
         mean1 = float(x.sum()) / count1
         deviation = x - mean1
-        spread1 = math.sqrt(float(row_dots(deviation)[0]) / count1)
+        spread1 = math.sqrt(row_dots(deviation).item() / count1)
         if not math.isfinite(spread1):
             return None
         if spread1 > 1e-12 * max(1.0, abs(mean1)):

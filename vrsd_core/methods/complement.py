@@ -139,7 +139,7 @@ class Lift:
     def after_pick(self, t: int, pick: int, column: np.ndarray) -> np.ndarray | None:
         """The log-quality after pick t (``pick``, ``column`` its likeness to every
         candidate); None while no link stands out."""
-        factor = np.clip(1.0 - column, 0.0, 1.0) * self.carry[pick]
+        factor = np.minimum(np.maximum(1.0 - column, 0.0), 1.0) * self.carry[pick]
         links = self.link_rows[pick] * factor  # every link, those beyond chance
         np.copyto(self.via, t, where=links[1] > self.strongest[1])
         np.maximum(self.strongest, links, out=self.strongest)
@@ -147,10 +147,12 @@ class Lift:
         mean = every.sum() / self.count  # padding links 0: left out
         deviation = every - mean if self.mask is None else np.where(self.mask, every - mean, 0.0)
         spread = math.sqrt(row_dots(deviation) / self.count)
-        lift = np.maximum((gated - mean) / max(spread, 1e-300) - LIFT_SD, 0.0)
-        if not (lift.max(initial=0.0) > 0 and spread > 1e-12):
+        unit = max(spread, 1e-300)
+        # the lift grows with the link: none stands out unless the strongest one does
+        if not ((float(gated.max(initial=0.0)) - mean) / unit - LIFT_SD > 0 and spread > 1e-12):
             self.quality = self.z
             return None
+        lift = np.maximum((gated - mean) / unit - LIFT_SD, 0.0)
         self.quality = standardised(lift + self.spread_z, self.mask)
         return self.quality
 
