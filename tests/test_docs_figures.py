@@ -253,3 +253,15 @@ def test_the_pools_size_follows_its_rule():
     assert max(more, key=more.__getitem__) == "lsa", more  # "most on the weakest geometry"
     reembedding = [row for row in cost["rows"] if "re-embeds" in row["store"]]
     assert reembedding and max(row["ratio"]["100"] for row in reembedding) > bound
+
+
+def test_every_benchmark_step_of_the_figures_script_runs_a_script_of_the_tree():
+    """scripts/figures.py's steps: each benchmark step names a script of the checkout and
+    writes its results file into docs/results, and every step can be chosen (``--only``)."""
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "scripts" / "figures.py"), run_name="figures_steps")
+    for name, (path, *arguments) in script["SCRIPTS"].items():
+        assert (ROOT / path).is_file(), (name, path)
+        assert arguments[arguments.index("--json") + 1].startswith("docs/results/"), name
+    assert set(script["SCRIPTS"]) < set(script["STEPS"])
