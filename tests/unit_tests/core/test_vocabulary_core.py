@@ -103,7 +103,8 @@ def test_an_unknown_name_is_told_the_closest_registered_one():
     ("vrsd_swapp", "vrsd_exact"),  # no choice of vrsd: the closest name
 ])
 def test_an_unknown_name_is_told_how_to_write_it(name, hint):
-    with pytest.raises(ValueError, match=rf"unknown method '{name}'.*; did you mean {re.escape(hint)}\?$"):
+    wanted = rf"unknown method '{name}'.*; did you mean {re.escape(hint)}\?$"
+    with pytest.raises(ValueError, match=wanted):
         method_info(name)
 
 

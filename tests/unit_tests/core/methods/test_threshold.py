@@ -1,25 +1,15 @@
-"""``threshold`` (rejection by similarity) and ``cluster`` (k-means representatives)."""
+"""``threshold``: rejection by similarity, the draws over the pool."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from tests.helpers.approx import assert_scores_close
+from tests.helpers.draws import DRAWS, P_REJECT, unit
 from vrsd_core import select
-
-DRAWS = 2400
-P_REJECT = 1e-4
-
-
-def _unit(X: np.ndarray) -> np.ndarray:
-    return X / np.linalg.norm(X, axis=-1, keepdims=True)
-
-
-# --------------------------------------------------------------------------- threshold
 
 
 @settings(max_examples=150, deadline=None)
@@ -40,7 +30,7 @@ def test_threshold_keeps_only_dissimilar_items_and_is_maximal(seed, n, d, k, m, 
     pool = select(q, X, min(n, 2 * k if m is None else m), method="similarity").indices
     assert set(idx.tolist()) <= set(pool.tolist())
     assert len(set(idx.tolist())) == len(idx)
-    U = _unit(X)
+    U = unit(X)
     G = U @ U.T
     pair = G[np.ix_(idx, idx)]
     assert np.all(pair[~np.eye(len(idx), dtype=bool)] < limit)
@@ -108,70 +98,3 @@ def test_threshold_weighted_draws_non_positive_relevance_last_in_rank_order():
         sel = select(q, X, 6, method="threshold", m=6, weighted=True, relevance=rel, seed=s)
         assert sorted(sel.indices[:3].tolist()) == [1, 3, 5]
         assert sel.indices[3:].tolist() == [2, 4, 0]
-
-
-# --------------------------------------------------------------------------- cluster
-
-
-@pytest.mark.parametrize("case", range(12))
-def test_cluster_one_representative_per_blob_the_most_relevant(case, helpers):
-    rng = np.random.default_rng(case)
-    n_blobs, per = int(rng.integers(2, 7)), int(rng.integers(2, 9))
-    X, labels = helpers.blobs(rng, n_blobs, per, d=16, spread=0.02)
-    q = rng.normal(size=16)
-    rel = _unit(X) @ _unit(q)
-    for seed in (0, 1, 2):
-        sel = select(q, X, n_blobs, method="cluster", seed=seed)
-        assert sorted(labels[sel.indices].tolist()) == list(range(n_blobs))
-        for i in sel.indices:
-            assert rel[i] == rel[labels == labels[i]].max()
-        assert np.all(np.diff(sel.relevance) <= 0)  # ordered by relevance
-        assert sel.gains.tolist() == [float(per)] * n_blobs  # cluster sizes
-        assert sel.info["converged"]
-
-
-def test_cluster_k_at_least_n_returns_all_by_relevance():
-    rng = np.random.default_rng(0)
-    q, X = rng.normal(size=4), rng.normal(size=(5, 4))
-    sel = select(q, X, 9, method="cluster")
-    assert sel.indices.tolist() == select(q, X, 5, method="similarity").indices.tolist()
-
-
-def test_cluster_with_duplicates_still_returns_k_distinct_items():
-    X = np.array([[1.0, 0.0]] * 4 + [[0.0, 1.0]] * 2)
-    q = np.array([1.0, 0.2])
-    sel = select(q, X, 4, method="cluster", seed=3)
-    assert len(set(sel.indices.tolist())) == 4
-    assert sel.gains.sum() == 6
-    assert {0, 4} <= set(sel.indices.tolist())  # both directions represented
-
-
-def test_cluster_sizes_cover_all_candidates_and_n_iter_zero_works():
-    rng = np.random.default_rng(5)
-    q, X = rng.normal(size=8), rng.normal(size=(40, 8))
-    for n_iter in (0, 1, 100):
-        sel = select(q, X, 6, method="cluster", n_iter=n_iter)
-        assert sel.gains.sum() == 40 and len(sel) == 6
-        assert sel.info["iterations"] <= n_iter
-    assert select(q, X, 6, method="cluster", n_iter=0).info["converged"] is False
-
-
-def test_cluster_partition_is_a_lloyd_fixed_point():
-    # The partition behind the picks: every candidate is nearest (squared Euclidean,
-    # unit vectors) to the mean of its own cluster, and the sizes are the gains.
-    from vrsd_core.methods.cluster import _kmeans
-
-    rng = np.random.default_rng(9)
-    q, X = rng.normal(size=6), rng.normal(size=(50, 6))
-    U = _unit(X)
-    rel = U @ _unit(q)
-    assign, _, converged = _kmeans(U, rel, 5, 100, np.random.default_rng(0))
-    assert converged
-    means = np.array([U[assign == c].mean(axis=0) for c in range(5)])
-    dist = ((U[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
-    assert np.array_equal(dist.argmin(axis=1), assign)
-    sel = select(q, X, 5, method="cluster", seed=0)
-    assert sorted(sel.gains.tolist()) == sorted(np.bincount(assign).astype(float).tolist())
-    for i, size in zip(sel.indices, sel.gains, strict=True):
-        members = assign == assign[i]
-        assert members.sum() == size and rel[i] == rel[members].max()
