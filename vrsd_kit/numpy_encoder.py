@@ -126,9 +126,8 @@ class NumpyEncoder:
                 the mean, so every vector is the one the text gets alone.
             threads: batches computed at once (None: one per CPU core), each on one BLAS
                 thread. Threads of Python, not of BLAS: numpy releases the interpreter
-                lock in its products and elementwise steps, and no batch waits on
-                another, where BLAS's own threads wait on each other and, on a busy
-                machine, made bulk encoding several times slower than one thread.
+                lock in its products and elementwise steps, so the batches run side by
+                side and none waits on another.
         """
         import numpy as np
         from threadpoolctl import threadpool_limits
