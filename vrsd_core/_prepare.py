@@ -337,11 +337,8 @@ class Geometry:
     def columns(self, b: int) -> Callable[[int], np.ndarray]:
         """j -> (n,) float64: similarity of query b's candidates with its candidate j (the
         one n x e matrix-vector product a pick is allowed), for a loop that takes one
-        column per pick: query b's unit vectors (when normalising), in the vectors'
-        dtype, are made once."""
-        vectors = self.vectors[b]
-        if self.normalize:
-            vectors = vectors * self.scale[b][:, None].astype(vectors.dtype)
+        column per pick: query b's working vectors (``working``) made once."""
+        vectors = self.working(b)
         return lambda j: (vectors @ vectors[j]).astype(np.float64)
 
     def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
@@ -354,10 +351,12 @@ class Geometry:
         return g.astype(np.float64, copy=False)
 
     def working(self, b: int) -> np.ndarray:
-        """Query b's working vectors (unit length when normalising) as a new (n, e) array."""
+        """Query b's working vectors (unit length when normalising) as a new (n, e) array
+        of the vectors' dtype."""
+        vectors = self.vectors[b]
         if self.normalize:
-            return self.vectors[b] * self.scale[b][:, None]  # type: ignore[no-any-return]
-        return np.array(self.vectors[b], copy=True)
+            return vectors * self.scale[b][:, None].astype(vectors.dtype)  # type: ignore[no-any-return]
+        return np.array(vectors, copy=True)
 
     def rows(self, cut: slice) -> Geometry:
         return Geometry(self.vectors[cut], self.scale[cut], self.self_similarity[cut],
