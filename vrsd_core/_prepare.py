@@ -255,13 +255,16 @@ def _squared_lengths(
     low = 4.0 * tiny / eps
     high = big / (16.0 * n * n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
-        if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
+        if (float(_MIN(fast, axis=None, initial=np.inf)) >= low
+                and float(_MAX(fast, axis=None, initial=0.0)) <= high):
             return fast.astype(np.float64, copy=False), True
     elif ((fast >= low) & (fast <= high) | ~valid).all():
         return fast.astype(np.float64, copy=False), True
     check_finite(X, "candidates", valid)
     return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
+
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce  # an array's least and largest, directly
 
 # numpy >= 2's vecdot: per-row products without einsum's parsing (None before 2.0)
 _VECDOT = getattr(np, "vecdot", None)
@@ -391,7 +394,8 @@ class Prepared:
     # The token budget (see _constraints.py): token count per candidate, the budget.
     tokens: np.ndarray | None = None  # (B, n) int64, 0 at padding; None without a budget
     budget: int | None = None  # max_tokens
-    similarity: Geometry  # what the similarity between candidates reads
+    # what the similarity between candidates reads (None: the candidates' own geometry)
+    similarity: Geometry = None  # type: ignore[assignment]
     candidates: Geometry = field(init=False)  # X, scale and sq_norm together
     tie_rtol: float = field(init=False)
     """Relative tie tolerance for scores computed from this input's dtype."""
@@ -400,6 +404,8 @@ class Prepared:
 
     def __post_init__(self) -> None:
         self.candidates = Geometry(self.X, self.scale, self.sq_norm, self.normalize)
+        if self.similarity is None:
+            self.similarity = self.candidates
         self.tie_rtol = TIE_RTOL[self.X.dtype]
         self.constrained = self.cap is not None or self.budget is not None
 
@@ -460,11 +466,11 @@ def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
     B, n, _ = X.shape
     valid = _valid_mask(mask, (B, n))
     all_real = mask is None or bool(valid.all())
-    X, q_norm, sq = _checked_lengths(q, X, valid, all_real, qname, batched)
+    X, q_squares, sq = _checked_lengths(q, X, valid, all_real, qname, batched)
     if normalize:
-        q, q_norm, scale, sq_norm = _unit_scale(q, q_norm, sq, valid, all_real)
+        q, q_norm, scale, sq_norm = _unit_scale(q, q_squares, sq, valid, all_real)
     else:
-        scale, sq_norm = np.ones((B, n)), sq
+        q_norm, scale, sq_norm = np.sqrt(q_squares), np.ones((B, n)), sq
     qsim = None  # an outside relevance replaces the products with the query: none computed
     if relevance is None:
         qsim = _query_products(X, q, scale, normalize)
@@ -480,7 +486,6 @@ def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
         rel=rel, normalize=normalize, all_real=all_real,
         group=codes, cap=cap, feasible=feasible, tokens=tokens, budget=budget,
-        similarity=Geometry(X, scale, sq_norm, normalize),
     )
 
 
@@ -548,9 +553,10 @@ def _valid_mask(mask: Any, shape: tuple[int, int]) -> np.ndarray:
 
 def _checked_lengths(
     q: np.ndarray, X: np.ndarray, valid: np.ndarray, all_real: bool, qname: str, batched: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(X, |q|, squared row lengths), refusing NaN/inf, zero vectors and lengths out of
-    float range; NaN/inf padding rows are zeroed in a private copy of X."""
+) -> tuple[np.ndarray, list[float], np.ndarray]:
+    """(X, each query's squared length, squared row lengths), refusing NaN/inf, zero
+    vectors and lengths out of float range; NaN/inf padding rows are zeroed in a private
+    copy of X."""
     B, n, _ = X.shape
     dtype = X.dtype
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -573,14 +579,15 @@ def _checked_lengths(
         if junk.any():  # NaN/inf padding: zero it in a private copy so products stay finite
             X = X.copy()
             X[junk] = 0
-    return X, np.sqrt(q_sq_list), sq
+    return X, q_sq_list, sq
 
 
 def _unit_scale(
-    q: np.ndarray, q_norm: np.ndarray, sq: np.ndarray, valid: np.ndarray, all_real: bool
+    q: np.ndarray, q_squares: list[float], sq: np.ndarray, valid: np.ndarray, all_real: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Cosine geometry without a normalised copy of X: the unit query, its length 1,
-    each row's scale 1/|x| (0 at padding) and the working rows' squared length."""
+    """Cosine geometry without a normalised copy of X: the unit query (``q_squares`` its
+    squared lengths), its length 1, each row's scale 1/|x| (0 at padding) and the working
+    rows' squared length."""
     B, n = sq.shape
     if all_real:  # every length is known to be > 0
         scale = 1.0 / np.sqrt(sq)
@@ -588,7 +595,10 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    q = q * (1.0 / q_norm).astype(q.dtype)[:, None]
+    if B == 1:  # one query: its scale as a scalar of its dtype, the same products
+        q = q * q.dtype.type(1.0 / math.sqrt(q_squares[0]))
+    else:
+        q = q * (1.0 / np.sqrt(q_squares)).astype(q.dtype)[:, None]
     return q, _constant((B,), 1.0), scale, sq_norm
 
 

@@ -33,7 +33,7 @@ def pick_counts(prep: Prepared, k: int) -> np.ndarray:
     if prep.feasible is not None:
         return np.minimum(max(k, 0), prep.feasible)
     if prep.all_real:
-        return np.full(prep.batch, min(max(k, 0), prep.n))
+        return np.array([min(max(k, 0), prep.n)] * prep.batch)
     return np.minimum(max(k, 0), prep.valid.sum(axis=1))
 
 
@@ -103,10 +103,10 @@ def first_best(scores: np.ndarray, rtol: float, pick: int | None = None) -> int:
     if pick is None:
         pick = int(scores.argmax())
     if pick:
-        best = float(scores[pick])
-        ties = scores[:pick] >= max(best - rtol * max(1.0, abs(best)), LOWEST)
-        first = int(ties.argmax())  # 0 when nothing before the pick ties
-        if ties[first]:
+        best = scores.item(pick)
+        threshold = max(best - rtol * max(1.0, abs(best)), LOWEST)
+        first = int((scores[:pick] >= threshold).argmax())  # 0 when nothing before ties
+        if scores.item(first) >= threshold:
             return first
     return pick
 
