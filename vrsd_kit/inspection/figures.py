@@ -41,7 +41,7 @@ import numpy as np
 
 from vrsd_core import DEFAULT_METHOD
 
-from ..lexical import restated_by
+from ..lexical import Judge, restated_by
 from ..rerank import ItemView, held_back_entries, link_note, rerank
 from ..settings import build_settings
 
@@ -260,16 +260,20 @@ def compare(question: str, query: np.ndarray, passages: Sequence[Passage],
     view = _PassageView()
     top = rerank(view, passages, query=question, query_vector=query, vectors=vectors,
                  settings=_TOP_K.with_counts(k=k))
+    settings = default_settings(k, max_per_group, background)
     chosen = rerank(view, passages, query=question, query_vector=query, vectors=vectors,
-                    settings=default_settings(k, max_per_group, background))
+                    settings=settings)
     # held back from top-k by the cosine (what the store returns), not by the default's
     # own relevance (its entries' held_back)
     position = {id(p): i for i, p in enumerate(passages)}
     top_ids = [position[id(p)] for p, _ in top]
     picked = [position[id(p)] for p, _ in chosen]
     rank_in_default = {c: i + 1 for i, c in enumerate(picked)}
+    # each held-back passage's relation as the judge the default obeyed reads it: the
+    # whole pool's (its pairs weighed by every candidate), in the default's language
+    judge = Judge([p.text for p in passages], settings.language)
     entries = held_back_entries(picked, top_ids, [c for c in top_ids if c not in picked],
-                                lambda j: passages[j].text, lambda j: j)
+                                lambda j: passages[j].text, lambda j: j, judge=judge)
     held = sorted(HeldBack(e["rank"], rank_in_default[pick], e["relation"])
                   for pick, listed in entries.items() for e in listed)
     top_passages = [p for p, _ in top]
