@@ -914,7 +914,7 @@ class IndexWriter(_Connection):
         another; ``said``: SQLite said the disk is full)."""
         self._checkpoint()
         new = sum(len(c.text.encode("utf-8", "surrogatepass")) + len(c.file) + 200
-                  for c in added) + vectors.nbytes
+                  for c in added) + vectors.nbytes + _word_rows(added)
         # the log's copy and the database's, and the vector table's next block
         need = 2 * new + 2 * _VECTOR_BLOCK * vectors.shape[1] * 4
         free = shutil.disk_usage(self.where).free
@@ -924,6 +924,17 @@ class IndexWriter(_Connection):
             f"index_dir: the disk holding {self.path} is full: this commit needs about "
             f"{_megabytes(need)} free, {_megabytes(free)} is; nothing was changed (the "
             "index is as it was): free some space and run 'vrsd index' again")
+
+
+def _word_rows(added: Sequence[NewChunk]) -> int:
+    """About how many bytes the word tables grow by when ``added`` is committed, at most:
+    each file's word ids (``file_words``: 8 bytes an id) and a ``words`` row for each
+    distinct word (about 24 bytes), as if every word were new."""
+    found = [ids for _, ids in read_file_words(sorted(
+        (os.fsencode(c.file), c.text) for c in added))]
+    if not found:
+        return 0
+    return 8 * sum(len(ids) for ids in found) + 24 * len(np.unique(np.concatenate(found)))
 
 
 def _megabytes(count: int) -> str:

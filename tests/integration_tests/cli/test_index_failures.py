@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -75,12 +76,12 @@ def test_a_full_disk_during_a_commit_changes_nothing_frees_its_files_and_says_wh
         assert vrsd("index", docs, "--index-dir", index_dir, *CHUNK).code == 0
         before = expected(docs)
         write(docs, {f"new/n{i}.md": note(rng, f"n{i}", 10) for i in range(300)})
-        filler = fill(disk, 0)  # not even the writer's record fits
+        fill(disk, 0)  # not even the writer's record fits
         run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
         assert run.code == 2 and run.err.count("\n") == 1, run.err
         assert f"the disk holding {index_dir} is full: no room for " in run.err, run.err
         assert not [name for name in os.listdir(index_dir) if name.endswith(".tmp")]
-        filler = fill(disk, 256 * 1024)
+        fill(disk, 256 * 1024)
         free = shutil.disk_usage(disk).free
         run = vrsd("index", docs, "--index-dir", index_dir, *CHUNK)
         assert run.code == 2, run.err
@@ -89,8 +90,35 @@ def test_a_full_disk_during_a_commit_changes_nothing_frees_its_files_and_says_wh
             "about " in run.err and "nothing was changed" in run.err, run.err
         assert shutil.disk_usage(disk).free >= free - 64 * 1024  # its files are gone
         assert set(stored(index_dir)) == before  # the index as it was, readable
-        filler.unlink()
+        # the room it says it needs is enough: freed to exactly that, the run succeeds
+        needed = re.search(r"this commit needs about ([0-9.]+) MB free", run.err)
+        assert needed is not None, run.err
+        fill(disk, int(float(needed.group(1)) * 1e6))
         index_and_check(vrsd, docs, index_dir)
+
+
+def wordy(rng: random.Random, paragraphs: int) -> str:
+    """A file of ``paragraphs`` paragraphs of 800 characters, nearly every word of it rare
+    (a vocabulary of 50,000): what the index's word tables grow by most."""
+    return "\n\n".join(" ".join(f"w{rng.randrange(50_000)}" for _ in range(120))[:800]
+                       for _ in range(paragraphs))
+
+
+def test_the_room_a_full_disk_asks_for_is_enough_for_texts_of_many_words(vrsd, tmp_path):
+    rng = random.Random(14)
+    wide = ["--chunk-size", "800", "--chunk-overlap", "0", *CHUNK[4:]]
+    docs = write(tmp_path / "docs", {f"f{i}.md": wordy(rng, 10) for i in range(20)})
+    with small_disk(tmp_path / "disk", 96) as disk:
+        index_dir = disk / "index"
+        assert vrsd("index", docs, "--index-dir", index_dir, *wide).code == 0
+        write(docs, {f"new/n{i}.md": wordy(rng, 10) for i in range(400)})
+        fill(disk, 256 * 1024)
+        run = vrsd("index", docs, "--index-dir", index_dir, *wide)
+        needed = re.search(r"this commit needs about ([0-9.]+) MB free", run.err)
+        assert run.code == 2 and needed is not None, run.err
+        fill(disk, int(float(needed.group(1)) * 1e6))
+        run = vrsd("index", docs, "--index-dir", index_dir, *wide)
+        assert run.code == 0, run.err
 
 
 def test_a_commit_needs_room_for_what_changed_not_for_a_copy_of_the_index(vrsd, tmp_path):
