@@ -926,15 +926,23 @@ class IndexWriter(_Connection):
             "index is as it was): free some space and run 'vrsd index' again")
 
 
+_WORDS_READ = 20_000
+"""The most chunks a full disk's message reads to estimate the word tables' growth: a
+larger commit's estimate is scaled up from its first ones (words repeat, so scaling
+tends to overestimate)."""
+
+
 def _word_rows(added: Sequence[NewChunk]) -> int:
     """About how many bytes the word tables grow by when ``added`` is committed, at most:
     each file's word ids (``file_words``: 8 bytes an id) and a ``words`` row for each
     distinct word (about 24 bytes), as if every word were new."""
+    read = added[:_WORDS_READ]
     found = [ids for _, ids in read_file_words(sorted(
-        (os.fsencode(c.file), c.text) for c in added))]
+        (os.fsencode(c.file), c.text) for c in read))]
     if not found:
         return 0
-    return 8 * sum(len(ids) for ids in found) + 24 * len(np.unique(np.concatenate(found)))
+    size = 8 * sum(len(ids) for ids in found) + 24 * len(np.unique(np.concatenate(found)))
+    return size * len(added) // len(read)
 
 
 def _megabytes(count: int) -> str:
