@@ -394,8 +394,7 @@ class Prepared:
     # The token budget (see _constraints.py): token count per candidate, the budget.
     tokens: np.ndarray | None = None  # (B, n) int64, 0 at padding; None without a budget
     budget: int | None = None  # max_tokens
-    # what the similarity between candidates reads (None: the candidates' own geometry)
-    similarity: Geometry = None  # type: ignore[assignment]
+    similarity: Geometry  # what the similarity between candidates reads
     candidates: Geometry = field(init=False)  # X, scale and sq_norm together
     tie_rtol: float = field(init=False)
     """Relative tie tolerance for scores computed from this input's dtype."""
@@ -404,8 +403,6 @@ class Prepared:
 
     def __post_init__(self) -> None:
         self.candidates = Geometry(self.X, self.scale, self.sq_norm, self.normalize)
-        if self.similarity is None:
-            self.similarity = self.candidates
         self.tie_rtol = TIE_RTOL[self.X.dtype]
         self.constrained = self.cap is not None or self.budget is not None
 
@@ -486,6 +483,7 @@ def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
         X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm, qsim=qsim,
         rel=rel, normalize=normalize, all_real=all_real,
         group=codes, cap=cap, feasible=feasible, tokens=tokens, budget=budget,
+        similarity=Geometry(X, scale, sq_norm, normalize),
     )
 
 
