@@ -255,16 +255,13 @@ def _squared_lengths(
     low = 4.0 * tiny / eps
     high = big / (16.0 * n * n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
-        if (float(_MIN(fast, axis=None, initial=np.inf)) >= low
-                and float(_MAX(fast, axis=None, initial=0.0)) <= high):
+        if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
             return fast.astype(np.float64, copy=False), True
     elif ((fast >= low) & (fast <= high) | ~valid).all():
         return fast.astype(np.float64, copy=False), True
     check_finite(X, "candidates", valid)
     return np.einsum("bnd,bnd->bn", X, X, dtype=np.float64), False
 
-
-_MIN, _MAX = np.minimum.reduce, np.maximum.reduce  # an array's least and largest, directly
 
 # numpy >= 2's vecdot: per-row products without einsum's parsing (None before 2.0)
 _VECDOT = getattr(np, "vecdot", None)
@@ -593,10 +590,7 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    if B == 1:  # one query: its scale as a scalar of its dtype, the same products
-        q = q * q.dtype.type(1.0 / math.sqrt(q_squares[0]))
-    else:
-        q = q * (1.0 / np.sqrt(q_squares)).astype(q.dtype)[:, None]
+    q = q * (1.0 / np.sqrt(q_squares)).astype(q.dtype)[:, None]
     return q, _constant((B,), 1.0), scale, sq_norm
 
 
