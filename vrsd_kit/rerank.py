@@ -497,7 +497,8 @@ def entries(
 
     ``held_back`` lists one dict per candidate plain top-k (by the same relevance)
     would have returned and the default did not (``held_back_entries``, with ``judge``
-    the one judge of copies the selection obeyed): ``id`` (the item's id from ``ids``,
+    the one judge of copies the selection obeyed; not given, the default's judge of all
+    of ``texts``): ``id`` (the item's id from ``ids``,
     else its 0-based rank among the fetched candidates), ``rank`` (1-based, in plain
     top-k), ``relation`` (``"restates"``: 90 % or more of its weighted word pairs are in
     this item; ``"contains"``: 90 % or more of this item's are in it; ``share`` says how
@@ -586,10 +587,13 @@ def link_note(link: Any) -> str | None:
 def _held_entries(selection: Selection, ids: Sequence[Any] | None,
                   texts: Sequence[str] | None, sources: Sequence[Any] | None,
                   judge: Judge | None) -> dict[int, list[dict[str, Any]]] | None:
-    """{pick: its held-back entries}, or None for a method that holds nothing back."""
+    """{pick: its held-back entries}, or None for a method that holds nothing back.
+    Without a ``judge``, texts are judged by the default's judge of them all (no stemming)."""
     held = selection.info.get("held_back")
     if held is None:
         return None
+    if judge is None and texts is not None:
+        judge = Judge(texts)
     return held_back_entries(
         selection.indices.tolist(), selection.info["top_k"], held,
         None if texts is None else texts.__getitem__,
@@ -637,8 +641,8 @@ def held_back_entries(
         name: a candidate's id as the user knows it.
         source: a candidate's source (its document's ``source`` metadata), or None.
         judge: the pool's judge of copies (``vrsd_kit.lexical.Judge`` over every fetched
-            candidate's text, indexed as ``picked`` and ``held``: pass the one the
-            selection used); None: one over the texts of ``picked`` and ``held``.
+            candidate's text, indexed as ``picked`` and ``held``: the one the selection
+            obeyed); None: no judge, every entry is "displaced".
 
     Each entry: ``id``, ``rank`` (1-based, in plain top-k), ``relation``
     (``"restates"``, ``"contains"`` or ``"displaced"``), ``share`` (a copy only: the
@@ -653,18 +657,13 @@ def held_back_entries(
     rank = {c: r for r, c in enumerate(top_k, start=1)}
     in_top = set(top_k)
     newcomers = [p for p in picked if p not in in_top]
-    local, where = judge, {c: c for c in [*picked, *held]}
-    if judge is None and texts is not None:
-        involved = list(dict.fromkeys([*picked, *held]))
-        local, where = Judge([texts(c) for c in involved]), {c: i for i, c in enumerate(involved)}
-    kept = [where[p] for p in picked]
     out: dict[int, list[dict[str, Any]]] = {}
     for slot, candidate in enumerate(held):
         entry: dict[str, Any] = {"id": name(candidate), "rank": rank[candidate]}
         found = None
-        if local is not None:
-            found = local.copy_of(where[candidate], kept)
-            if not local.words(where[candidate]):
+        if judge is not None:
+            found = judge.copy_of(candidate, picked)
+            if not judge.words(candidate):
                 entry["note"] = NO_WORDS
         if found is not None:
             owner = picked[found.of]

@@ -77,3 +77,24 @@ def two_run_reference(query: Any, vectors: Any, k: int, judge: Judge, *, fill: b
         elif stopped is None:
             stopped = "restatements"
     return picks, [c for c in first["top_k"] if c not in picks], stopped
+
+
+FILLERS = 20
+
+
+def weighed_by_the_pool() -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(texts, query, vectors): a pick P (0), a passage H (1) whose word pairs are P's but
+    for three that twenty other passages repeat, and those twenty. Among the whole pool
+    those three weigh little, so H restates P; among P, H and one other pick alone they
+    weigh as much as the rest, and H is no copy. P is nearest the query, then H, the
+    others farther, each its own way."""
+    texts = ["alpha beta gamma delta omega psi",
+             "alpha beta gamma delta epsilon zeta eta",
+             *(f"delta epsilon zeta eta filler{i} word{i} other{i}" for i in range(FILLERS))]
+    query = np.zeros(24)
+    query[0] = 1.0
+    vectors = np.zeros((len(texts), 24))
+    vectors[:, 0] = 1.0
+    vectors[0, 1], vectors[1, 2] = 0.1, 0.2
+    vectors[2:, 3:] = np.eye(FILLERS, 21) * 3.0
+    return texts, query, vectors

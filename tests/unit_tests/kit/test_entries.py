@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers.copies import weighed_by_the_pool
 from tests.helpers.reading import word_pairs
 from vrsd_core import select
-from vrsd_kit.lexical import RESTATES, PoolRelevance, restated_by, shared_pairs
+from vrsd_kit.lexical import RESTATES, Judge, PoolRelevance, restated_by, shared_pairs
 from vrsd_kit.rerank import METADATA_KEY, entries, excerpt, held_back_entries
 
 rng = np.random.default_rng(11)
@@ -59,6 +60,18 @@ def test_the_entries_name_what_the_default_held_back():
         [{"id": "a2", "rank": 2, "relation": "restates", "share": 1.0, "source": "a.txt",
           "excerpt": "Ada Lovelace wrote the first program"}], []]
     assert "held_back" not in entries(select(q, C, 2, method="mmr"))[0]
+
+
+def test_entries_without_a_judge_name_a_copy_by_the_judge_of_the_whole_pool():
+    # H (1) restates P (0) by the pool's weights, not among the few picks and H alone;
+    # H's vector is P's, so the default by the vectors holds it back
+    texts, query, vectors = weighed_by_the_pool()
+    vectors[1] = vectors[0]
+    sel = select(query, vectors, 2)
+    assert sel.indices.tolist() == [0, 2] and sel.info["held_back"] == [1]
+    assert Judge(texts[:3]).copy_of(1, [0, 2]) is None
+    [held] = entries(sel, texts=texts)[0]["held_back"]
+    assert (held["id"], held["rank"], held["relation"]) == (1, 2, "restates")
 
 
 def test_the_entry_carries_the_prior_when_one_was_used():
@@ -124,15 +137,14 @@ def test_excerpt_is_one_line_cut_at_a_word():
 
 def reference(picked, top_k, held, texts):
     """{pick: [(id, rank, relation)]}, written out directly: each word pair weighs 1 / the
-    number of candidates (picked and held) holding it; a held candidate is a copy of the
+    number of the pool's candidates holding it; a held candidate is a copy of the
     pick whose share, its pairs in the pick ("restates") or the pick's in it
     ("contains"), is largest and at least RESTATES (the first such on a tie)."""
     def pairs(t):
         w = re.findall(r"\w+", t.casefold())
         return set(zip(w, w[1:], strict=False)) or ({tuple(w)} if w else set())
-    involved = list(dict.fromkeys([*picked, *held]))
     held_by: dict = {}
-    for c in involved:
+    for c in range(len(texts)):
         for pair in pairs(texts[c]):
             held_by[pair] = held_by.get(pair, 0) + 1
 
@@ -171,7 +183,8 @@ def test_every_held_back_candidate_is_listed_once_as_the_reference_says(texts, d
                                   min_size=max(0, k - len(others)), max_size=k - 1))
     picked = kept_top + others[: k - len(kept_top)]
     held = [c for c in top_k if c not in picked]
-    got = held_back_entries(picked, top_k, held, texts.__getitem__, lambda j: j)
+    got = held_back_entries(picked, top_k, held, texts.__getitem__, lambda j: j,
+                            judge=Judge(texts))
     flat = sorted(e["id"] for entries in got.values() for e in entries)
     assert flat == sorted(held)
     assert {p: [(e["id"], e["rank"], e["relation"]) for e in es] for p, es in got.items()} \

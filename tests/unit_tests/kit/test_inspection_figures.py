@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.helpers.copies import weighed_by_the_pool
 from vrsd_kit.inspection.figures import Passage, compare
 from vrsd_kit.lexical import Judge
 
-FILLERS = 20
-
 
 def _pool() -> tuple[list[Passage], np.ndarray, np.ndarray]:
-    """A pick P, a passage H whose word pairs are P's but for three that twenty other
-    passages repeat, and those twenty: among the whole pool those three weigh little, so H
-    restates P; among P, H and one other pick alone they weigh as much as the rest."""
-    texts = ["alpha beta gamma delta omega psi",
-             "alpha beta gamma delta epsilon zeta eta",
-             *(f"delta epsilon zeta eta filler{i} word{i} other{i}" for i in range(FILLERS))]
-    query = np.zeros(24)
-    query[0] = 1.0
-    vectors = np.zeros((len(texts), 24))
-    vectors[:, 0] = 1.0
-    vectors[0, 1], vectors[1, 2] = 0.1, 0.2  # P nearest the query, then H
-    vectors[2:, 3:] = np.eye(FILLERS, 21) * 3.0  # the others farther, each its own way
-    passages = [Passage(f"p{i}", text) for i, text in enumerate(texts)]
-    return passages, query, vectors
+    texts, query, vectors = weighed_by_the_pool()
+    return [Passage(f"p{i}", text) for i, text in enumerate(texts)], query, vectors
 
 
 def test_a_held_back_passage_is_named_by_the_judge_of_the_whole_pool() -> None:
