@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -300,7 +301,8 @@ PREFIX_PEERS = frozenset({REDUNDANT_FILTER, *(f"langchain mmr({lam})" for lam in
 
 
 def peer_rows() -> dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]]:
-    """label -> picker, for every peer (LangChain and pyversity must be installed)."""
+    """label -> picker, for every peer (LangChain and pyversity must be installed); a
+    warning a peer raises names it (``named_warnings``)."""
     rows: dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]] = {
         REDUNDANT_FILTER: _langchain_redundant_filter,
     }
@@ -308,7 +310,23 @@ def peer_rows() -> dict[str, Callable[[np.ndarray, np.ndarray, int], list[int]]]
         rows[f"langchain mmr({lam})"] = _langchain_mmr(lam)
     for strategy in PYVERSITY_STRATEGIES:
         rows[f"pyversity {strategy}"] = _pyversity(strategy)
-    return rows
+    return {label: named_warnings(label, pick) for label, pick in rows.items()}
+
+
+def named_warnings(label: str, pick: Callable[[np.ndarray, np.ndarray, int], list[int]]
+                   ) -> Callable[[np.ndarray, np.ndarray, int], list[int]]:
+    """``pick`` whose warnings say which peer raised them (``"pyversity dpp, a peer:
+    overflow encountered in multiply"``), not as if the protocol's own code had."""
+
+    def named(q: np.ndarray, cands: np.ndarray, k: int) -> list[int]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            picked = pick(q, cands, k)
+        for found in caught:
+            warnings.warn(f"{label}, a peer: {found.message}", found.category, stacklevel=2)
+        return picked
+
+    return named
 
 
 # --- the run -------------------------------------------------------------------------------
