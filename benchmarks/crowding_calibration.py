@@ -61,8 +61,8 @@ def rows_for(name: str) -> list[dict[str, Any]]:
         for k in KS:
             top = [pools.rows[b, sel.indices] for b, sel in enumerate(
                 select_batch(pools.queries, pools.vectors, k, method="similarity"))]
-            picks = {"top": top,  # the evidence protocol's rows, the body's keywords
-                     "words": select_rows(pools, WORDS_ROWS["top-k-words"], k),
+            # the two by the words: the evidence protocol's rows (the rerank body's keywords)
+            picks = {"top": top, "words": select_rows(pools, WORDS_ROWS["top-k-words"], k),
                      "default": select_rows(pools, WORDS_ROWS["default"], k)}
             crowded = slots = 0
             found: dict[str, list[bool]] = {key: [] for key in picks}
