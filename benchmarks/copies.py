@@ -29,6 +29,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 KS = (2, 4, 6, 10, 20)
 
 
-def rule(query, vectors, keywords, k):  # noqa: ANN001, ANN201
+def rule(query: np.ndarray, vectors: np.ndarray, keywords: dict[str, Any], k: int
+         ) -> tuple[Any, Any]:
     """(the core's selection without the judge, the rule's): the default's keywords as the
     rerank body builds them (``pool_keywords``), without and with the judge's ``closes``."""
     from vrsd_core import DEFAULT_METHOD, select
@@ -48,13 +50,13 @@ def rule(query, vectors, keywords, k):  # noqa: ANN001, ANN201
     return first, run
 
 
-def measure(corpus, pools) -> tuple[list[dict], dict[str, list[int]]]:  # noqa: ANN001
+def measure(corpus: Any, pools: Any) -> tuple[list[dict[str, Any]], dict[str, list[int]]]:
     from vrsd_core import DEFAULT_METHOD
     from vrsd_kit.rerank import pool_keywords
 
     owner = np.asarray(corpus.passage_of)
-    before = {k: [] for k in KS}
-    after = {k: [] for k in KS}
+    before: dict[int, list[bool]] = {k: [] for k in KS}
+    after: dict[int, list[bool]] = {k: [] for k in KS}
     changed = dict.fromkeys(KS, 0)
     fewer = dict.fromkeys(KS, 0)
     called: dict[str, list[int]] = {"restates": [0, 0], "contains": [0, 0]}
