@@ -767,9 +767,9 @@ def _warn_once(message: str) -> None:
 
 def check_background(value: Any, name: str = "background"
                      ) -> Background | tuple[Background, ...] | None:
-    """``value`` as a background setting: None (the language's common words, when a
-    language is set), a ``Background`` or a sequence of them (() for none), else a
-    ValueError naming ``name``."""
+    """``value`` as a background setting: None (the language's common words,
+    ``Background.of_language``), a ``Background`` or a sequence of them (() for none), else
+    a ValueError naming ``name``."""
     if value is None or isinstance(value, Background):
         return value
     if isinstance(value, (list, tuple)) and all(isinstance(b, Background) for b in value):
