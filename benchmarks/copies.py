@@ -29,6 +29,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,33 +38,34 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 KS = (2, 4, 6, 10, 20)
 
 
-def rule(query, vectors, keywords, judge, k):  # noqa: ANN001, ANN201
-    """(the core's selection without the judge, the rule's): copies closed by the judge,
-    as ``vrsd_kit.rerank`` passes it."""
+def rule(query: np.ndarray, vectors: np.ndarray, keywords: dict[str, Any], k: int
+         ) -> tuple[Any, Any]:
+    """(the core's selection without the judge, the rule's): the default's keywords as the
+    rerank body builds them (``pool_keywords``), without and with the judge's ``closes``."""
     from vrsd_core import DEFAULT_METHOD, select
 
-    first = select(query, vectors, k, method=DEFAULT_METHOD, **keywords)
-    run = select(query, vectors, k, method=DEFAULT_METHOD, closes=judge.copies(), **keywords)
+    alone = {key: value for key, value in keywords.items() if key != "closes"}
+    first = select(query, vectors, k, method=DEFAULT_METHOD, **alone)
+    run = select(query, vectors, k, method=DEFAULT_METHOD, **keywords)
     return first, run
 
 
-def measure(corpus, pools) -> tuple[list[dict], dict[str, list[int]]]:  # noqa: ANN001
-    from vrsd_core import pool_units
-    from vrsd_kit.lexical import Judge
+def measure(corpus: Any, pools: Any) -> tuple[list[dict[str, Any]], dict[str, list[int]]]:
+    from vrsd_core import DEFAULT_METHOD
+    from vrsd_kit.rerank import pool_keywords
 
     owner = np.asarray(corpus.passage_of)
-    before = {k: [] for k in KS}
-    after = {k: [] for k in KS}
+    before: dict[int, list[bool]] = {k: [] for k in KS}
+    after: dict[int, list[bool]] = {k: [] for k in KS}
     changed = dict.fromkeys(KS, 0)
     fewer = dict.fromkeys(KS, 0)
     called: dict[str, list[int]] = {"restates": [0, 0], "contains": [0, 0]}
-    relevance = pool_units(pools.words)
     for b, rows in enumerate(pools.rows):
-        judge = Judge([corpus.texts[r] for r in rows])
-        keywords = {"relevance": relevance[b], "profiles": pools.profiles[b]}
+        keywords, judge = pool_keywords(DEFAULT_METHOD, pools.signals[b], pools.texts[b])
+        assert judge is not None  # the default keeps no copy
         gold = set(corpus.gold[b])
         for k in KS:
-            first, run = rule(pools.queries[b], pools.vectors[b], keywords, judge, k)
+            first, run = rule(pools.queries[b], pools.vectors[b], keywords, k)
             old, new = first.indices.tolist(), run.indices.tolist()
             before[k].append(set(owner[rows[old]].tolist()) >= gold)
             after[k].append(set(owner[rows[new]].tolist()) >= gold)

@@ -46,10 +46,10 @@ KS = (4, 10)
 def rows_for(name: str) -> list[dict[str, Any]]:
     import numpy as np
 
-    from vrsd_core import DEFAULT_METHOD, pool_units, select_batch
-    from vrsd_eval.evidence import load_evidence_corpora
+    from vrsd_core import select_batch
+    from vrsd_eval.evidence import WORDS_ROWS, load_evidence_corpora
     from vrsd_eval.geometries import geometry
-    from vrsd_eval.pools import build_pools, score
+    from vrsd_eval.pools import build_pools, score, select_rows
     from vrsd_kit.inspection import Passage, crowded_slots
 
     geo = geometry(name)
@@ -58,22 +58,20 @@ def rows_for(name: str) -> list[dict[str, Any]]:
         pools = build_pools(corpus.texts, corpus.questions, geo.fit(corpus.texts), FETCH_K,
                             desc=f"{name}/{corpus.name}", show=False)
         owner = np.asarray(corpus.passage_of)
-        words = pool_units(pools.words)  # the cosine and BM25, fused in pool units
         for k in KS:
-            top = select_batch(pools.queries, pools.vectors, k, method="similarity")
-            by_words = select_batch(pools.queries, pools.vectors, k, method="similarity",
-                                    relevance=words)
-            default = select_batch(pools.queries, pools.vectors, k, method=DEFAULT_METHOD,
-                                   relevance=words, profiles=pools.profiles)
+            top = [pools.rows[b, sel.indices] for b, sel in enumerate(
+                select_batch(pools.queries, pools.vectors, k, method="similarity"))]
+            # the two by the words: the evidence protocol's rows (the rerank body's keywords)
+            picks = {"top": top, "words": select_rows(pools, WORDS_ROWS["top-k-words"], k),
+                     "default": select_rows(pools, WORDS_ROWS["default"], k)}
             crowded = slots = 0
-            found = {"top": [], "words": [], "default": []}
+            found: dict[str, list[bool]] = {key: [] for key in picks}
             for b, gold in enumerate(corpus.gold):
-                rows = pools.rows[b, top[b].indices]
-                listed = [Passage(str(r), corpus.texts[r], str(owner[r])) for r in rows]
+                listed = [Passage(str(r), corpus.texts[r], str(owner[r])) for r in top[b]]
                 crowded += len(crowded_slots(listed))
                 slots += len(listed)
-                for key, sel in (("top", top), ("words", by_words), ("default", default)):
-                    found[key].append(score(pools.rows[b, sel[b].indices], owner, gold)[1])
+                for key, rows in picks.items():
+                    found[key].append(score(rows[b], owner, gold)[1])
             m = {key: round(float(np.mean(v)), 4) for key, v in found.items()}
             out.append({"geometry": geo.label, "model": name, "corpus": corpus.name, "k": k,
                         "crowding_rate": round(crowded / slots, 4), "top_k": m["top"],

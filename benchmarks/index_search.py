@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def chunk(i: int, tag: str = "") -> flat_index.NewChunk:
 
 
 def build(where: Path, n: int) -> None:
-    manifest = {"model": None, "dimension": DIMENSION, "folders": {"/notes": {}}}
+    manifest: dict[str, Any] = {"model": None, "dimension": DIMENSION, "folders": {"/notes": {}}}
     with flat_index.IndexWriter(where) as store:
         for start in range(0, n, BATCH):
             part = range(start, min(n, start + BATCH))

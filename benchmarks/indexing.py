@@ -52,7 +52,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def timed(owner: type, name: str, spent: dict[str, float], stage: str) -> None:
+def timed(owner: Any, name: str, spent: dict[str, float], stage: str) -> None:
     """Wrap ``owner.name`` so that its wall time adds up in ``spent[stage]``."""
     original: Callable[..., Any] = getattr(owner, name)
 
@@ -164,9 +164,9 @@ def startup_included(count: int, rounds: int, json_path: Path | None) -> None:
         print(f"| {name}, same texts, start-up included | "
               f"{', '.join(f'{r:.2f}' for r in each)} | {statistics.median(each):.2f} |")
     if json_path is not None:
-        command = " ".join(["benchmarks/indexing.py", *sys.argv[1:]])
+        invocation = " ".join(["benchmarks/indexing.py", *sys.argv[1:]])
         json_path.write_text(json.dumps({
-            "command": command, "files": count, "cpus": os.cpu_count(),
+            "command": invocation, "files": count, "cpus": os.cpu_count(),
             "seconds": {name: [round(t, 1) for t in each] for name, each in times.items()},
             "loads": loads,
             "ratios": {name: [round(r, 3) for r in each] for name, each in ratios.items()},

@@ -32,6 +32,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -100,7 +101,7 @@ def k_table(known: list, stores: dict, out: Path) -> list[str]:
     return rows
 
 
-def cost_questions(corpus) -> list[str]:
+def cost_questions(corpus: Any) -> list[str]:
     """COST_QUESTIONS distinct questions: the demo's ordinary questions and its passages,
     then the same with a lead-in, and so on."""
     base = [*corpus.questions, *corpus.texts]
@@ -110,7 +111,7 @@ def cost_questions(corpus) -> list[str]:
     return out[:COST_QUESTIONS]
 
 
-def cost_table(demo) -> list[str]:
+def cost_table(demo: Any) -> list[str]:
     import torch
     from langchain_core.embeddings import Embeddings
 

@@ -19,6 +19,7 @@ import os
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -34,7 +35,7 @@ K, FETCH_K = 4, 12
 LAMBDAS = (0.0, 0.5, 1.0)
 
 
-def build_stores(texts: list[str], ids: list[str], embeddings, tmp: str) -> dict:
+def build_stores(texts: list[str], ids: list[str], embeddings: Any, tmp: str) -> dict[str, Any]:
     import uuid
 
     from langchain_chroma import Chroma

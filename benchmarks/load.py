@@ -43,6 +43,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
@@ -52,7 +54,7 @@ SERVER_HELPER = HERE.parent / "tests" / "integration_tests" / "reliability" / "c
 BASELINE = "similarity"
 
 
-def load_server_helper():
+def load_server_helper() -> ModuleType:
     """The tests' ``chroma_server`` module (one implementation of start/stop/timeouts)."""
     spec = importlib.util.spec_from_file_location("vrsd_bench_chroma_server", SERVER_HELPER)
     if spec is None or spec.loader is None:
@@ -71,7 +73,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def build_retrievers(store, k: int, fetch_k: int) -> dict[str, object]:
+def build_retrievers(store: Any, k: int, fetch_k: int) -> dict[str, Any]:
     from vrsd_langchain import DiverseRetriever
 
     return {
@@ -89,7 +91,7 @@ def build_retrievers(store, k: int, fetch_k: int) -> dict[str, object]:
     }
 
 
-def sequential_latencies(retrievers: dict[str, object], queries: list[str],
+def sequential_latencies(retrievers: dict[str, Any], queries: list[str],
                          rounds: int) -> dict[str, list[float]]:
     """Per retriever, one wall-clock latency per call; calls interleaved across retrievers."""
     out: dict[str, list[float]] = {name: [] for name in retrievers}
@@ -104,7 +106,7 @@ def sequential_latencies(retrievers: dict[str, object], queries: list[str],
     return out
 
 
-def throughput(retriever, queries: list[str], workers: int, rounds: int) -> float:
+def throughput(retriever: Any, queries: list[str], workers: int, rounds: int) -> float:
     """Queries per second with ``workers`` threads sharing one retriever."""
     work = [q for _ in range(rounds) for q in queries]
     with cf.ThreadPoolExecutor(max_workers=workers) as pool:
@@ -134,7 +136,7 @@ def table(store_name: str, lat: dict[str, list[float]], qps: dict[str, float],
     return rows
 
 
-def run_store(store_name: str, store, queries: list[str], args,
+def run_store(store_name: str, store: Any, queries: list[str], args: argparse.Namespace,
               figures: dict[str, dict[str, dict[str, float]]]) -> list[str]:
     """The store's table; its p50 latency (ms) and QPS per method go into ``figures``."""
     retrievers = build_retrievers(store, args.k, args.fetch_k)
@@ -213,10 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp, \
                 helper.ChromaServer(Path(tmp) / "data") as server:
             client = helper.bounded_http_client(server, timeout=30.0)
-            store = Chroma(collection_name="vrsd-load", embedding_function=embeddings,
-                           client=client, collection_metadata={"hnsw:space": "cosine"})
-            store.add_texts(texts, ids=ids)
-            outputs += run_store("Chroma server (HTTP)", store, queries, args, figures) + [""]
+            chroma = Chroma(collection_name="vrsd-load", embedding_function=embeddings,
+                            client=client, collection_metadata={"hnsw:space": "cosine"})
+            chroma.add_texts(texts, ids=ids)
+            outputs += run_store("Chroma server (HTTP)", chroma, queries, args, figures) + [""]
     if "postgres" in args.stores:
         outputs += run_postgres(texts, ids, embeddings, queries, args, figures) + [""]
     print("\n".join(outputs))
@@ -227,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_postgres(texts, ids, embeddings, queries, args, figures) -> list[str]:
+def run_postgres(texts: list[str], ids: list[str], embeddings: Any, queries: list[str],
+                 args: argparse.Namespace, figures: dict[str, dict[str, dict[str, float]]]
+                 ) -> list[str]:
     """PGVector on a pgserver Postgres in a temporary directory, stopped afterwards."""
     import pgserver
     from langchain_postgres import PGVector

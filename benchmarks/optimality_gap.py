@@ -67,7 +67,7 @@ def main() -> None:
     mean_gap: dict[str, dict[str, float]] = {}
     rows = []
     for k in args.k:
-        gaps = {"vrsd": [], "swap": []}
+        gaps: dict[str, list[float]] = {"vrsd": [], "swap": []}
         t_exact = 0.0
         for q, idx in zip(Q, top, strict=True):
             cands = C[idx]

@@ -37,6 +37,7 @@ BLAS kernel; the script prints which kernel and how many BLAS threads it ran wit
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -51,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from vrsd_core import method_options, select, select_batch
+from vrsd_core import MethodName, method_options, select, select_batch
 
 # (50, 384, 10): the pools a retriever really reranks (fetch 50, keep 10, a 384-d model)
 CASES = [(50, 384, 10), (100, 384, 10), (1000, 768, 20), (10000, 384, 20)]
@@ -68,10 +69,10 @@ def paper_algorithm_1(q: np.ndarray, R: np.ndarray, k: int) -> list[int]:
     candidates v, form t = s + v and keep the v with the largest cos(t, q)."""
     S: list[int] = []
     remaining = list(range(len(R)))
-    q_norm = np.linalg.norm(q)
+    q_norm = float(np.linalg.norm(q))
     for _ in range(min(k, len(R))):
         s = R[S].sum(axis=0) if S else np.zeros_like(q)
-        max_cos, p = -1.0, None
+        max_cos, p = -1.0, remaining[0]
         for v in remaining:
             t = s + R[v]
             cos = float(t @ q) / (float(np.linalg.norm(t)) * q_norm)
@@ -113,11 +114,12 @@ def competitors(q: np.ndarray, C: np.ndarray, k: int) -> dict[str, Callable[[], 
         "core dpp": lambda: select(q, C, k, method="dpp", theta=0.5),
         "pyversity mmr": lambda: pyversity.mmr(C, C @ q, k, diversity=0.5),
         "pyversity dpp": lambda: pyversity.dpp(C, C @ q, k, diversity=0.5),
+        # both take arrays at run time (LangChain's stores pass them), typed as lists
         "LangChain maximal_marginal_relevance": lambda: maximal_marginal_relevance(
-            q, C, lambda_mult=0.5, k=k
+            q, C, lambda_mult=0.5, k=k  # type: ignore[arg-type]
         ),
         "LlamaIndex get_top_k_mmr_embeddings": lambda: get_top_k_mmr_embeddings(
-            q, rows, similarity_top_k=k, mmr_threshold=0.5
+            q, rows, similarity_top_k=k, mmr_threshold=0.5  # type: ignore[arg-type]
         ),
         "paper Algorithm 1 (Python loop)": lambda: paper_algorithm_1(q, C, k),
     }
@@ -248,7 +250,8 @@ def blas_description() -> str:
         return "unknown (threadpoolctl not installed)"
 
 
-BATCH_METHODS = ("complement", "vrsd")  # the default, and the paper's method
+# the default, and the paper's method
+BATCH_METHODS: tuple[MethodName, ...] = ("complement", "vrsd")
 
 
 def run_batch(rng: np.random.Generator, repeats: int,
@@ -261,16 +264,17 @@ def run_batch(rng: np.random.Generator, repeats: int,
     X = np.stack([C for _, C in pools])
     fns: dict[str, Callable[[], object]] = {}
     for method in BATCH_METHODS:
-        fns[f"{method}: select_batch (all {B})"] = (
-            lambda m=method: select_batch(Q, X, k, method=m))
-        fns[f"{method}: {B} select calls"] = (
-            lambda m=method: [select(Q[b], X[b], k, method=m) for b in range(B)])
-        fns[f"{method}: one select call"] = lambda m=method: select(Q[0], X[0], k, method=m)
+        fns[f"{method}: select_batch (all {B})"] = functools.partial(
+            select_batch, Q, X, k, method=method)
+        fns[f"{method}: {B} select calls"] = functools.partial(
+            lambda m: [select(Q[b], X[b], k, method=m) for b in range(B)], method)
+        fns[f"{method}: one select call"] = functools.partial(select, Q[0], X[0], k,
+                                                               method=method)
     bt = time_interleaved(fns, max(5, repeats // 2))
     print(f"\n## Batch: B={B}, n={n}, d={d}, k={k}\n")
     print("| method | what | median ms | per query ms | per query / one call |")
     print("|---|---|---:|---:|---:|")
-    out = {}
+    out: dict[str, float] = {}
     for method in BATCH_METHODS:
         single = bt.median(f"{method}: one select call")
         for name in fns:

@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +164,7 @@ def main() -> int:
     results.mkdir(parents=True, exist_ok=True)
     work = ROOT / "results" / "figures"  # the full outputs (gitignored)
     work.mkdir(parents=True, exist_ok=True)
-    steps = {
+    steps: dict[str, Callable[[], None]] = {
         "evidence": lambda: run_evidence(results, args.models),
         "paper": lambda: run_paper(work, results),
         **{name: functools.partial(run_script, *command) for name, command in SCRIPTS.items()},

@@ -674,17 +674,21 @@ class WordsUncounted(UserWarning):
 
 def corpus_background(index: flat.FlatIndex, query: str, rows: Any) -> Any:
     """The rerank's ``background`` for a pool of the index's chunks (``rows``): what the
-    index's other files say is common (``FlatIndex.background``); for an index that does
-    not count its words yet, none (``()``) and a warning naming the fix."""
+    index's other files say is common (``FlatIndex.background``) and what the language
+    does (``Background.of_language``); for an index that does not count its words yet,
+    the language's alone and a warning naming the fix."""
+    from vrsd_kit.lexical import Background
+
+    language = Background.of_language(flat.WORDS_LANGUAGE)
     found = index.background(query, rows)
     if found is not None:
-        return found
+        return (found, language)
     folders = list(index.manifest["folders"]) or ["PATH"]
     warnings.warn(f"the index at {index.where} does not count its words yet (an older vrsd "
-                  "wrote it): the words are weighed by the candidates alone, and common ones "
-                  f"may make links; run 'vrsd index {folders[0]}' once to count them",
+                  "wrote it): words common in your files weigh as if rare and may make "
+                  f"links; run 'vrsd index {folders[0]}' once to count them",
                   WordsUncounted, stacklevel=3)
-    return ()
+    return (language,)
 
 
 def _chunk_view() -> Any:

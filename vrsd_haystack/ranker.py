@@ -187,7 +187,8 @@ class DiverseRanker(SettingsFields):
         background: what is common outside the pool (``vrsd_kit.lexical.Background``, e.g.
             ``Background.of_texts(documents, language)``, or a list of them; () for
             none): a word common there weighs little and makes no link. None: the
-            language's common words when ``language`` is set (the extra ``background``).
+            language's common words (``Background.of_language``: with ``language``, the
+            extra ``background``; without, those of ten languages, shipped).
             Not saved by ``to_dict`` (build it again after loading).
         fill_with_copies: the default keeps no copy of a kept document
             (``vrsd_kit.lexical.Judge``): when only copies are left, fewer than ``top_k`` come

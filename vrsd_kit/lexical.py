@@ -31,8 +31,11 @@ Cyrillic, Arabic, Hebrew, Devanagari, ...). Scripts written without spaces betwe
 overlapping character bigrams, as Lucene's CJK analyser reads Han, kana and Hangul
 (``"東京タワー"`` -> ``東京, 京タ, タワ, ワー``; a lone character is its own token): no
 dictionary to download, and a word of two characters or more in the query matches
-wherever it occurs. No stop list, no stemmer. BM25 is Lucene's (bm25s'
-``method="lucene"``, equal to it to rounding: the tests hold them together), a sum over
+wherever it occurs. With a ``language``, each word is read as its Snowball stem
+(``stem``). A word's document frequency is floored by what a background says is
+common (``Background``; by default the language's common words), so function words
+weigh little. BM25 is Lucene's (bm25s' ``method="lucene"``, equal to it to rounding
+with no background: the tests hold them together), a sum over
 the query's words of ``idf * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with the
 non-negative ``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` and the usual
 ``k1 = 1.5, b = 0.75`` (bm25s' and rank-bm25's defaults; not tuned here). A text is
@@ -72,6 +75,7 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 from __future__ import annotations
 
 import functools
+import gzip
 import itertools
 import operator
 import re
@@ -617,7 +621,8 @@ class Background:
 
     Build it once: ``Background.of_texts(documents)`` from a corpus (each word's
     document frequency), ``Background.of_language(language)`` from the language's word
-    frequencies (PyPI ``wordfreq``, the extra ``background``).
+    frequencies (PyPI ``wordfreq``, the extra ``background``; for no language, the
+    common words of ten languages, shipped with vrsd).
 
     Attributes:
         ids: the words' ids, sorted.
@@ -642,19 +647,21 @@ class Background:
         return cls(vocabulary, df / float(max(len(texts), 1)), True, language)
 
     @classmethod
-    def of_language(cls, language: str) -> Background:
+    def of_language(cls, language: str | None) -> Background:
         """The common words of ``language`` (``check_language``): ``wordfreq``'s frequency
         list of it, each word read as the texts are (stemmed, the frequencies of one stem
-        summed). Kept once per process.
+        summed). None (words read as written): the 1,000 most frequent words of each of
+        ten languages (English, German, French, Spanish, Portuguese, Italian, Dutch,
+        Russian, Polish, Swedish; wordfreq's lists, shipped in
+        ``vrsd_kit/data/common_words.tsv.gz``), each at its largest frequency in any of
+        them: a word of another language or script is not in it. Kept once per process.
 
         Raises:
             ValueError: a language ``wordfreq`` has no list for.
             ImportError: ``wordfreq`` is not installed (the extra ``background``).
         """
         checked = check_language(language)
-        if checked is None:
-            raise ValueError("language: the background of a language needs one, got None")
-        return _language_background(checked)
+        return _common_words() if checked is None else _language_background(checked)
 
     def shares(self, ids: NDArray[np.int64], mean_length: float) -> NDArray[np.float64]:
         """Per word of ``ids``: the share of texts of ``mean_length`` words that hold it,
@@ -702,6 +709,22 @@ def _language_background(language: str) -> Background:
     if code not in wordfreq.available_languages("small"):
         raise ValueError(f"language: wordfreq has no list of {language!r}'s common words")
     frequencies = wordfreq.get_frequency_dict(code, wordlist="small")
+    return _word_frequencies(frequencies, language)
+
+
+@functools.cache
+def _common_words() -> Background:
+    """``Background.of_language(None)``: the shipped list, words as written."""
+    from importlib import resources
+
+    lines = resources.files("vrsd_kit").joinpath("data/common_words.tsv.gz").read_bytes()
+    pairs = (line.split("\t") for line in gzip.decompress(lines).decode("utf-8").splitlines())
+    return _word_frequencies({word: float(frequency) for word, frequency in pairs}, None)
+
+
+def _word_frequencies(frequencies: Mapping[str, float], language: str | None) -> Background:
+    """A list of word -> frequency per word of text, each word read in ``language`` (the
+    frequencies of one stem summed)."""
     ids = word_ids(stem([word.casefold() for word in frequencies], language))
     vocabulary, where = np.unique(ids, return_inverse=True)
     rates = np.bincount(where.ravel(), weights=np.fromiter(frequencies.values(), np.float64,
@@ -712,10 +735,10 @@ def _language_background(language: str) -> Background:
 def _backgrounds(background: Background | Sequence[Background] | None,
                  language: str | None) -> list[Background]:
     """The backgrounds a pool reads: those given (each of the pool's reading), or for None
-    the language's common words (``Background.of_language``) when there is a language;
-    without ``wordfreq``, or a list of the language, none, and a warning once."""
+    the language's common words (``Background.of_language``; for a language, without
+    ``wordfreq`` or a list of it, none and a warning once)."""
     if background is None:
-        return [] if language is None else _language_or_none(language)
+        return [_common_words()] if language is None else _language_or_none(language)
     found = [background] if isinstance(background, Background) else list(background)
     for each in found:
         if not isinstance(each, Background):
@@ -744,9 +767,9 @@ def _warn_once(message: str) -> None:
 
 def check_background(value: Any, name: str = "background"
                      ) -> Background | tuple[Background, ...] | None:
-    """``value`` as a background setting: None (the language's common words, when a
-    language is set), a ``Background`` or a sequence of them (() for none), else a
-    ValueError naming ``name``."""
+    """``value`` as a background setting: None (the language's common words,
+    ``Background.of_language``), a ``Background`` or a sequence of them (() for none), else
+    a ValueError naming ``name``."""
     if value is None or isinstance(value, Background):
         return value
     if isinstance(value, (list, tuple)) and all(isinstance(b, Background) for b in value):

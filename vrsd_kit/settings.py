@@ -167,7 +167,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("background", None, check_background,
             "what is common outside the pool (vrsd_kit.lexical.Background, e.g. "
             "Background.of_texts(your documents), or a list of them; () for none); None: the "
-            "language's common words when language is set (wordfreq, extra background)"),
+            "language's common words (Background.of_language: wordfreq's list, extra "
+            "background; with no language, the common words of ten languages, shipped)"),
     Setting("fill_with_copies", False, check_flag,
             "the default keeps no copy of a pick (vrsd_kit.lexical.Judge); when only copies are "
             "left it returns fewer than k (entry 'stopped': 'restatements'); True: the copies "

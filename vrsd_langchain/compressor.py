@@ -86,7 +86,7 @@ class DiverseCompressor(SettingsModel, BaseDocumentCompressor):
     ``DiverseRetriever``); None: the words as written."""
     background: SkipValidation[Any] = None
     """What is common outside the pool (``vrsd_kit.lexical.Background``, as in
-    ``DiverseRetriever``); None: the language's common words when ``language`` is set."""
+    ``DiverseRetriever``); None: the language's common words (``Background.of_language``)."""
     fill_with_copies: SkipValidation[bool] = False
     """True: copies of kept documents make up k when nothing else is left (as in
     ``DiverseRetriever``); False: fewer come back."""

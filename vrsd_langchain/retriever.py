@@ -149,7 +149,8 @@ class DiverseRetriever(SettingsModel, BaseRetriever):
     """What is common outside the fetched pool (``vrsd_kit.lexical.Background``: e.g.
     ``Background.of_texts(your_documents, language)``, built once; or a list of them, ()
     for none): a word common there weighs little and makes no link. None: the language's
-    common words when ``language`` is set (PyPI ``wordfreq``, the extra ``background``)."""
+    common words (``Background.of_language``: with ``language``, PyPI ``wordfreq``'s list,
+    the extra ``background``; without, the common words of ten languages, shipped)."""
     fill_with_copies: SkipValidation[bool] = False
     """The default keeps no copy of a kept document (``vrsd_kit.lexical.Judge``): when only
     copies are left, fewer than k come back (``metadata["vrsd"]["stopped"] ==

@@ -266,7 +266,8 @@ class DiversePostprocessor(SettingsModel, BaseNodePostprocessor):
         default=None,
         description="What is common outside the pool (vrsd_kit.lexical.Background, e.g. "
         "Background.of_texts(your documents), or a list of them; () for none); None = the "
-        "language's common words when language is set (wordfreq, extra background).",
+        "language's common words (Background.of_language: wordfreq's list, extra "
+        "background; with no language, the common words of ten languages, shipped).",
         exclude=True,
     )
     fill_with_copies: SkipValidation[bool] = Field(

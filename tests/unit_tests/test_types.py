@@ -1,7 +1,8 @@
 """The types tools read: mypy passes on every package (``make lint``), with the
 configuration of ``pyproject.toml`` ([tool.mypy]), and that configuration names every
-``vrsd_*`` package. Invariants are errors, not ``assert`` (which ``python -O`` removes):
-bad input a ValueError naming the argument, a broken invariant a RuntimeError."""
+``vrsd_*`` package, the benchmarks and the scripts. Invariants are errors, not
+``assert`` (which ``python -O`` removes): bad input a ValueError naming the argument, a
+broken invariant a RuntimeError."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ PACKAGES = sorted(path.name for path in ROOT.glob("vrsd_*") if (path / "__init__
 
 
 @pytest.mark.skipif(tomllib is None, reason="tomllib is Python 3.11+")
-def test_mypy_covers_every_package():
+def test_mypy_covers_every_package_and_what_regenerates_the_figures():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert sorted(config["tool"]["mypy"]["files"]) == PACKAGES
+    assert sorted(config["tool"]["mypy"]["files"]) == sorted([*PACKAGES, "benchmarks", "scripts"])
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")

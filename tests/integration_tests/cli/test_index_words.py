@@ -140,6 +140,7 @@ BURTON = ("Tim Burton was in a long relationship with the English actress Helena
           "Carter, whom Tim Burton met while filming Planet of the Apes.")
 CROPS = ["tomatoes", "roses", "apple trees", "lettuce", "compost", "beans", "tulips", "pumpkins"]
 QUESTION = "Who is the partner of the director of Ed Wood?"
+COMMON_WORDS = Background.of_language(None)  # what a search reads beside the index
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +211,7 @@ def test_a_footer_the_index_repeats_lifts_no_candidate_and_makes_no_link(vrsd, b
         i for i, s in enumerate(sources) if s.startswith("garden"))
     with open_index(boilerplate) as index:
         background = index.background(QUESTION, pool.rows)
-    alone = pool_links(QUESTION, texts)
+    alone = pool_links(QUESTION, texts, background=())
     assert alone.beyond_chance[ed, garden]  # what the pool alone makes of the footer
     links = pool_links(QUESTION, texts, background=background)
     assert not links.beyond_chance[ed, garden]
@@ -221,8 +222,9 @@ def test_a_footer_the_index_repeats_lifts_no_candidate_and_makes_no_link(vrsd, b
     assert run.code == 0 and run.err == "", run.err
     results = {Path(r["metadata"]["source"]).name: r["metadata"]["vrsd"]
                for r in json.loads(run.out)["results"]}
-    expected = bm25(QUESTION, texts, background=pool.files_outside)
-    plain = bm25(QUESTION, texts)
+    # a search reads the files outside the pool's and the common words of the languages
+    expected = bm25(QUESTION, texts, background=[pool.files_outside, COMMON_WORDS])
+    plain = bm25(QUESTION, texts, background=())
     for name, entry in results.items():
         assert entry["lexical"] == pytest.approx(expected[sources.index(name)], abs=1e-9)
         link = entry.get("linked_to")
@@ -247,8 +249,8 @@ def test_vrsd_inspect_reads_the_index_with_its_background(headers, monkeypatch):
     inspect_source(lambda: IndexSource(headers, 3, 7, None), [QUESTION])
     pool = Pool(headers, 7)
     words = pool.words()
-    assert len(seen) == 1 and isinstance(seen[0], Background)
-    np.testing.assert_allclose(seen[0].shares(words, 10.0),
+    assert len(seen) == 1 and len(seen[0]) == 2 and seen[0][1] is COMMON_WORDS
+    np.testing.assert_allclose(seen[0][0].shares(words, 10.0),
                                pool.files_outside.shares(words, 10.0), atol=1e-12)
 
 
@@ -299,6 +301,7 @@ def test_a_header_each_long_file_states_once_makes_no_link_and_weighs_little(vrs
     weighed = bm25(QUESTION, texts, background=pool.files_outside)
     # the question's words the header holds ("is", "the") lift the manual less
     assert weighed[garden] < bm25(QUESTION, texts, background=pool.chunks_outside)[garden] / 2
+    weighed = bm25(QUESTION, texts, background=[pool.files_outside, COMMON_WORDS])
 
     run = vrsd("search", QUESTION, "--index-dir", headers, "--k", "3", "--fetch-k", "7",
                "--json")

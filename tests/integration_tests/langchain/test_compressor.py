@@ -11,7 +11,7 @@ from langchain_community.retrievers import BM25Retriever
 
 from tests.helpers.approx import approx_scores, results
 from tests.helpers.words import default_selection
-from vrsd_core import DEFAULT_METHOD, pool_units, select
+from vrsd_core import DEFAULT_METHOD, select
 from vrsd_langchain import METADATA_KEY, DiverseCompressor, DiverseRetriever, EmbeddingCache
 
 K, FETCH = 4, 20
@@ -113,6 +113,7 @@ async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
     from langchain_core.vectorstores import InMemoryVectorStore
 
     from vrsd_kit.lexical import pool_relevance, tokenize
+    from vrsd_kit.rerank import pool_keywords
 
     docs = copy.deepcopy(corpus_docs[:120])
     bm25 = BM25Retriever.from_documents(docs, k=10, preprocess_func=tokenize)
@@ -128,8 +129,10 @@ async def test_the_default_over_a_hybrid_search(corpus_docs, spy, embeddings):
     assert all(d.id == f"arc-{d.metadata['row']}" for d in got)  # BM25's copies keep ids
     q = np.asarray(embeddings.embed_query(QUERY))
     vecs = np.asarray(embeddings.embed_documents([d.page_content for d in fused]))
-    words = pool_relevance(QUERY, [d.page_content for d in fused], q, vecs)
-    sel = select(q, vecs, K, method=DEFAULT_METHOD, relevance=pool_units(words.signals))
+    texts = [d.page_content for d in fused]
+    words = pool_relevance(QUERY, texts, q, vecs)
+    keywords, _ = pool_keywords(DEFAULT_METHOD, words, texts)  # what the rerank body builds
+    sel = select(q, vecs, K, method=DEFAULT_METHOD, **keywords)
     assert rows(got) == [rows(fused)[i] for i in sel.indices]
     for doc, i, fused_relevance in zip(got, sel.indices, sel.relevance, strict=True):
         entry = doc.metadata[METADATA_KEY]

@@ -174,8 +174,9 @@ def test_output_is_annotated_copies_in_selection_order(in_memory_store, embeddin
     qvec = np.asarray(embeddings.embed_query(QUERY))
     for rank, doc in enumerate(got):
         entry = doc.metadata[METADATA_KEY]
-        assert set(entry) == {"rank", "relevance", "cosine", "lexical", "gain", "method",
-                              "held_back"}
+        assert set(entry) - {"linked_to"} == {"rank", "relevance", "cosine", "lexical",
+                                              "gain", "method", "held_back"}
+        assert "linked_to" not in entry or entry["linked_to"]["rank"] <= rank
         assert entry["rank"] == rank and entry["method"] == DEFAULT_METHOD
         assert isinstance(entry["relevance"], float) and isinstance(entry["gain"], float)
         stored = in_memory_store.store[doc.id]

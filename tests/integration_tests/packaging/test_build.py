@@ -26,7 +26,7 @@ from tests.integration_tests.packaging.test_fresh_venv import CASES, quickstart,
 pytestmark = pytest.mark.slow
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-DATA = ("vrsd_cli/data", "vrsd_eval/data")  # what the commands read from the package
+DATA = ("vrsd_cli/data", "vrsd_eval/data", "vrsd_kit/data")  # what the package reads
 WHEEL_LIMIT = 4 * 2**20
 
 

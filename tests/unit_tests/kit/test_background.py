@@ -75,7 +75,7 @@ def test_a_background_read_otherwise_or_of_another_type_is_refused() -> None:
     with pytest.raises(ValueError, match="^background: expected"):
         bm25("a", ["a"], background=[{"a": 1.0}])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="^language"):
-        Background.of_language(None)  # type: ignore[arg-type]
+        Background.of_language("klingon")
 
 
 def test_without_wordfreq_the_language_background_says_what_to_install(monkeypatch) -> None:
@@ -100,3 +100,40 @@ def test_without_wordfreq_a_language_warns_once_and_reads_the_pool_alone(monkeyp
     np.testing.assert_allclose(first, bm25("Häuser", texts, language="de", background=()))
     lexical._language_background.cache_clear()
     lexical._warn_once.cache_clear()
+
+
+# Two passages that share only the language's small words ("how", "are", "the", "what",
+# "under"), among passages of a hundred words that hold none of them: the background
+# expects a small word in a text of a hundred words, so in several of the pool's.
+SMALL_WORDS = ["How are the tulips of Lisse grown under glass, and what do the growers sell?",
+               "How are the salmon of Alta caught under ice, and what do the fishers keep?"]
+OTHERS = [" ".join(f"record{i}x{j}" for j in range(100)) for i in range(18)]
+
+
+def test_with_no_language_the_common_words_of_ten_languages_weigh_little() -> None:
+    common = Background.of_language(None)
+    assert Background.of_language(None) is common  # read once per process
+    function_words = ["the", "und", "les", "и", "que", "che", "het", "och", "się", "não"]
+    assert (common.shares(word_ids(function_words), mean_length=100.0) > 0.5).all()
+    content = ["caffeine", "koffein", "tulips", "東京", "שלום"]  # nor another script's words
+    assert common.shares(word_ids(content), mean_length=100.0).tolist() == [0.0] * 5
+    texts = [*SMALL_WORDS, *OTHERS]
+    # the default (no language, no background) reads them; () is the pool alone
+    assert bm25("how are the tulips grown", texts).tolist() == bm25(
+        "how are the tulips grown", texts, background=common).tolist()
+    alone = bm25("how are the tulips grown", texts, background=())
+    read = bm25("how are the tulips grown", texts)
+    assert read[1] / read[0] < alone[1] / alone[0]  # the salmon shares only small words
+
+
+def test_words_the_languages_call_common_make_no_link() -> None:
+    texts = [*SMALL_WORDS, *OTHERS]
+    alone = pool_links("fishing", texts, background=())
+    assert alone.beyond_chance[0, 1] and alone.words(texts[0], texts[1])  # rare in the pool
+    read = pool_links("fishing", texts)
+    assert not read.beyond_chance[0, 1] and read.words(texts[0], texts[1]) == []
+    german = ["Wie werden die Tulpen unter Glas gezogen, und was verkaufen die Züchter?",
+              "Wie werden die Lachse unter dem Eis gefangen, und was behalten die Fischer?"]
+    texts = [*german, *OTHERS]
+    assert pool_links("Fischerei", texts, background=()).beyond_chance[0, 1]
+    assert not pool_links("Fischerei", texts).beyond_chance[0, 1]

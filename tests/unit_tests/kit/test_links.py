@@ -63,7 +63,7 @@ def direct_links(query: str, texts: list[str]):
 @pytest.mark.parametrize("seed", range(4))
 def test_the_links_are_the_words_cosine_outside_the_question_and_the_chance_test(seed):
     _, _, texts = bridge_pool(seed)
-    got = pool_links(QUESTION, texts)
+    got = pool_links(QUESTION, texts, background=())  # the pool's statistics alone
     cosine, beyond = direct_links(QUESTION, texts)
     np.testing.assert_allclose(got.cosine, cosine, atol=1e-12)
     np.testing.assert_array_equal(got.beyond_chance, beyond)
@@ -97,14 +97,16 @@ def test_links_are_read_only_for_the_default_and_only_with_the_words():
 
 
 def test_a_pick_a_link_brought_in_says_which_pick_and_which_words():
+    """The pool's statistics alone (``background=()``): the soup's words are what the
+    pool says they are, so the bridge stands out among links of chance."""
     bridged = 0
     said = 0
     for seed in range(20):
         q, x, texts = bridge_pool(seed)
         items = [Passage(f"p{i}", t) for i, t in enumerate(texts)]
         got = rerank(PassageView(), items, query=QUESTION, query_vector=q, vectors=x,
-                     settings=build_settings({"k": 4}))
-        words = pool_relevance(QUESTION, texts, q, x)
+                     settings=build_settings({"k": 4, "background": ()}))
+        words = pool_relevance(QUESTION, texts, q, x, background=())
         core = select(q, x, 4, **words.select_keywords(
             method_options(DEFAULT_METHOD)))
         assert [p.id for p in got] == [f"p{i}" for i in core.indices]
