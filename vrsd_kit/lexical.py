@@ -74,6 +74,7 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 
 from __future__ import annotations
 
+import collections
 import functools
 import gzip
 import itertools
@@ -843,16 +844,17 @@ class _PoolWords:
 
 def _query_words(query: str | Mapping[str, float], language: str | None
                  ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(the query's distinct word ids, each one's count or weight), read as the texts are
-    (``read_text``'s chain: a weighted query's words stemmed, the weights of one stem
-    summed)."""
+    """(the query's distinct word ids in the order they first occur, each one's count or
+    weight), read as the texts are: ``tokenize``, the words ``read_text`` reads, without
+    the arrays a long text needs; a weighted query's words stemmed, the weights of one
+    stem summed."""
+    counts: collections.Counter[str] = collections.Counter()
     if isinstance(query, str):
-        reading = _read_all([query], language)[0]
-        return reading.ids, reading.counts
-    weights: dict[str, float] = {}
-    for word, weight in zip(stem(list(query), language), query.values(), strict=True):
-        weights[word] = weights.get(word, 0.0) + weight
-    return word_ids(list(weights)), np.fromiter(weights.values(), np.float64, len(weights))
+        counts.update(tokenize(query, language))
+    else:
+        for word, weight in zip(stem(list(query), language), query.values(), strict=True):
+            counts[word] += weight
+    return word_ids(list(counts)), np.fromiter(counts.values(), np.float64, len(counts))
 
 
 def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
