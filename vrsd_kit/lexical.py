@@ -991,8 +991,8 @@ class PoolLinks:
         """The words that make ``text``'s link to ``linked`` more than chance, as the
         reader finds them in ``text``: words of both texts and not of the question, taken
         by their share of the link (tf in each text times idf squared, largest first) until
-        together they pass the chance test; adjacent ones joined as written ("Tim
-        Burton"), the heaviest first. [] when the shared words never pass."""
+        together they pass the chance test; adjacent ones on one line joined as written
+        ("Tim Burton"), the heaviest first. [] when the shared words never pass."""
         mine = read_text(text, self.language)  # as the pool read them
         theirs = read_text(linked, self.language)
         common, in_mine, in_theirs = np.intersect1d(mine.ids, theirs.ids, assume_unique=True,
@@ -1030,12 +1030,14 @@ class PoolLinks:
             return []
         # folded -> (as written first, share, its words' ids)
         phrases: dict[str, tuple[str, float, frozenset[int]]] = {}
-        runs: list[list[int]] = []  # chosen words written next to each other, no stop between
+        # chosen words written next to each other on one line, no stop between
+        runs: list[list[int]] = []
         last = end = -1
         for at in np.flatnonzero(np.isin(read_as_ids, list(chosen))).tolist():
             match = found[at]
-            if not runs or at != last + 1 or text[end:match.start()].strip():
-                runs.append([])  # a phrase starts
+            gap = text[end:match.start()]
+            if not runs or at != last + 1 or gap.strip() or "\n" in gap:
+                runs.append([])  # a phrase starts: not only spaces before it on its line
             runs[-1].append(at)
             last, end = at, match.end()
         for run in runs:
