@@ -739,7 +739,7 @@ def _backgrounds(background: Background | Sequence[Background] | None,
     the language's common words (``Background.of_language``; for a language, without
     ``wordfreq`` or a list of it, none and a warning once)."""
     if background is None:
-        return [_common_words()] if language is None else _language_or_none(language)
+        return _language_or_none(language)
     found = [background] if isinstance(background, Background) else list(background)
     for each in found:
         if not isinstance(each, Background):
@@ -751,10 +751,11 @@ def _backgrounds(background: Background | Sequence[Background] | None,
     return found
 
 
-def _language_or_none(language: str) -> list[Background]:
-    """[the language's background], or [] and a warning (once per language and reason)."""
+def _language_or_none(language: str | None) -> list[Background]:
+    """[the language's common words (``Background.of_language``)], or [] and a warning
+    (once per language and reason) where there is no list of them."""
     try:
-        return [_language_background(language)]
+        return [Background.of_language(language)]
     except (ImportError, ValueError) as exc:
         _warn_once(f"vrsd: the words of {language!r} are weighed by the pool alone, without "
                    f"the language's common words ({exc})")
