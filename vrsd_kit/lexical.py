@@ -849,12 +849,12 @@ def _query_words(query: str | Mapping[str, float], language: str | None
     weight), read as the texts are: ``tokenize``, the words ``read_text`` reads, without
     the arrays a long text needs; a weighted query's words stemmed, the weights of one
     stem summed."""
-    counts: collections.Counter[str] = collections.Counter()
+    counts: dict[str, float] = {}
     if isinstance(query, str):
-        counts.update(tokenize(query, language))
+        counts.update(collections.Counter(tokenize(query, language)))
     else:
         for word, weight in zip(stem(list(query), language), query.values(), strict=True):
-            counts[word] += weight
+            counts[word] = counts.get(word, 0.0) + weight
     return word_ids(list(counts)), np.fromiter(counts.values(), np.float64, len(counts))
 
 
