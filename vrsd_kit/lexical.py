@@ -74,6 +74,7 @@ weights. Measured on the evaluation's labelled HotpotQA pools (docs/inspect.md).
 
 from __future__ import annotations
 
+import collections
 import functools
 import gzip
 import itertools
@@ -738,7 +739,7 @@ def _backgrounds(background: Background | Sequence[Background] | None,
     the language's common words (``Background.of_language``; for a language, without
     ``wordfreq`` or a list of it, none and a warning once)."""
     if background is None:
-        return [_common_words()] if language is None else _language_or_none(language)
+        return _language_or_none(language)
     found = [background] if isinstance(background, Background) else list(background)
     for each in found:
         if not isinstance(each, Background):
@@ -750,10 +751,11 @@ def _backgrounds(background: Background | Sequence[Background] | None,
     return found
 
 
-def _language_or_none(language: str) -> list[Background]:
-    """[the language's background], or [] and a warning (once per language and reason)."""
+def _language_or_none(language: str | None) -> list[Background]:
+    """[the language's common words (``Background.of_language``)], or [] and a warning
+    (once per language and reason) where there is no list of them."""
     try:
-        return [_language_background(language)]
+        return [Background.of_language(language)]
     except (ImportError, ValueError) as exc:
         _warn_once(f"vrsd: the words of {language!r} are weighed by the pool alone, without "
                    f"the language's common words ({exc})")
@@ -843,16 +845,17 @@ class _PoolWords:
 
 def _query_words(query: str | Mapping[str, float], language: str | None
                  ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(the query's distinct word ids, each one's count or weight), read as the texts are
-    (``read_text``'s chain: a weighted query's words stemmed, the weights of one stem
-    summed)."""
+    """(the query's distinct word ids in the order they first occur, each one's count or
+    weight), read as the texts are: ``tokenize``, the words ``read_text`` reads, without
+    the arrays a long text needs; a weighted query's words stemmed, the weights of one
+    stem summed."""
+    counts: dict[str, float] = {}
     if isinstance(query, str):
-        reading = _read_all([query], language)[0]
-        return reading.ids, reading.counts
-    weights: dict[str, float] = {}
-    for word, weight in zip(stem(list(query), language), query.values(), strict=True):
-        weights[word] = weights.get(word, 0.0) + weight
-    return word_ids(list(weights)), np.fromiter(weights.values(), np.float64, len(weights))
+        counts.update(collections.Counter(tokenize(query, language)))
+    else:
+        for word, weight in zip(stem(list(query), language), query.values(), strict=True):
+            counts[word] = counts.get(word, 0.0) + weight
+    return word_ids(list(counts)), np.fromiter(counts.values(), np.float64, len(counts))
 
 
 def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
@@ -989,8 +992,8 @@ class PoolLinks:
         """The words that make ``text``'s link to ``linked`` more than chance, as the
         reader finds them in ``text``: words of both texts and not of the question, taken
         by their share of the link (tf in each text times idf squared, largest first) until
-        together they pass the chance test; adjacent ones joined as written ("Tim
-        Burton"), the heaviest first. [] when the shared words never pass."""
+        together they pass the chance test; adjacent ones on one line joined as written
+        ("Tim Burton"), the heaviest first. [] when the shared words never pass."""
         mine = read_text(text, self.language)  # as the pool read them
         theirs = read_text(linked, self.language)
         common, in_mine, in_theirs = np.intersect1d(mine.ids, theirs.ids, assume_unique=True,
@@ -1028,12 +1031,14 @@ class PoolLinks:
             return []
         # folded -> (as written first, share, its words' ids)
         phrases: dict[str, tuple[str, float, frozenset[int]]] = {}
-        runs: list[list[int]] = []  # chosen words written next to each other, no stop between
+        # chosen words written next to each other on one line, no stop between
+        runs: list[list[int]] = []
         last = end = -1
         for at in np.flatnonzero(np.isin(read_as_ids, list(chosen))).tolist():
             match = found[at]
-            if not runs or at != last + 1 or text[end:match.start()].strip():
-                runs.append([])  # a phrase starts
+            gap = text[end:match.start()]
+            if not runs or at != last + 1 or gap.strip() or "\n" in gap:
+                runs.append([])  # a phrase starts: not only spaces before it on its line
             runs[-1].append(at)
             last, end = at, match.end()
         for run in runs:

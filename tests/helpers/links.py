@@ -36,7 +36,8 @@ def link_words_by_counting(links: PoolLinks, text: str, linked: str, asked: froz
     end = 0
     for found in [*_WORD.finditer(text), None]:
         word = found.group(0).casefold() if found else ""
-        apart = found is not None and text[end:found.start()].strip() != ""
+        gap = "" if found is None else text[end:found.start()]
+        apart = found is not None and (gap.strip() != "" or "\n" in gap)
         if run and (not found or word not in chosen or apart):
             joined = " ".join(run)
             phrases.setdefault(joined.casefold(),

@@ -6,16 +6,18 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vrsd_kit.lexical import (
+    Background,
     Judge,
     bm25,
     cosines,
     pool_relevance,
     read_text,
     tokenize,
+    word_ids,
     word_profiles,
 )
 
@@ -28,8 +30,26 @@ TEXTS = [
 ]
 
 
-def reference_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.75) -> list[float]:
-    """Lucene's BM25, term by term, as the textbook writes it."""
+def expected_df(word: str, docs: list[list[str]], background: bool) -> float:
+    """A word's document frequency in ``docs``; with the ``background`` (the default's
+    common words, ``Background.of_language(None)``), at least what it expects in texts of
+    the pool's mean length: n (1 - exp(-L f)), f the word's frequency in the list."""
+    n = len(docs)
+    df = float(sum(word in d for d in docs))
+    if not background or not n:
+        return df
+    common = Background.of_language(None)
+    at = np.searchsorted(common.ids, word_ids([word]))[0]
+    if at == len(common.ids) or common.ids[at] != word_ids([word])[0]:
+        return df  # not a common word
+    mean_length = sum(map(len, docs)) / n
+    return max(df, n * -math.expm1(-mean_length * float(common.rates[at])))
+
+
+def reference_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.75,
+                   background: bool = True) -> list[float]:
+    """Lucene's BM25, term by term, as the textbook writes it; ``background``: each
+    word's df floored by the common words (``expected_df``), as ``bm25``'s default."""
     docs = [tokenize(t) for t in texts]
     n = len(docs)
     avgdl = sum(map(len, docs)) / n
@@ -37,7 +57,7 @@ def reference_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.7
     for doc in docs:
         total = 0.0
         for term in tokenize(query):
-            df = sum(term in d for d in docs)
+            df = expected_df(term, docs, background)
             idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
             tf = doc.count(term)
             total += idf * tf / (tf + k1 * (1 - b + b * len(doc) / avgdl))
@@ -46,15 +66,15 @@ def reference_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.7
 
 
 def reference_profiles(query: str, texts: list[str]) -> np.ndarray:
-    """word_profiles written out: tf * idf per word, the query's words kept (in their
-    order), every other word folded into one last coordinate (its length), rows to unit
-    length."""
+    """word_profiles written out: tf * idf per word (df as ``reference_bm25``'s), the
+    query's words kept (in their order), every other word folded into one last coordinate
+    (its length), rows to unit length."""
     docs = [tokenize(t) for t in texts]
     n = len(docs)
     asked = list(dict.fromkeys(tokenize(query)))
 
     def idf(word):
-        df = sum(word in d for d in docs)
+        df = expected_df(word, docs, True)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     rows = []
@@ -102,8 +122,9 @@ def test_bm25_finds_the_matching_passage_in_chinese_and_japanese(query, texts):
 def test_bm25_equals_the_reference_and_bm25s():
     bm25s = pytest.importorskip("bm25s")
     for query in ("caffeine half-life", "sleep sleep alcohol", "Jupiter planet", "nothing here"):
-        ours = bm25(query, TEXTS)
-        np.testing.assert_allclose(ours, reference_bm25(query, TEXTS), rtol=1e-9, atol=1e-12)
+        ours = bm25(query, TEXTS, background=())  # bm25s reads the pool alone
+        np.testing.assert_allclose(ours, reference_bm25(query, TEXTS, background=False),
+                                   rtol=1e-9, atol=1e-12)
         index = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
         index.index([tokenize(t) for t in TEXTS], show_progress=False)
         np.testing.assert_allclose(ours, index.get_scores(tokenize(query)), rtol=1e-5, atol=1e-6)
@@ -118,8 +139,14 @@ def pool_texts(min_size: int) -> st.SearchStrategy[list[str]]:
 QUERIES = st.lists(st.sampled_from("a b c x GÉ h".split()), max_size=5).map(" ".join)
 
 
+# "a" is a common word, rarer in this pool than the background expects: its df is floored
+COMMON_WORD_FLOORED = dict(texts=["", "b b", "b b", "b b b b b", "b b b b b b", "b b b b b b",
+                                  "a a a a a a a a a a a a"], query="a")
+
+
 @settings(max_examples=60, deadline=None)
 @given(texts=pool_texts(1), query=QUERIES)
+@example(**COMMON_WORD_FLOORED)
 def test_bm25_matches_the_reference_on_any_pool(texts, query):
     scores = bm25(query, texts)
     assert scores.shape == (len(texts),) and np.all(scores >= 0)
@@ -129,6 +156,7 @@ def test_bm25_matches_the_reference_on_any_pool(texts, query):
 
 @settings(max_examples=60, deadline=None)
 @given(texts=pool_texts(0), query=QUERIES)
+@example(**COMMON_WORD_FLOORED)
 def test_word_profiles_match_the_reference_on_any_pool(texts, query):
     got = word_profiles(query, texts)
     want = reference_profiles(query, texts)

@@ -146,6 +146,20 @@ def test_the_link_words_join_only_words_written_next_to_each_other_and_name_each
     assert all(phrase in texts[0] for phrase in words), words
 
 
+def test_a_phrase_does_not_run_across_a_line_break():
+    """A title on its own line and a body that starts with it ("Tim Burton\nTim Burton
+    married ...", as a chunk under its heading reads) name the phrase once, not joined
+    with itself across the line."""
+    _, _, texts = bridge_pool(0)
+    texts[0] = "Tim Burton\nTim Burton directed Ed Wood in 1994"
+    texts[5] = "Tim Burton\nTim Burton married Helena Bonham Carter"
+    words = pool_links(QUESTION, texts).words(texts[0], texts[5])
+    assert words == ["Tim Burton"], words
+    asked = frozenset(tokenize(QUESTION))
+    assert link_words_by_counting(pool_links(QUESTION, texts), texts[0], texts[5], asked) \
+        == words
+
+
 SPELLINGS = ["Tim Burton", "TIM burton", "Straße", "STRASSE", "İstanbul", "東京タワー",
              "東京", "Café", "café.", "Burton-Carter", "x2", "Ed Wood."]
 
