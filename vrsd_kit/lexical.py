@@ -1031,14 +1031,15 @@ class PoolLinks:
             return []
         # folded -> (as written first, share, its words' ids)
         phrases: dict[str, tuple[str, float, frozenset[int]]] = {}
-        # chosen words written next to each other on one line, no stop between
+        # chosen words written next to each other, nothing but spaces between, no break
+        # (``_BREAKS``: where the reading's word pairs stop, a line's end among them)
         runs: list[list[int]] = []
         last = end = -1
         for at in np.flatnonzero(np.isin(read_as_ids, list(chosen))).tolist():
             match = found[at]
             gap = text[end:match.start()]
-            if not runs or at != last + 1 or gap.strip() or "\n" in gap:
-                runs.append([])  # a phrase starts: not only spaces before it on its line
+            if not runs or at != last + 1 or gap.strip() or _BREAK.search(gap):
+                runs.append([])  # a phrase starts: not only spaces before it, or a break
             runs[-1].append(at)
             last, end = at, match.end()
         for run in runs:

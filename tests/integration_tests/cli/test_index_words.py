@@ -301,7 +301,7 @@ def test_a_header_each_long_file_states_once_makes_no_link_and_weighs_little(vrs
     weighed = bm25(QUESTION, texts, background=pool.files_outside)
     # the question's words the header holds ("is", "the") lift the manual less
     assert weighed[garden] < bm25(QUESTION, texts, background=pool.chunks_outside)[garden] / 2
-    weighed = bm25(QUESTION, texts, background=[pool.files_outside, COMMON_WORDS])
+    searched = bm25(QUESTION, texts, background=[pool.files_outside, COMMON_WORDS])
 
     run = vrsd("search", QUESTION, "--index-dir", headers, "--k", "3", "--fetch-k", "7",
                "--json")
@@ -309,6 +309,6 @@ def test_a_header_each_long_file_states_once_makes_no_link_and_weighs_little(vrs
     for result in json.loads(run.out)["results"]:
         entry = result["metadata"]["vrsd"]
         name = Path(result["metadata"]["source"]).name
-        assert entry["lexical"] == pytest.approx(weighed[sources.index(name)], abs=1e-9)
+        assert entry["lexical"] == pytest.approx(searched[sources.index(name)], abs=1e-9)
         link = entry.get("linked_to")
         assert link is None or link["words"] == ["Tim Burton"], link

@@ -38,9 +38,9 @@ def expected_df(word: str, docs: list[list[str]], background: bool) -> float:
     df = float(sum(word in d for d in docs))
     if not background or not n:
         return df
-    common = Background.of_language(None)
-    at = np.searchsorted(common.ids, word_ids([word]))[0]
-    if at == len(common.ids) or common.ids[at] != word_ids([word])[0]:
+    common, its_id = Background.of_language(None), word_ids([word])[0]
+    at = int(np.searchsorted(common.ids, its_id))
+    if at == len(common.ids) or common.ids[at] != its_id:
         return df  # not a common word
     mean_length = sum(map(len, docs)) / n
     return max(df, n * -math.expm1(-mean_length * float(common.rates[at])))

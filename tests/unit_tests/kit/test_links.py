@@ -153,11 +153,11 @@ def test_a_phrase_does_not_run_across_a_line_break():
     _, _, texts = bridge_pool(0)
     texts[0] = "Tim Burton\nTim Burton directed Ed Wood in 1994"
     texts[5] = "Tim Burton\nTim Burton married Helena Bonham Carter"
-    words = pool_links(QUESTION, texts).words(texts[0], texts[5])
+    links = pool_links(QUESTION, texts)
+    words = links.words(texts[0], texts[5])
     assert words == ["Tim Burton"], words
     asked = frozenset(tokenize(QUESTION))
-    assert link_words_by_counting(pool_links(QUESTION, texts), texts[0], texts[5], asked) \
-        == words
+    assert link_words_by_counting(links, texts[0], texts[5], asked) == words
 
 
 SPELLINGS = ["Tim Burton", "TIM burton", "Straße", "STRASSE", "İstanbul", "東京タワー",
