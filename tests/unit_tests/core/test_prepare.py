@@ -21,7 +21,9 @@ def batched(q, C, relevance=None, normalize=True) -> Prepared:
                    given=Given(None if relevance is None else np.asarray(relevance)[None]))
 
 
-def assert_same(one: Prepared, batch: Prepared) -> None:
+def assert_same(one: Prepared, batch: Prepared, *, exact: bool = False) -> None:
+    """Every field alike: arrays of one dtype and shape, equal to 1e-12 (``exact``: to the
+    bit)."""
     for f in dataclasses.fields(Prepared):
         a, b = getattr(one, f.name), getattr(batch, f.name)
         if isinstance(a, Geometry):
@@ -31,7 +33,10 @@ def assert_same(one: Prepared, batch: Prepared) -> None:
         for x, y in zip(a, b, strict=True):
             if isinstance(x, np.ndarray):
                 assert x.dtype == y.dtype and x.shape == y.shape, f.name
-                np.testing.assert_allclose(x, y, rtol=1e-12, atol=0, err_msg=f.name)
+                if exact:
+                    np.testing.assert_array_equal(x, y, err_msg=f.name)
+                else:
+                    np.testing.assert_allclose(x, y, rtol=1e-12, atol=0, err_msg=f.name)
             else:
                 assert x == y, f.name
 
@@ -98,20 +103,8 @@ def test_the_common_case_is_the_general_path_to_the_bit(n, d, seed, dtype, scale
         C[-1] = C[0]
     if not np.abs(q).sum():
         q[0] = 1
-    short = prepare(q, C, batched=False)
-    general = prepare(q, C, batched=False, mask=np.ones((1, n), dtype=bool))
-    for f in dataclasses.fields(Prepared):
-        a, b = getattr(short, f.name), getattr(general, f.name)
-        if isinstance(a, Geometry):
-            a, b = (a.vectors, a.scale, a.self_similarity), (b.vectors, b.scale, b.self_similarity)
-        else:
-            a, b = (a,), (b,)
-        for x, y in zip(a, b, strict=True):
-            if isinstance(x, np.ndarray):
-                assert x.dtype == y.dtype and x.shape == y.shape, f.name
-                np.testing.assert_array_equal(x, y, err_msg=f.name)
-            else:
-                assert x == y, f.name
+    assert_same(prepare(q, C, batched=False),
+                prepare(q, C, batched=False, mask=np.ones((1, n), dtype=bool)), exact=True)
 
 
 @pytest.mark.parametrize("q,C,message", [
