@@ -251,7 +251,7 @@ def _squared_lengths(
         return np.zeros((B, 0)), True
     fast = row_dots(X)  # the caller silences overflow warnings: they are checked here
     # The range check_length_range accepts, with room for the fast sum's rounding.
-    tiny, eps, big = _LIMITS[np.dtype(dtype)]
+    tiny, eps, big = _LIMITS[dtype]
     low = 4.0 * tiny / eps
     high = big / (16.0 * n * n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
@@ -334,12 +334,15 @@ class Geometry:
             return products * self.scale  # type: ignore[no-any-return]
         return products.astype(np.float64, copy=False)
 
-    def columns(self, b: int) -> Callable[[int], np.ndarray]:
-        """j -> (n,) float64: similarity of query b's candidates with its candidate j (the
-        one n x e matrix-vector product a pick is allowed), for a loop that takes one
-        column per pick: query b's working vectors (``working``) made once."""
+    def columns(self, b: int, factor: float = 1.0) -> Callable[[int], np.ndarray]:
+        """j -> (n,) float64: ``factor`` times the similarity of query b's candidates with
+        its candidate j (the one n x e matrix-vector product a pick is allowed, widened to
+        float64 before the factor), for a loop that takes one column per pick: query b's
+        working vectors (``working``) made once."""
         vectors = self.working(b)
-        return lambda j: (vectors @ vectors[j]).astype(np.float64)
+        if factor == 1.0:
+            return lambda j: (vectors @ vectors[j]).astype(np.float64)
+        return lambda j: np.multiply(vectors @ vectors[j], factor, dtype=np.float64)
 
     def gram(self, b: int, idx: np.ndarray) -> np.ndarray:
         """Similarities among candidates ``idx`` of query b (small |idx|)."""
@@ -351,12 +354,12 @@ class Geometry:
         return g.astype(np.float64, copy=False)
 
     def working(self, b: int) -> np.ndarray:
-        """Query b's working vectors (unit length when normalising) as a new (n, e) array
-        of the vectors' dtype."""
+        """Query b's working vectors (unit length when normalising), (n, e) of the vectors'
+        dtype, to read: a new array when normalising, else the vectors themselves."""
         vectors = self.vectors[b]
         if self.normalize:
             return vectors * self.scale[b][:, None].astype(vectors.dtype)  # type: ignore[no-any-return]
-        return np.array(vectors, copy=True)
+        return vectors
 
     def rows(self, cut: slice) -> Geometry:
         return Geometry(self.vectors[cut], self.scale[cut], self.self_similarity[cut],
@@ -453,6 +456,10 @@ NOTHING_GIVEN = Given()
 def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
             normalize: bool = True, given: Given = NOTHING_GIVEN) -> Prepared:
     """Check inputs and build the ``Prepared`` view (B = 1 for a single query)."""
+    if not batched and mask is None and normalize and all(v is None for v in given):
+        plain = _plain_one(queries, candidates)
+        if plain is not None:
+            return plain
     relevance, groups, max_per_group = given.relevance, given.groups, given.max_per_group
     token_counts, max_tokens = given.token_counts, given.max_tokens
     cap = check_int(max_per_group, "max_per_group", low=1, allow_none=True)
@@ -481,6 +488,39 @@ def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
         rel=rel, normalize=normalize, all_real=all_real,
         group=codes, cap=cap, feasible=feasible, tokens=tokens, budget=budget,
         similarity=Geometry(X, scale, sq_norm, normalize),
+    )
+
+
+def _plain_one(query: Any, candidates: Any) -> Prepared | None:
+    """``prepare``'s common case in few steps: one query and its candidates, arrays of
+    one float dtype (the candidates C-ordered), every length in range, the cosine
+    geometry, nothing given beside them. The general path's arithmetic, step for step;
+    None for any other input, which the general path checks and names."""
+    if type(query) is not np.ndarray or type(candidates) is not np.ndarray:
+        return None
+    dtype = candidates.dtype
+    if (dtype not in NATIVE_FLOATS or query.dtype != dtype or query.ndim != 1
+            or candidates.ndim != 2 or not candidates.flags.c_contiguous):
+        return None
+    n, d = candidates.shape
+    if not (n and d and d == query.shape[0]):
+        return None
+    tiny, eps, big = _LIMITS[dtype]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        q_square = _query_squares(query[None])[0]
+        fast = row_dots(candidates)  # as _squared_lengths, with its range
+        if not (0.0 < q_square < math.inf and float(fast.min()) >= 4.0 * tiny / eps
+                and float(fast.max()) <= big / (16.0 * n * n)):
+            return None
+    X = candidates[None]
+    scale = 1.0 / np.sqrt(fast.astype(np.float64)[None])
+    q = query * dtype.type(1.0 / math.sqrt(q_square))  # as _unit_scale
+    rel = (candidates @ q)[None] * scale  # as _query_products
+    ones = _constant((1, n), 1.0)
+    return Prepared(
+        X=X, q=q[None], valid=_constant((1, n), True, bool), scale=scale, sq_norm=ones,
+        q_norm=_constant((1,), 1.0), qsim=rel, rel=rel, normalize=True, all_real=True,
+        similarity=Geometry(X, scale, ones, True),
     )
 
 
@@ -590,7 +630,10 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    q = q * (1.0 / np.sqrt(q_squares)).astype(q.dtype)[:, None]
+    if B == 1:  # 1 / |q| rounded to q's dtype, as for a batch
+        q = q * q.dtype.type(1.0 / math.sqrt(q_squares[0]))
+    else:
+        q = q * (1.0 / np.sqrt(q_squares)).astype(q.dtype)[:, None]
     return q, _constant((B,), 1.0), scale, sq_norm
 
 
@@ -663,11 +706,12 @@ def with_word_profiles(prep: Prepared, profiles: Any, *, batched: bool) -> Prepa
     lengths = np.sqrt(np.einsum("bnf,bnf->bn", P, P))
     unit_profiles = np.divide(P, lengths[..., None], out=np.zeros_like(P),
                               where=lengths[..., None] > 0)
-    dtype = prep.X.dtype
+    dtype, d = prep.X.dtype, prep.X.shape[2]
     half = 1.0 / math.sqrt(2.0)
-    unit_vectors = prep.X * (prep.scale[..., None] * half).astype(dtype) if prep.normalize \
-        else prep.X * dtype.type(half)
-    joined = np.concatenate([unit_vectors, (unit_profiles * half).astype(dtype)], axis=2)
+    joined = np.empty((B, n, d + P.shape[2]), dtype)  # written in place: no joined copies
+    np.multiply(prep.X, (prep.scale[..., None] * half).astype(dtype) if prep.normalize
+                else dtype.type(half), out=joined[..., :d])
+    joined[..., d:] = unit_profiles * half  # rounded to the vectors' dtype
     similarity = Geometry(joined, np.ones((B, n)), (prep.sq_norm + (lengths > 0)) / 2.0,
                           normalize=False)
     return dataclasses.replace(prep, similarity=similarity)

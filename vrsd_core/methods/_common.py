@@ -105,9 +105,8 @@ def first_best(scores: np.ndarray, rtol: float, pick: int | None = None) -> int:
     if pick:
         best = scores.item(pick)
         threshold = max(best - rtol * max(1.0, abs(best)), LOWEST)
-        first = int((scores[:pick] >= threshold).argmax())  # 0 when nothing before ties
-        if scores.item(first) >= threshold:
-            return first
+        if threshold == threshold:  # the pick itself ties: the first that does is at most it
+            return int((scores >= threshold).argmax())
     return pick
 
 

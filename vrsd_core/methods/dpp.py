@@ -84,7 +84,7 @@ def greedy_map(one: Prepared, count: int, quality: np.ndarray, reweigh: Reweigh 
         while not may_stop or room.open.any():
             score = weight * residual  # d_j^2 = w_j^2 r_j
             pick = int(score.argmax())
-            exhausted = exhausted or bool(score[pick] <= numerical_zero)
+            exhausted = exhausted or score.item(pick) <= numerical_zero
             if exhausted:  # fill by relevance, or by the raised quality
                 score = relevance if raised is None else np.where(
                     relevance > -np.inf, raised, -np.inf)
@@ -100,12 +100,12 @@ def greedy_map(one: Prepared, count: int, quality: np.ndarray, reweigh: Reweigh 
             break
         if raised is not None and reweigh is not None:
             reweigh.note(t, pick, relevance if exhausted else plain_weight * residual)
-        pick_residual, pick_weight = float(residual[pick]), float(weight[pick])
+        pick_residual, pick_weight = residual.item(pick), weight.item(pick)
         picks.append(pick)
         gains.append(0.0 if exhausted else pick_weight * pick_residual)
         filled += exhausted
         residual[pick] = relevance[pick] = -np.inf
-        if (shut := room.take(pick)) is not None:
+        if may_stop and (shut := room.take(pick)) is not None:  # else nothing reads the room
             residual[shut] = relevance[shut] = -np.inf
         if t == count - 1 or exhausted:
             continue

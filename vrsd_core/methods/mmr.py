@@ -33,29 +33,30 @@ def mmr(prep: Prepared, k: int, *, lambda_mult: float = 0.5) -> list[Picked]:
         else:
             relevance = np.where(room.open, lam * rel, -np.inf)  # -inf: picked or shut out
             score = np.where(room.open, rel, -np.inf)  # the first pick: the most relevant
-        penalty, similarity_to = 1.0 - lam, one.similarity.columns(0)
-        max_similarity = None  # to the picks so far
+        # (1 - lambda) times the similarity to each pick; its running maximum is (1 -
+        # lambda) times the maximum similarity (rounding keeps a product's order)
+        penalised_to = one.similarity.columns(0, 1.0 - lam)
+        penalty = None  # to the picks so far
         picks: list[int] = []
         gains: list[float] = []
         count = int(counts[b])
         for t in range(count):
             if room.tracker is not None and not room.open.any():  # the cap or budget ran out
                 break
-            if max_similarity is not None:
-                score = relevance - penalty * max_similarity
+            if penalty is not None:
+                score = relevance - penalty
             pick = first_best(score, one.tie_rtol)
             picks.append(pick)
-            gains.append(lam * rel[pick] if t == 0 else float(score[pick]))
+            gains.append(lam * rel.item(pick) if t == 0 else score.item(pick))
             relevance[pick] = -np.inf
-            if (closed := room.take(pick)) is not None:
+            if room.tracker is not None and (closed := room.take(pick)) is not None:
                 relevance[closed] = -np.inf
             if t == count - 1:
                 break
-            similarity = similarity_to(pick)  # a new array: ours to update
-            if max_similarity is None:
-                max_similarity = similarity
+            if penalty is None:
+                penalty = penalised_to(pick)  # a new array: ours to update
             else:
-                np.maximum(max_similarity, similarity, out=max_similarity)
+                np.maximum(penalty, penalised_to(pick), out=penalty)
         return Picked(np.array(picks, dtype=np.int64), np.array(gains))
 
     return per_query(prep, run)
