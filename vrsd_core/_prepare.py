@@ -250,10 +250,7 @@ def _squared_lengths(
     if not n:
         return np.zeros((B, 0)), True
     fast = row_dots(X)  # the caller silences overflow warnings: they are checked here
-    # The range check_length_range accepts, with room for the fast sum's rounding.
-    tiny, eps, big = _LIMITS[dtype]
-    low = 4.0 * tiny / eps
-    high = big / (16.0 * n * n)
+    low, high = _fast_range(dtype, n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
         if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
             return fast.astype(np.float64, copy=False), True
@@ -293,6 +290,14 @@ _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
     for t in (np.float32, np.float64)
 }
+
+
+def _fast_range(dtype: np.dtype[Any], n: int) -> tuple[float, float]:
+    """The squared lengths a fast (working-dtype) sum may show for rows of n candidates
+    to be taken as they are: the range ``check_length_range`` accepts, with room for the
+    sum's rounding."""
+    tiny, eps, big = _LIMITS[dtype]
+    return 4.0 * tiny / eps, big / (16.0 * n * n)
 
 
 def row_dots(X: np.ndarray) -> np.ndarray:
@@ -505,12 +510,12 @@ def _plain_one(query: Any, candidates: Any) -> Prepared | None:
     n, d = candidates.shape
     if not (n and d and d == query.shape[0]):
         return None
-    tiny, eps, big = _LIMITS[dtype]
+    low, high = _fast_range(dtype, n)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q_square = _query_squares(query[None])[0]
-        fast = row_dots(candidates)  # as _squared_lengths, with its range
-        if not (0.0 < q_square < math.inf and float(fast.min()) >= 4.0 * tiny / eps
-                and float(fast.max()) <= big / (16.0 * n * n)):
+        fast = row_dots(candidates)  # as _squared_lengths
+        if not (0.0 < q_square < math.inf and float(fast.min()) >= low
+                and float(fast.max()) <= high):
             return None
     X = candidates[None]
     scale = 1.0 / np.sqrt(fast.astype(np.float64)[None])
