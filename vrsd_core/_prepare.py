@@ -250,7 +250,10 @@ def _squared_lengths(
     if not n:
         return np.zeros((B, 0)), True
     fast = row_dots(X)  # the caller silences overflow warnings: they are checked here
-    low, high = _fast_range(dtype, n)
+    # The range check_length_range accepts, with room for the fast sum's rounding.
+    tiny, eps, big = _LIMITS[dtype]
+    low = 4.0 * tiny / eps
+    high = big / (16.0 * n * n)
     if all_real:  # the common case: two reductions (NaN fails both comparisons)
         if float(fast.min(initial=np.inf)) >= low and float(fast.max(initial=0.0)) <= high:
             return fast.astype(np.float64, copy=False), True
@@ -290,14 +293,6 @@ _LIMITS = {
     np.dtype(t): (float(np.finfo(t).tiny), float(np.finfo(t).eps), float(np.finfo(t).max))
     for t in (np.float32, np.float64)
 }
-
-
-def _fast_range(dtype: np.dtype[Any], n: int) -> tuple[float, float]:
-    """The squared lengths a fast (working-dtype) sum may show for rows of n candidates
-    to be taken as they are: the range ``check_length_range`` accepts, with room for the
-    sum's rounding."""
-    tiny, eps, big = _LIMITS[dtype]
-    return 4.0 * tiny / eps, big / (16.0 * n * n)
 
 
 def row_dots(X: np.ndarray) -> np.ndarray:
@@ -497,10 +492,10 @@ def prepare(queries: Any, candidates: Any, *, batched: bool, mask: Any = None,
 
 
 def _plain_one(query: Any, candidates: Any) -> Prepared | None:
-    """``prepare``'s common case in few steps: one query and its candidates, arrays of
-    one float dtype (the candidates C-ordered), every length in range, the cosine
-    geometry, nothing given beside them. The general path's arithmetic, step for step;
-    None for any other input, which the general path checks and names."""
+    """``prepare``'s common case: one query and its candidates, arrays of one float dtype
+    (the candidates C-ordered), every length in range, the cosine geometry, nothing given
+    beside them. The general path's own steps, without its conversions and the checks
+    this case cannot need; None for any other input, which the general path checks."""
     if type(query) is not np.ndarray or type(candidates) is not np.ndarray:
         return None
     dtype = candidates.dtype
@@ -510,23 +505,17 @@ def _plain_one(query: Any, candidates: Any) -> Prepared | None:
     n, d = candidates.shape
     if not (n and d and d == query.shape[0]):
         return None
-    low, high = _fast_range(dtype, n)
+    q, X, valid = query[None], candidates[None], _constant((1, n), True, bool)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        q_square = _query_squares(query[None])[0]
-        fast = row_dots(candidates)  # as _squared_lengths
-        if not (0.0 < q_square < math.inf and float(fast.min()) >= low
-                and float(fast.max()) <= high):
-            return None
-    X = candidates[None]
-    scale = 1.0 / np.sqrt(fast.astype(np.float64)[None])
-    q = query * dtype.type(1.0 / math.sqrt(q_square))  # as _unit_scale
-    rel = (candidates @ q)[None] * scale  # as _query_products
-    ones = _constant((1, n), 1.0)
-    return Prepared(
-        X=X, q=q[None], valid=_constant((1, n), True, bool), scale=scale, sq_norm=ones,
-        q_norm=_constant((1,), 1.0), qsim=rel, rel=rel, normalize=True, all_real=True,
-        similarity=Geometry(X, scale, ones, True),
-    )
+        q_squares = _query_squares(q)
+        sq, in_range = _squared_lengths(X, valid, dtype, n, True)
+    if not (in_range and 0.0 < q_squares[0] < math.inf):
+        return None
+    q, q_norm, scale, sq_norm = _unit_scale(q, q_squares, sq, valid, True)
+    rel = _query_products(X, q, scale, True)
+    return Prepared(X=X, q=q, valid=valid, scale=scale, sq_norm=sq_norm, q_norm=q_norm,
+                    qsim=rel, rel=rel, normalize=True, all_real=True,
+                    similarity=Geometry(X, scale, sq_norm, True))
 
 
 def _query_squares(q: np.ndarray) -> list[float]:
@@ -635,10 +624,8 @@ def _unit_scale(
     else:
         scale = np.where(valid, 1.0 / np.sqrt(np.where(sq > 0, sq, 1.0)), 0.0)
         sq_norm = valid.astype(np.float64)
-    if B == 1:  # 1 / |q| rounded to q's dtype, as for a batch
-        q = q * q.dtype.type(1.0 / math.sqrt(q_squares[0]))
-    else:
-        q = q * (1.0 / np.sqrt(q_squares)).astype(q.dtype)[:, None]
+    inverse = [1.0 / math.sqrt(square) for square in q_squares]  # rounded to q's dtype
+    q = q * np.array(inverse, dtype=q.dtype)[:, None]
     return q, _constant((B,), 1.0), scale, sq_norm
 
 

@@ -83,8 +83,7 @@ def complement(prep: Prepared, k: int, *, links: LinkArrays | None = None,
         if copies is not None and one.constrained and picked.info["closed"]:
             plain, plain_open = greedy(None)[:2]
         many = len(plain.indices) if copies is None or one.constrained else count
-        top_k = _top_k(one.rel[0], None if plain is picked and copies is None and not
-                       one.constrained and one.all_real else plain_open, plain.indices, many)
+        top_k = _top_k(one.rel[0], plain_open, plain.indices, many)
         picked.info["top_k"] = top_k.tolist()
         picked.info["held_back"] = top_k[open_[top_k]].tolist()
         if plain is not picked:
@@ -101,14 +100,11 @@ def _not_a_copy(copies: np.ndarray | None) -> MayTake | None:
     return lambda candidate, picks: not copies[candidate, picks].any()
 
 
-def _top_k(rel: np.ndarray, open_: np.ndarray | None, picked: np.ndarray, many: int
-           ) -> np.ndarray:
-    """Plain top-k by ``rel`` among a run's picks and the candidates it left open (None:
-    every candidate), ``many`` of them, best first."""
+def _top_k(rel: np.ndarray, open_: np.ndarray, picked: np.ndarray, many: int) -> np.ndarray:
+    """Plain top-k by ``rel`` among a run's picks and the candidates it left open, ``many``
+    of them, best first."""
     if not many:
         return np.zeros(0, dtype=np.int64)
-    if open_ is None:
-        return np.argsort(-rel, kind="stable")[:many]
     pool = open_.copy()
     pool[picked] = True
     return np.argsort(np.where(pool, -rel, np.inf), kind="stable")[:many]
