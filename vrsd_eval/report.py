@@ -40,9 +40,15 @@ class ProtocolReport:
     def table(self, res: Any) -> str:
         """One corpus: a row per method or peer, a column per k or budget, the mean
         all-evidence rate."""
+        title = (f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
+                 f"fetch_k {res.fetch_k}, {res.model}); cells: {self.cells}")
+        if res.reach is not None:
+            recall, complete = res.reach
+            title += (f". The {res.fetch_k} fetched hold all the evidence of {complete:.3f} of "
+                      f"the questions (evidence recall {recall:.3f}): the most a row that "
+                      "reranks them can find")
         return markdown_table(
-            f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
-            f"fetch_k {res.fetch_k}, {res.model}); cells: {self.cells}",
+            title,
             [self.column(c) for c in res.ks], res.labels,
             lambda label, i: self.cell_format.format(*res.cell(res.ks[i], label)),
             res.mean_all_evidence)
@@ -130,7 +136,8 @@ def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Seq
                  keys: Sequence[str]) -> dict[str, Any]:
     """The JSON of a protocol's results (the evidence and the budget protocol): per
     variant its run facts, every row's cell at every column under ``axis`` (``keys``
-    name the values of ``res.cell``), and every row's mean all-evidence rate."""
+    name the values of ``res.cell``), every row's mean all-evidence rate and ``reach``
+    (``EvidenceResult.reach``: what all the fetched candidates hold)."""
     return {
         res.variant: {
             "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
@@ -141,6 +148,8 @@ def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Seq
                 for col in columns(res)
             },
             "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
+            **({} if res.reach is None else
+               {"reach": {"recall": res.reach[0], "all_evidence": res.reach[1]}}),
         }
         for res in results
     }
