@@ -181,10 +181,15 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
     """Per model and corpus (and all corpora together): the ``default`` row's lowest
     recall minus ``baseline``'s over the columns, and the mean all-evidence rate of the
     default, of the baseline, of the best row by vectors only and of the best other row
-    that reads the words (``not_compared`` left out). Empty without both rows."""
+    that reads the words (``not_compared`` left out), and of all the fetched candidates
+    together (``EvidenceResult.reach``: the most a row that reranks them can find; a dash
+    where a run does not say). Empty without both rows."""
+    first = next((results[0] for results in runs.values() if results), None)
+    fetched = f"all {first.fetch_k} fetched" if first is not None else "all fetched"
     lines = [f"| model | corpus | lowest recall, default − {baseline_name} | mean all-evidence: "
-             f"default | {baseline_name} | best by vectors only | best other with words |",
-             "|---|---|---:|---:|---:|---|---|"]
+             f"default | {baseline_name} | best by vectors only | best other with words | "
+             f"{fetched} |",
+             "|---|---|---:|---:|---:|---|---|---:|"]
     for results in runs.values():
         if not results or not {"default", baseline} <= set(results[0].labels):
             return ""
@@ -202,9 +207,11 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
             with_words = set(getattr(group[0], "words", ()))
             best = [_best(mean, [lab for lab in others if (lab in with_words) == words])
                     for words in (False, True)]
+            reach = [r.reach for r in group if getattr(r, "reach", None) is not None]
+            held = f"{np.mean([r[1] for r in reach]):.3f}" if len(reach) == len(group) else "—"
             lines.append(f"| {group[0].model} | {corpus} | {worst:+.3f} ({where}) | "
                          f"{mean['default']:.3f} | {mean[baseline]:.3f} | {best[0]} | "
-                         f"{best[1]} |")
+                         f"{best[1]} | {held} |")
     return "\n".join(lines)
 
 
