@@ -122,6 +122,8 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
     # the summary: a row per corpus and one for all three, before the tables
     summary = table.split("## all-MiniLM-L6-v2")[0]
     assert "lowest recall, default − top-k" in summary
+    assert summary.count(f"| all {FETCH} fetched |") == 1  # what the pools hold: a figure
+    assert "| — |" not in summary
     for corpus in ("plain", "redundant", "chunked", "**all 3**"):
         assert f"| all-MiniLM-L6-v2 | {corpus} |" in summary
     report = json.loads((out / "evidence.json").read_text())
