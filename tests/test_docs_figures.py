@@ -179,6 +179,22 @@ def test_what_the_words_add_and_where_the_hybrid_search_wins():
         assert (hybrid > figures.mean_over_corpora(group, "default")) == (geo == "lsa"), geo
 
 
+def test_only_on_lsa_a_row_finds_more_than_the_fetched_candidates_hold():
+    """evaluation.md: on LSA at fixed k, the default over the hybrid search (which fetches
+    its own candidates) finds more than the 50 fetched hold, on every corpus; on the other
+    geometries no row does, in either protocol."""
+    results = figures.load_results(RESULTS)
+    for protocol in ("at_k", "at_budgets"):
+        for geo, group in figures.stored_runs(results, protocol).items():
+            for run in group:
+                assert run.reach is not None, (geo, run.variant)
+                above = [label for label in run.labels if run.means[label] > run.reach[1]]
+                if geo != "lsa":
+                    assert not above, (geo, protocol, run.variant, above)
+                elif protocol == "at_k":
+                    assert "default over hybrid" in above, (run.variant, above)
+
+
 def test_query_expansion_buys_less_than_the_links():
     """evaluation.md: at fixed k, PRF is below the default without links on MiniLM and
     both e5 geometries, level with it on LSA, and below the default everywhere."""

@@ -41,7 +41,7 @@ from vrsd_kit.tokens import TokenCounter, approx_token_count, count_tokens
 from .evidence import EvidenceCorpus, EvidenceResult, empty_scores, peer_rows
 from .hybrid import DEFAULT_OVER_HYBRID, HYBRID, HYBRID_ROWS, HybridSearch
 from .methods import MethodSpec
-from .pools import Pools, score, select_rows
+from .pools import Pools, pool_reach, score, select_rows
 from .prf import with_feedback
 from .report import ProtocolReport, progress
 
@@ -186,6 +186,7 @@ def evaluate_budgets(
         model=model, ks=budgets, labels=labels, peers=baselines[1:] + peer_labels,
         recall=recall, complete=complete, tokens=used, seconds=time.perf_counter() - start,
         words=[s.label for s in specs if s.words] + hybrid_labels,
+        reach=pool_reach(pools, owner, corpus.gold),
     )
 
 

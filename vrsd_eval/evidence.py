@@ -55,7 +55,7 @@ from vrsd_core import DEFAULT_METHOD, methods_where
 from .datasets import default_data_dir, read_jsonl
 from .hybrid import HYBRID_ROWS, HybridSearch
 from .methods import MethodSpec, parse_method
-from .pools import Pools, score, select_rows
+from .pools import Pools, pool_reach, score, select_rows
 from .prf import with_feedback
 from .report import ProtocolReport, progress
 
@@ -350,6 +350,9 @@ class EvidenceResult:
     seconds: float = 0.0
     words: list[str] = field(default_factory=list)
     """The rows that read the candidates' words (the rest rank by vectors only)."""
+    reach: tuple[float, float] | None = None
+    """(evidence recall, all-evidence rate) of all ``fetch_k`` fetched candidates together
+    (``pools.pool_reach``): the most a row that reranks them can find."""
 
     def cell(self, k: int, label: str) -> tuple[float, ...]:
         """(evidence recall, all-evidence rate) of ``label`` at ``k``."""
@@ -427,6 +430,7 @@ def evaluate_evidence(
         fetch_k=fetch_k, model=model, ks=ks, labels=labels, peers=peer_labels,
         recall=recall, complete=complete, seconds=time.perf_counter() - start,
         words=[s.label for s in specs if s.words] + hybrid_labels,
+        reach=pool_reach(pools, owner, corpus.gold),
     )
 
 

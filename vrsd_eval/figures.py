@@ -50,6 +50,8 @@ def run_summary(results: Sequence[Any], baseline: str) -> dict[str, Any]:
                                   for lab in res.labels},
             "recall": {lab: [round(res.cell(c, lab)[0], DIGITS) for c in res.ks]
                        for lab in kept},
+            **({} if res.reach is None else
+               {"reach": [round(value, DIGITS) for value in res.reach]}),
         }
     return out
 
@@ -87,6 +89,7 @@ class StoredRun:
     words: list[str]
     means: dict[str, float]
     recall: dict[str, list[float]] = field(default_factory=dict)
+    reach: tuple[float, float] | None = None  # ``EvidenceResult.reach``
 
     def cell(self, column: int, label: str) -> tuple[float, ...]:
         return (self.recall[label][self.ks.index(column)],)
@@ -99,7 +102,8 @@ class StoredRun:
         return cls(variant=variant, model=data["model"], n_questions=data["n_questions"],
                    n_corpus=data["n_corpus"], fetch_k=data["fetch_k"], ks=data["columns"],
                    labels=data["labels"], words=data["words"],
-                   means=data["mean_all_evidence"], recall=data["recall"])
+                   means=data["mean_all_evidence"], recall=data["recall"],
+                   reach=tuple(data["reach"]) if "reach" in data else None)
 
 
 def load_results(results_dir: str | Path = RESULTS_DIR) -> dict[str, dict[str, Any]]:

@@ -24,7 +24,7 @@ from vrsd_kit.rerank import pool_keywords
 from .evidence import EVIDENCE_REPORT, EvidenceCorpus, EvidenceResult, empty_scores
 from .geometries import Geometry
 from .haystack_peers import TextPicker, haystack_peer_rows
-from .pools import Pools, build_pools, score
+from .pools import Pools, build_pools, pool_reach, score
 from .report import progress, write_outputs
 
 
@@ -66,6 +66,7 @@ def evaluate_haystack(corpus: EvidenceCorpus, pools: Pools, ks: Sequence[int], *
         variant=corpus.name, n_questions=len(corpus.questions), n_corpus=len(corpus.texts),
         fetch_k=pools.rows.shape[1], model=model, ks=ks, labels=labels, peers=labels[2:],
         recall=recall, complete=complete, seconds=time.perf_counter() - start,
+        reach=pool_reach(pools, owner, corpus.gold),
     )
 
 

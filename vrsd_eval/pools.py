@@ -122,3 +122,14 @@ def score(rows: Sequence[int] | np.ndarray, owner: np.ndarray, gold: Sequence[in
     maps a row to its evidence unit, ``gold`` lists the question's units."""
     found = set(owner[np.asarray(rows, dtype=np.int64)].tolist()) & set(gold)
     return metrics.evidence_recall(found, gold), metrics.all_evidence(found, gold)
+
+
+def pool_reach(pools: Pools, owner: np.ndarray, gold: Sequence[Sequence[int]]
+               ) -> tuple[float, float]:
+    """(mean evidence recall, all-evidence rate) of every question's whole pool: what all
+    the fetched candidates hold together, the most a selection of them can find."""
+    found = [score(rows, owner, units) for rows, units in zip(pools.rows, gold, strict=True)]
+    if not found:
+        return 0.0, 0.0
+    return (float(np.mean([recall for recall, _ in found])),
+            float(np.mean([complete for _, complete in found])))

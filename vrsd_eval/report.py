@@ -40,9 +40,15 @@ class ProtocolReport:
     def table(self, res: Any) -> str:
         """One corpus: a row per method or peer, a column per k or budget, the mean
         all-evidence rate."""
+        title = (f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
+                 f"fetch_k {res.fetch_k}, {res.model}); cells: {self.cells}")
+        if res.reach is not None:
+            recall, complete = res.reach
+            title += (f". The {res.fetch_k} fetched hold all the evidence of {complete:.3f} of "
+                      f"the questions (evidence recall {recall:.3f}): the most a row that "
+                      "reranks them can find")
         return markdown_table(
-            f"**{res.variant}** corpus ({res.n_corpus} texts, {res.n_questions} questions, "
-            f"fetch_k {res.fetch_k}, {res.model}); cells: {self.cells}",
+            title,
             [self.column(c) for c in res.ks], res.labels,
             lambda label, i: self.cell_format.format(*res.cell(res.ks[i], label)),
             res.mean_all_evidence)
@@ -130,7 +136,8 @@ def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Seq
                  keys: Sequence[str]) -> dict[str, Any]:
     """The JSON of a protocol's results (the evidence and the budget protocol): per
     variant its run facts, every row's cell at every column under ``axis`` (``keys``
-    name the values of ``res.cell``), and every row's mean all-evidence rate."""
+    name the values of ``res.cell``), every row's mean all-evidence rate and ``reach``
+    (``EvidenceResult.reach``: what all the fetched candidates hold)."""
     return {
         res.variant: {
             "n_questions": res.n_questions, "n_corpus": res.n_corpus, "fetch_k": res.fetch_k,
@@ -141,6 +148,8 @@ def results_json(results: Sequence[Any], axis: str, columns: Callable[[Any], Seq
                 for col in columns(res)
             },
             "mean_all_evidence": {lab: res.mean_all_evidence(lab) for lab in res.labels},
+            **({} if res.reach is None else
+               {"reach": {"recall": res.reach[0], "all_evidence": res.reach[1]}}),
         }
         for res in results
     }
@@ -172,10 +181,15 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
     """Per model and corpus (and all corpora together): the ``default`` row's lowest
     recall minus ``baseline``'s over the columns, and the mean all-evidence rate of the
     default, of the baseline, of the best row by vectors only and of the best other row
-    that reads the words (``not_compared`` left out). Empty without both rows."""
+    that reads the words (``not_compared`` left out), and of all the fetched candidates
+    together (``EvidenceResult.reach``: the most a row that reranks them can find; a dash
+    where a run does not say). Empty without both rows."""
+    first = next((results[0] for results in runs.values() if results), None)
+    fetched = f"all {first.fetch_k} fetched" if first is not None else "all fetched"
     lines = [f"| model | corpus | lowest recall, default − {baseline_name} | mean all-evidence: "
-             f"default | {baseline_name} | best by vectors only | best other with words |",
-             "|---|---|---:|---:|---:|---|---|"]
+             f"default | {baseline_name} | best by vectors only | best other with words | "
+             f"{fetched} |",
+             "|---|---|---:|---:|---:|---|---|---:|"]
     for results in runs.values():
         if not results or not {"default", baseline} <= set(results[0].labels):
             return ""
@@ -193,9 +207,11 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
             with_words = set(getattr(group[0], "words", ()))
             best = [_best(mean, [lab for lab in others if (lab in with_words) == words])
                     for words in (False, True)]
+            reach = [r.reach for r in group if getattr(r, "reach", None) is not None]
+            held = f"{np.mean([r[1] for r in reach]):.3f}" if len(reach) == len(group) else "—"
             lines.append(f"| {group[0].model} | {corpus} | {worst:+.3f} ({where}) | "
                          f"{mean['default']:.3f} | {mean[baseline]:.3f} | {best[0]} | "
-                         f"{best[1]} |")
+                         f"{best[1]} | {held} |")
     return "\n".join(lines)
 
 

