@@ -207,7 +207,7 @@ def summary_table(runs: Mapping[str, Sequence[Any]], baseline: str, baseline_nam
             with_words = set(getattr(group[0], "words", ()))
             best = [_best(mean, [lab for lab in others if (lab in with_words) == words])
                     for words in (False, True)]
-            reach = [r.reach for r in group if getattr(r, "reach", None) is not None]
+            reach = [r.reach for r in group if r.reach is not None]
             held = f"{np.mean([r[1] for r in reach]):.3f}" if len(reach) == len(group) else "—"
             lines.append(f"| {group[0].model} | {corpus} | {worst:+.3f} ({where}) | "
                          f"{mean['default']:.3f} | {mean[baseline]:.3f} | {best[0]} | "
