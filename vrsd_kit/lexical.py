@@ -232,16 +232,26 @@ _NEXT = np.int64(0x100000001B3)  # mixes a pair's two word ids into one (64 bits
 _ALONE = np.int64(0x5BD1E995)  # marks a one-word sentence's id
 
 
+ENDING = 5
+"""How many word pairs make a text's ending (``TextWords.ending``): its last six words
+within a sentence. Chosen on all-MiniLM-L6-v2's evidence tables alone (3 to 6 words
+tried; 6 made the fewest losses on the plain corpus), then reported unchanged on the
+other models (docs/evaluation.md)."""
+
+
 @dataclass(frozen=True)
 class TextWords:
     """One text's words, read once (``read_text``): ``ids`` the ids of its distinct words
     (``word_id``) in the order they first occur, ``counts`` how often each occurs,
     ``pairs`` the sorted ids of its word pairs (consecutive words within a
-    sentence or line; a one-word sentence, that word)."""
+    sentence or line; a one-word sentence, that word), ``ending`` the sorted ids of its
+    last ``ENDING`` pairs of consecutive words (empty for a text with fewer): what a
+    chunk cut from the same document with an overlap repeats."""
 
     ids: NDArray[np.int64]
     counts: NDArray[np.float64]
     pairs: NDArray[np.int64]
+    ending: NDArray[np.int64]
 
 
 # --- Reading texts as arrays of code points -------------------------------------------
@@ -487,15 +497,16 @@ def _read_all(texts: Sequence[str], language: str | None = None) -> list[TextWor
     token_ids, is_word, owner = _tokens(texts, language)
     if not len(token_ids):
         empty = np.zeros(0, dtype=np.int64)
-        return [TextWords(empty, np.zeros(0), empty) for _ in range(n)]
+        return [TextWords(empty, np.zeros(0), empty, empty) for _ in range(n)]
     # word pairs: consecutive words of one text; a word alone between breaks, itself
     same_text = owner[:-1] == owner[1:]
     after = np.concatenate([[False], is_word[:-1] & same_text])  # the token before is a word
     before = np.concatenate([is_word[1:] & same_text, [False]])  # the token after is one
     paired = is_word[:-1] & before[:-1]
     alone = is_word & ~after & ~before
-    pairs = np.concatenate([token_ids[:-1][paired] * _NEXT + token_ids[1:][paired],
-                            token_ids[alone] * _ALONE + 1])
+    consecutive = token_ids[:-1][paired] * _NEXT + token_ids[1:][paired]
+    endings = _endings(consecutive, owner[:-1][paired], n)
+    pairs = np.concatenate([consecutive, token_ids[alone] * _ALONE + 1])
     pair_owner = np.concatenate([owner[:-1][paired], owner[alone]])
     order = _by_text(pairs, pair_owner, n)
     pairs, pair_owner = pairs[order], pair_owner[order]
@@ -519,9 +530,25 @@ def _read_all(texts: Sequence[str], language: str | None = None) -> list[TextWor
     word_ends = np.cumsum(np.bincount(id_owner, minlength=n)).tolist()
     pair_ends = np.cumsum(np.bincount(pair_owner, minlength=n)).tolist()
     return [TextWords(ids[word_start:word_end], counts[word_start:word_end],
-                      pairs[pair_start:pair_end])
-            for word_start, word_end, pair_start, pair_end in zip(
-                [0, *word_ends[:-1]], word_ends, [0, *pair_ends[:-1]], pair_ends, strict=True)]
+                      pairs[pair_start:pair_end], ending)
+            for word_start, word_end, pair_start, pair_end, ending in zip(
+                [0, *word_ends[:-1]], word_ends, [0, *pair_ends[:-1]], pair_ends, endings,
+                strict=True)]
+
+
+def _endings(consecutive: NDArray[np.int64], owner: NDArray[np.intp], n: int
+             ) -> list[NDArray[np.int64]]:
+    """Each of the n texts' ``ending``: the sorted ids of its last ``ENDING`` pairs of
+    consecutive words (``consecutive``, in reading order, each of text ``owner``), empty
+    for a text with fewer."""
+    counts = np.bincount(owner, minlength=n)
+    full = np.flatnonzero(counts >= ENDING)
+    last = np.sort(consecutive[np.cumsum(counts)[full, None] - ENDING + np.arange(ENDING)],
+                   axis=1)
+    out = [np.zeros(0, dtype=np.int64)] * n
+    for text, ending in zip(full.tolist(), last, strict=True):
+        out[text] = ending
+    return out
 
 
 class CacheInfo(NamedTuple):
@@ -537,7 +564,7 @@ class CacheInfo(NamedTuple):
 def _reading_bytes(text: str, words: TextWords) -> int:
     """What keeping ``text``'s reading holds in memory: the text (the key) and its arrays,
     with their objects' own overhead."""
-    arrays = (words.ids, words.counts, words.pairs)
+    arrays = (words.ids, words.counts, words.pairs, words.ending)
     return sys.getsizeof(text) + sum(sys.getsizeof(a) for a in arrays) + _ENTRY_OVERHEAD
 
 
@@ -812,6 +839,30 @@ class _PoolWords:
     """Each word of ``vocabulary``: in how many of the pool's texts the background
     expects it (``Background.shares`` times n); None: no background."""
     query_common: NDArray[np.float64] | None = None  # the same, per query word
+    parts: Sequence[TextWords] = ()  # each text's reading
+
+    @functools.cached_property
+    def continued(self) -> NDArray[np.bool_]:
+        """(n, n): whether one of the two texts holds every pair of the other's ending
+        (``TextWords.ending``): one continues the other, as two chunks cut from one
+        document with an overlap do (or repeats its last words)."""
+        n = self.n
+        sizes = [len(part.pairs) for part in self.parts]
+        flat = np.concatenate([part.pairs for part in self.parts]) if n else np.zeros(0, np.int64)
+        order = np.argsort(flat, kind="stable")
+        held, holder = flat[order], np.repeat(np.arange(n), sizes)[order]
+        lengths = np.array([len(part.ending) for part in self.parts], dtype=np.int64)
+        ends = np.concatenate([part.ending for part in self.parts]) if n else held[:0]
+        # the texts holding each ending pair: its run in the sorted pairs
+        low, high = np.searchsorted(held, ends), np.searchsorted(held, ends, side="right")
+        runs = high - low
+        at = np.repeat(low - np.cumsum(runs) + runs, runs) + np.arange(int(runs.sum()))
+        found = np.zeros((n, n), dtype=np.int64)
+        np.add.at(found, (np.repeat(np.repeat(np.arange(n), lengths), runs), holder[at]), 1)
+        out = (found == lengths[:, None]) & (lengths > 0)[:, None]
+        out |= out.T
+        np.fill_diagonal(out, False)
+        return out
 
     @functools.cached_property
     def frequency(self) -> NDArray[np.float64]:
@@ -882,7 +933,7 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
         common = n * _shares(backgrounds, vocabulary, mean_length)
         query_common = n * _shares(backgrounds, query_ids, mean_length)
     return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
-                      column >= 0, query_counts, language, common, query_common)
+                      column >= 0, query_counts, language, common, query_common, parts)
 
 
 def _idf(n: int, df: NDArray[np.floating] | NDArray[np.integer]) -> NDArray[np.float64]:
@@ -1104,6 +1155,11 @@ def _links(words: _PoolWords) -> PoolLinks:
     cosine = np.minimum(np.maximum(tfidf @ tfidf.T, 0.0), 1.0)
     present = (tfidf > 0).astype(np.float64)
     beyond = (present * surprise[shared]) @ present.T > chance
+    # a text that continues another (one holds the other's ending) is one text read
+    # twice, not a hop to what another says: no link
+    continued = words.continued
+    cosine[continued] = 0.0
+    beyond &= ~continued
     np.fill_diagonal(cosine, 0.0)
     np.fill_diagonal(beyond, False)
     return PoolLinks(cosine, beyond, ids, idf, surprise, chance, words.language)
