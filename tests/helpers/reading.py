@@ -49,24 +49,29 @@ def reference_word_id(word: str) -> int:
 
 def reference_reading(text: str) -> TextWords:
     """One text read alone: its tokens (``reference_tokens``) counted and given their ids,
-    its pairs (consecutive words; a word with no word beside it, alone) taken one by one."""
+    its pairs (consecutive words; a word with no word beside it, alone) taken one by one,
+    its ending the last ``ENDING`` pairs of consecutive words in reading order."""
     tokens = reference_tokens(text)
     is_word = [token[0] not in BREAKS for token in tokens]
     counts = Counter(t for t, word in zip(tokens, is_word, strict=True) if word)
     ids = [reference_word_id(t) for t in tokens]
     pairs = set()
+    consecutive = []  # in reading order
     for i, word in enumerate(is_word):
         if not word:
             continue
         before = i > 0 and is_word[i - 1]
         after = i + 1 < len(tokens) and is_word[i + 1]
         if after:
-            pairs.add(int64(ids[i] * int(lexical._NEXT) + ids[i + 1]))
+            consecutive.append(int64(ids[i] * int(lexical._NEXT) + ids[i + 1]))
+            pairs.add(consecutive[-1])
         if not before and not after:
             pairs.add(int64(ids[i] * int(lexical._ALONE) + 1))
+    ending = sorted(consecutive[-lexical.ENDING:]) if len(consecutive) >= lexical.ENDING else []
     return TextWords(np.array([reference_word_id(t) for t in counts], dtype=np.int64),
                      np.array(list(counts.values()), dtype=np.float64),
-                     np.array(sorted(pairs), dtype=np.int64))
+                     np.array(sorted(pairs), dtype=np.int64),
+                     np.array(ending, dtype=np.int64))
 
 
 Pair = tuple[str, ...]

@@ -46,7 +46,9 @@ def test_a_language_background_weighs_its_function_words_little() -> None:
 
 
 def test_a_repeated_address_makes_no_link_with_the_corpus_background() -> None:
-    licensed = [f"Package {name} reads {what} files. {ADDRESS}"
+    # the address before each text's own words: a text that ends with it would continue
+    # the others (it holds their ending), which links nothing with or without a background
+    licensed = [f"{ADDRESS} Package {name} reads {what} files."
                 for name, what in (("alpha", "image"), ("beta", "audio"), ("gamma", "text"),
                                    ("delta", "video"))]
     texts = [*licensed, *FILLER]
@@ -58,6 +60,10 @@ def test_a_repeated_address_makes_no_link_with_the_corpus_background() -> None:
     read = pool_links("which package reads image files", texts, background=corpus)
     assert not read.beyond_chance[:4, :4].any()
     assert read.words(texts[0], texts[1]) == []
+    ending = [f"Package {name} reads {what} files. {ADDRESS}"
+              for name, what in (("alpha", "image"), ("beta", "audio"))]
+    assert not pool_links("which package reads image files",
+                          [*ending, *FILLER]).beyond_chance[0, 1]  # each holds the other's ending
 
 
 def test_content_words_still_link_against_the_background() -> None:

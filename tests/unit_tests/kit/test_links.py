@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.links import link_words_by_counting
+from tests.helpers.reading import reference_reading
 from tests.unit_tests.kit.test_rerank import Passage, PassageView
 from vrsd_core import DEFAULT_METHOD, method_options, pool_units, select
 from vrsd_kit.lexical import pool_links, pool_relevance, tokenize
@@ -57,7 +58,23 @@ def direct_links(query: str, texts: list[str]):
                 cosine[i, j] = sum(vec[i][w] * vec[j][w] for w in shared) / (norm[i] * norm[j])
             surprise = sum(pairs - math.log(df[w] * (df[w] - 1) / 2) for w in shared)
             beyond[i, j] = surprise > pairs + 1e-9
+            if continues(texts[i], texts[j]) or continues(texts[j], texts[i]):
+                cosine[i, j], beyond[i, j] = 0.0, False
     return cosine, beyond
+
+
+def continues(text: str, other: str) -> bool:
+    """``other`` holds every pair of ``text``'s ending (its last five pairs of consecutive
+    words, by the reference reading)."""
+    ending = reference_reading(text).ending.tolist()
+    return bool(ending) and set(ending) <= set(reference_reading(other).pairs.tolist())
+
+
+def overlapping_chunks(words: list[str], size: int, overlap: int) -> list[str]:
+    """``words`` cut into chunks of ``size`` words, each repeating the last ``overlap`` of
+    the one before (as a text splitter with an overlap cuts a document)."""
+    step = size - overlap
+    return [" ".join(words[at:at + size]) for at in range(0, len(words) - overlap, step)]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -68,6 +85,33 @@ def test_the_links_are_the_words_cosine_outside_the_question_and_the_chance_test
     np.testing.assert_allclose(got.cosine, cosine, atol=1e-12)
     np.testing.assert_array_equal(got.beyond_chance, beyond)
     assert got.beyond_chance[0, 5] and got.cosine[0, 5] > 0  # the bridge
+
+
+def test_chunks_cut_from_one_document_with_an_overlap_link_nothing_to_each_other():
+    """Two chunks of one document that repeat each other's edge share its rare words (the
+    names it is about), but one continuing the other is no hop: no link between them. The
+    same two chunks cut without the overlap link as before, and a passage about a name the
+    document mentions still links to it."""
+    rng = np.random.default_rng(0)
+    story = ("Ed Wood is a film directed by Tim Burton starring Johnny Depp and Martin "
+             "Landau . Burton shot the film in black and white . Depp plays Wood and "
+             "Landau plays Bela Lugosi . The film follows Wood through the making of Glen "
+             "or Glenda and Plan 9 . Burton cast Depp again and Landau won an Oscar for "
+             "the film").split()
+    soup = [" ".join(rng.choice(COMMON + FILL, 12)) for _ in range(12)]
+    bridge = "Johnny Depp married Amber Heard after years with Vanessa Paradis"
+    cut = overlapping_chunks(story, 30, 8)
+    plain = [" ".join(story[at:at + 30]) for at in range(0, len(story), 30)][:len(cut)]
+    for chunks, overlap in ((cut, True), (plain, False)):
+        texts = [*chunks, bridge, *soup]
+        links = pool_links(QUESTION, texts, background=())
+        cosine, beyond = direct_links(QUESTION, texts)
+        np.testing.assert_allclose(links.cosine, cosine, atol=1e-12)
+        np.testing.assert_array_equal(links.beyond_chance, beyond)
+        assert continues(chunks[0], chunks[1]) is overlap
+        assert bool(links.beyond_chance[0, 1]) is not overlap  # Depp, Landau, Burton
+        assert (float(links.cosine[0, 1]) == 0.0) is overlap
+        assert links.beyond_chance[0, len(chunks)]  # the bridge: Johnny Depp
 
 
 def test_a_question_word_links_nothing_and_one_shared_word_is_never_beyond_chance():

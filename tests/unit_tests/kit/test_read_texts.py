@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.reading import reference_reading, reference_tokens, reference_word_id
+from tests.helpers.reading import int64, reference_reading, reference_tokens, reference_word_id
 from vrsd_kit import lexical
 from vrsd_kit.lexical import TextWords, read_text, read_texts, tokenize, word_id, word_ids
 
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def assert_same(got: TextWords, want: TextWords) -> None:
-    for a, b in ((got.ids, want.ids), (got.counts, want.counts), (got.pairs, want.pairs)):
+    for a, b in ((got.ids, want.ids), (got.counts, want.counts), (got.pairs, want.pairs),
+                 (got.ending, want.ending)):
         assert a.dtype == b.dtype
         assert a.tolist() == b.tolist()
 
@@ -95,6 +96,13 @@ def test_hand_picked_texts_read_together_and_alone_agree() -> None:
     assert read_text("Straße").ids.tolist() == [word_id("strasse")]  # ß casefolds to ss
     assert read_text("İ").ids.tolist() == [word_id("i\u0307")]  # a letter and its mark
     assert read_text("the last word").pairs.size == 2
+    # the ending: the last five pairs of consecutive words, none across a sentence's end
+    def pair(x: str, y: str) -> int:
+        return int64(reference_word_id(x) * int(lexical._NEXT) + reference_word_id(y))
+
+    assert read_text("a b c. d e f g h").ending.tolist() == sorted(
+        pair(x, y) for x, y in ("bc", "de", "ef", "fg", "gh"))
+    assert read_text("five words are too few").ending.size == 0
     assert read_text("!!! ...").ids.size == read_text("!!! ...").pairs.size == 0
 
 

@@ -58,7 +58,7 @@ def test_what_the_cache_counts_is_at_least_what_it_holds() -> None:
     reader = lexical._Reader(1 << 20)
     texts = [new_text(i, 500 + 37 * i) for i in range(40)] + ["東京タワーは高い", "", "!!"]
     readings = [reader(text) for text in texts]
-    held = sum(sys.getsizeof(text) + sum(a.nbytes for a in (r.ids, r.counts, r.pairs))
+    held = sum(sys.getsizeof(text) + sum(a.nbytes for a in (r.ids, r.counts, r.pairs, r.ending))
                for text, r in zip(texts, readings, strict=True))
     assert held <= reader.cache_info().currsize <= reader.maxsize
     reader.cache_clear()
