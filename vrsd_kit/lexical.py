@@ -839,30 +839,6 @@ class _PoolWords:
     """Each word of ``vocabulary``: in how many of the pool's texts the background
     expects it (``Background.shares`` times n); None: no background."""
     query_common: NDArray[np.float64] | None = None  # the same, per query word
-    parts: Sequence[TextWords] = ()  # each text's reading
-
-    @functools.cached_property
-    def continued(self) -> NDArray[np.bool_]:
-        """(n, n): whether one of the two texts holds every pair of the other's ending
-        (``TextWords.ending``): one continues the other, as two chunks cut from one
-        document with an overlap do (or repeats its last words)."""
-        n = self.n
-        sizes = [len(part.pairs) for part in self.parts]
-        flat = np.concatenate([part.pairs for part in self.parts]) if n else np.zeros(0, np.int64)
-        order = np.argsort(flat, kind="stable")
-        held, holder = flat[order], np.repeat(np.arange(n), sizes)[order]
-        lengths = np.array([len(part.ending) for part in self.parts], dtype=np.int64)
-        ends = np.concatenate([part.ending for part in self.parts]) if n else held[:0]
-        # the texts holding each ending pair: its run in the sorted pairs
-        low, high = np.searchsorted(held, ends), np.searchsorted(held, ends, side="right")
-        runs = high - low
-        at = np.repeat(low - np.cumsum(runs) + runs, runs) + np.arange(int(runs.sum()))
-        found = np.zeros((n, n), dtype=np.int64)
-        np.add.at(found, (np.repeat(np.repeat(np.arange(n), lengths), runs), holder[at]), 1)
-        out = (found == lengths[:, None]) & (lengths > 0)[:, None]
-        out |= out.T
-        np.fill_diagonal(out, False)
-        return out
 
     @functools.cached_property
     def frequency(self) -> NDArray[np.float64]:
@@ -933,7 +909,7 @@ def _pool_words(query: str | Mapping[str, float], texts: Sequence[str],
         common = n * _shares(backgrounds, vocabulary, mean_length)
         query_common = n * _shares(backgrounds, query_ids, mean_length)
     return _PoolWords(len(texts), ids, counts, owner, vocabulary, where, df, column,
-                      column >= 0, query_counts, language, common, query_common, parts)
+                      column >= 0, query_counts, language, common, query_common)
 
 
 def _idf(n: int, df: NDArray[np.floating] | NDArray[np.integer]) -> NDArray[np.float64]:
@@ -1155,11 +1131,6 @@ def _links(words: _PoolWords) -> PoolLinks:
     cosine = np.minimum(np.maximum(tfidf @ tfidf.T, 0.0), 1.0)
     present = (tfidf > 0).astype(np.float64)
     beyond = (present * surprise[shared]) @ present.T > chance
-    # a text that continues another (one holds the other's ending) is one text read
-    # twice, not a hop to what another says: no link
-    continued = words.continued
-    cosine[continued] = 0.0
-    beyond &= ~continued
     np.fill_diagonal(cosine, 0.0)
     np.fill_diagonal(beyond, False)
     return PoolLinks(cosine, beyond, ids, idf, surprise, chance, words.language)
@@ -1275,15 +1246,18 @@ class Judge:
     """
 
     def __init__(self, texts: Sequence[str], language: str | None = None) -> None:
-        ids = [words.pairs for words in read_texts(texts, check_language(language))]
+        readings = read_texts(texts, check_language(language))
+        ids = [words.pairs for words in readings]
+        self._endings = [words.ending for words in readings]
         n = len(ids)
         self._sizes = np.array([len(a) for a in ids], dtype=np.int64)
         flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         owner = np.repeat(np.arange(n), self._sizes)
         # a text's pair ids are distinct: how many of the pool's candidates hold each pair
-        _, which, held_by = np.unique(flat, return_inverse=True, return_counts=True)
+        self._pairs, which, held_by = np.unique(flat, return_inverse=True, return_counts=True)
         shared = held_by >= 2
         column = np.cumsum(shared) - 1  # each pair two or more hold: its column
+        self._column = np.where(shared, column, -1)  # per pair of ``_pairs``
         found = shared[which]
         holder, pair = owner[found], which[found]  # each (candidate, pair) two or more hold
         self._holds = np.zeros((n, int(shared.sum())))
@@ -1320,6 +1294,25 @@ class Judge:
             share = self._shares()
             self._copy = (share >= RESTATES) | (share.T >= RESTATES)
         return self._copy
+
+    def continued(self) -> NDArray[np.bool_]:
+        """(n, n): whether one of two candidates holds every pair of the other's ending
+        (``TextWords.ending``): one continues the other, as two chunks cut from one
+        document with an overlap do (or repeats its last words verbatim). Such a pair is
+        one text read twice, not a hop between two: the rerank body lets it make no link
+        (``vrsd_kit.rerank.pool_keywords``)."""
+        n = len(self._sizes)
+        out = np.zeros((n, n), dtype=bool)
+        ending = [text for text, pairs in enumerate(self._endings) if len(pairs)]
+        if ending and self._holds.shape[1]:  # else no pair is held twice: none continues
+            ends = np.stack([self._endings[text] for text in ending])  # (m, ENDING)
+            column = self._column[np.searchsorted(self._pairs, ends)]  # each its own text's
+            held = self._holds[:, np.maximum(column, 0)] > 0  # (n, m, ENDING)
+            # a pair of the ending no other candidate holds: it continues nothing
+            out[ending] = (held.all(axis=2) & (column >= 0).all(axis=1)).T
+            out |= out.T
+            np.fill_diagonal(out, False)
+        return out
 
     def __len__(self) -> int:
         """How many candidates the pool has."""

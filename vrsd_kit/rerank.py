@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vrsd_core import METHOD_INFO, Selection, select
+from vrsd_core import METHOD_INFO, Links, Selection, select
 from vrsd_core.callers import user_stacklevel
 from vrsd_core.metrics import sum_vector_similarity
 
@@ -160,7 +160,8 @@ def pool_keywords(method: str, signals: PoolRelevance | None, texts: Sequence[st
     method that keeps copies): what the words say (``signals``, read for a method that
     reads them: the fused relevance, the profiles, the links for a method that takes
     them) and, for a method that keeps no copy of a pick (the default), the judge's
-    verdicts (``closes``), reading ``texts`` in ``language`` (None: no stemming). The
+    verdicts (``closes``), reading ``texts`` in ``language`` (None: no stemming); two
+    candidates of which one continues the other (``Judge.continued``) make no link. The
     rerank body and the evaluation's rows build them here."""
     info = METHOD_INFO[method]
     options = info.own_options
@@ -171,6 +172,11 @@ def pool_keywords(method: str, signals: PoolRelevance | None, texts: Sequence[st
     if any(spec.name == "closes" for spec in options):
         judge = Judge(texts, language)
         keywords["closes"] = judge.copies()
+        links = keywords.get("links")
+        if links is not None:  # a text continued by another is no hop: no link
+            continued = judge.continued()
+            keywords["links"] = Links(np.where(continued, 0.0, links.cosine),
+                                      links.beyond_chance & ~continued, links.spread)
     return keywords, judge
 
 

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from vrsd_kit.lexical import Background, bm25, pool_links, read_text, word_ids
+from vrsd_kit.lexical import Background, Judge, bm25, pool_links, read_text, word_ids
 
 FILLER = [f"gardening note {i}: roses {i} need sunlight and compost" for i in range(20)]
 ADDRESS = ("Copyright the Free Software Foundation, 51 Franklin St, Fifth Floor, Boston, "
@@ -46,9 +46,7 @@ def test_a_language_background_weighs_its_function_words_little() -> None:
 
 
 def test_a_repeated_address_makes_no_link_with_the_corpus_background() -> None:
-    # the address before each text's own words: a text that ends with it would continue
-    # the others (it holds their ending), which links nothing with or without a background
-    licensed = [f"{ADDRESS} Package {name} reads {what} files."
+    licensed = [f"Package {name} reads {what} files. {ADDRESS}"
                 for name, what in (("alpha", "image"), ("beta", "audio"), ("gamma", "text"),
                                    ("delta", "video"))]
     texts = [*licensed, *FILLER]
@@ -60,10 +58,9 @@ def test_a_repeated_address_makes_no_link_with_the_corpus_background() -> None:
     read = pool_links("which package reads image files", texts, background=corpus)
     assert not read.beyond_chance[:4, :4].any()
     assert read.words(texts[0], texts[1]) == []
-    ending = [f"Package {name} reads {what} files. {ADDRESS}"
-              for name, what in (("alpha", "image"), ("beta", "audio"))]
-    assert not pool_links("which package reads image files",
-                          [*ending, *FILLER]).beyond_chance[0, 1]  # each holds the other's ending
+    # each ends with the address: one continues another for the judge, and the keywords
+    # the rerank body builds hold no link among them even with the pool's statistics alone
+    assert Judge(texts).continued()[:4, :4].sum() == 12
 
 
 def test_content_words_still_link_against_the_background() -> None:

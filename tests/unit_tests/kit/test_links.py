@@ -13,8 +13,8 @@ from tests.helpers.links import link_words_by_counting
 from tests.helpers.reading import reference_reading
 from tests.unit_tests.kit.test_rerank import Passage, PassageView
 from vrsd_core import DEFAULT_METHOD, method_options, pool_units, select
-from vrsd_kit.lexical import pool_links, pool_relevance, tokenize
-from vrsd_kit.rerank import rerank
+from vrsd_kit.lexical import Judge, pool_links, pool_relevance, tokenize
+from vrsd_kit.rerank import pool_keywords, rerank
 from vrsd_kit.settings import build_settings
 
 COMMON = "the a of and in to was is for on with by as film river city year known".split()
@@ -58,8 +58,6 @@ def direct_links(query: str, texts: list[str]):
                 cosine[i, j] = sum(vec[i][w] * vec[j][w] for w in shared) / (norm[i] * norm[j])
             surprise = sum(pairs - math.log(df[w] * (df[w] - 1) / 2) for w in shared)
             beyond[i, j] = surprise > pairs + 1e-9
-            if continues(texts[i], texts[j]) or continues(texts[j], texts[i]):
-                cosine[i, j], beyond[i, j] = 0.0, False
     return cosine, beyond
 
 
@@ -89,9 +87,10 @@ def test_the_links_are_the_words_cosine_outside_the_question_and_the_chance_test
 
 def test_chunks_cut_from_one_document_with_an_overlap_link_nothing_to_each_other():
     """Two chunks of one document that repeat each other's edge share its rare words (the
-    names it is about), but one continuing the other is no hop: no link between them. The
-    same two chunks cut without the overlap link as before, and a passage about a name the
-    document mentions still links to it."""
+    names it is about), but one continuing the other is no hop: the judge says so
+    (``Judge.continued``, against the reference reading's ending) and the keywords the
+    rerank body builds hold no link between them. The same chunks cut without the overlap
+    link as the words say, and a passage about a name the document mentions still links."""
     rng = np.random.default_rng(0)
     story = ("Ed Wood is a film directed by Tim Burton starring Johnny Depp and Martin "
              "Landau . Burton shot the film in black and white . Depp plays Wood and "
@@ -104,13 +103,19 @@ def test_chunks_cut_from_one_document_with_an_overlap_link_nothing_to_each_other
     plain = [" ".join(story[at:at + 30]) for at in range(0, len(story), 30)][:len(cut)]
     for chunks, overlap in ((cut, True), (plain, False)):
         texts = [*chunks, bridge, *soup]
-        links = pool_links(QUESTION, texts, background=())
-        cosine, beyond = direct_links(QUESTION, texts)
-        np.testing.assert_allclose(links.cosine, cosine, atol=1e-12)
-        np.testing.assert_array_equal(links.beyond_chance, beyond)
-        assert continues(chunks[0], chunks[1]) is overlap
-        assert bool(links.beyond_chance[0, 1]) is not overlap  # Depp, Landau, Burton
+        n = len(texts)
+        continued = Judge(texts).continued()
+        want = np.array([[i != j and (continues(texts[i], texts[j]) or continues(
+            texts[j], texts[i])) for j in range(n)] for i in range(n)])
+        np.testing.assert_array_equal(continued, want)
+        assert bool(continued[0, 1]) is overlap
+        read = pool_links(QUESTION, texts)  # what the words say, continued or not
+        assert read.beyond_chance[0, 1] and read.cosine[0, 1] > 0  # Depp, Landau, Burton
+        signals = pool_relevance(QUESTION, texts, np.ones(4), np.ones((n, 4)))
+        links = pool_keywords(DEFAULT_METHOD, signals, texts)[0]["links"]
+        assert bool(links.beyond_chance[0, 1]) is not overlap
         assert (float(links.cosine[0, 1]) == 0.0) is overlap
+        np.testing.assert_array_equal(links.beyond_chance, read.beyond_chance & ~want)
         assert links.beyond_chance[0, len(chunks)]  # the bridge: Johnny Depp
 
 
