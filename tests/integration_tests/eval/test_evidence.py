@@ -11,6 +11,7 @@ import pytest
 
 from vrsd_core import (
     DEFAULT_METHOD,
+    Links,
     method_info,
     method_options,
     methods_where,
@@ -169,6 +170,11 @@ def recomputed(corpus, embeddings, rows, peer_labels=(), fetch_k=FETCH):
                         words.pop("profiles")  # the default reads them too
                     if not spec.links:
                         words.pop("links", None)
+                    elif "links" in words:  # a candidate continued by another links nothing
+                        continued = Judge(texts).continued()
+                        links = words["links"]
+                        words["links"] = Links(np.where(continued, 0.0, links.cosine),
+                                               links.beyond_chance & ~continued, links.spread)
                 keywords = {**words, **spec.options}
                 sel = select(q, vecs[nearest], k, method=method, **keywords)
                 if "held_back" in sel.info:
