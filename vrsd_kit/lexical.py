@@ -234,9 +234,8 @@ _ALONE = np.int64(0x5BD1E995)  # marks a one-word sentence's id
 
 ENDING = 5
 """How many word pairs make a text's ending (``TextWords.ending``): its last six words
-within a sentence. Chosen on all-MiniLM-L6-v2's evidence tables alone (3 to 6 words
-tried; 6 made the fewest losses on the plain corpus), then reported unchanged on the
-other models (docs/evaluation.md)."""
+within a sentence, the one constant of the continuation rule (``Judge.continued``; how
+it was chosen: docs/evaluation.md)."""
 
 
 @dataclass(frozen=True)
